@@ -1,0 +1,23 @@
+// Package winbridge is an embeddable Model Context Protocol (MCP) library for
+// Go and a bridge from Linux and WSL to Windows programs.
+//
+// The module is organised in layers, each its own package:
+//
+//   - transport moves whole JSON-RPC messages: newline-delimited JSON over
+//     any byte stream (stdio, pipes, sockets), in-memory pairs, and
+//     Streamable HTTP. It validates every message and translates request
+//     ids so that the JSON-RPC engine below never sees what it cannot hold.
+//   - mcp holds the protocol: the types of every revision from 2024-11-05 to
+//     2026-07-28, the connection that runs github.com/sourcegraph/jsonrpc2 on
+//     a transport stream, and the Server with typed tool handlers.
+//   - client is the MCP client: typed calls with futures, timeouts and
+//     cancellation, and the launching and supervision of servers that run as
+//     child processes.
+//   - winexec runs Windows programs from WSL with an exact argv, tree-wide
+//     timeouts and correct output encodings, and exposes that as MCP tools.
+//   - hdc exposes the HarmonyOS device connector as MCP tools on top of
+//     winexec.
+//
+// The examples directory holds runnable programs built on these packages.
+// docs/ARCHITECTURE.md draws the data flow between them.
+package winbridge
