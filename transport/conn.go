@@ -1,0 +1,395 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// DefaultTimeout bounds a call whose context has no deadline.
+const DefaultTimeout = 60 * time.Second
+
+// Request is an incoming request or notification.
+type Request struct {
+	ID     ID // zero for a notification
+	Method string
+	Params json.RawMessage // nil when the message had none
+
+	slot uint64 // the stream-local id jsonrpc2 knows it by
+}
+
+// IsNotification reports whether r expects no response.
+func (r *Request) IsNotification() bool { return r.ID.IsZero() }
+
+// A Handler receives a Conn's incoming requests and notifications. Handle is
+// called on the connection's read loop, one message at a time in arrival
+// order, so it must not block: it answers a request with Conn.Reply,
+// Conn.ReplyError or Conn.Release, from any goroutine, once. The context is
+// cancelled when the connection closes.
+type Handler interface {
+	Handle(ctx context.Context, c *Conn, r *Request)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, c *Conn, r *Request)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, c *Conn, r *Request) { f(ctx, c, r) }
+
+// ConnOptions configure a Conn. The zero value is ready to use.
+type ConnOptions struct {
+	// Timeout bounds calls whose context has no deadline: zero means
+	// DefaultTimeout, a negative value means no bound.
+	Timeout time.Duration
+	// Abandoned, if set, is called when a call is given up because its
+	// context ended, so that the protocol above can tell the peer (MCP sends
+	// notifications/cancelled).
+	Abandoned func(c *Conn, id ID, method string, cause error)
+	// Logger receives jsonrpc2's and the stream's diagnostics; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// OnRecv and OnSend observe messages as jsonrpc2 sees them.
+	OnRecv, OnSend func(*jsonrpc2.Request, *jsonrpc2.Response)
+}
+
+// Conn is a JSON-RPC connection: a jsonrpc2.Conn on a Stream. jsonrpc2 owns
+// the read loop and the pending calls; Conn adds futures, timeouts, the
+// cause of a close, and carries payloads beside jsonrpc2 (see Stream).
+type Conn struct {
+	rpc       *jsonrpc2.Conn
+	s         *Stream
+	h         Handler
+	timeout   time.Duration
+	abandoned func(*Conn, ID, string, error)
+
+	seq   atomic.Uint64 // our request ids and payload tickets
+	ready chan struct{} // closed once rpc is set: the read loop starts before
+
+	mu    sync.Mutex
+	cause error // why the connection closed, once known
+}
+
+// NewConn starts a connection on s that hands incoming messages to h (nil:
+// every request is answered with method-not-found). The connection lives
+// until Close or until the stream ends.
+func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
+	if opts == nil {
+		opts = &ConnOptions{}
+	}
+	c := &Conn{s: s, h: h, timeout: opts.Timeout, abandoned: opts.Abandoned, ready: make(chan struct{})}
+	if c.timeout == 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.h == nil {
+		c.h = HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+			if !r.IsNotification() {
+				_ = c.ReplyError(ctx, r, &Error{Code: CodeMethodNotFound, Message: "method not found: " + r.Method})
+			}
+		})
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if opts.Logger != nil {
+		s.log = opts.Logger
+	}
+	s.enableTickets()
+	copts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(printfLogger{log})}
+	if opts.OnRecv != nil {
+		copts = append(copts, jsonrpc2.OnRecv(opts.OnRecv))
+	}
+	if opts.OnSend != nil {
+		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
+	}
+	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, copts...)
+	close(c.ready)
+	return c
+}
+
+// rpcHandler turns jsonrpc2's requests back into what the peer sent.
+type rpcHandler struct{ c *Conn }
+
+func (h rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) {
+	<-h.c.ready
+	if r.Params == nil {
+		return
+	}
+	slot, err := strconv.ParseUint(string(*r.Params), 10, 64)
+	if err != nil {
+		return
+	}
+	id, params, ok := h.c.s.takeInbound(slot)
+	if !ok {
+		return
+	}
+	h.c.h.Handle(ctx, h.c, &Request{ID: id, Method: r.Method, Params: params, slot: slot})
+}
+
+// marshal encodes v, passing json.RawMessage and []byte through unchanged.
+func marshal(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case json.RawMessage:
+		return v, nil
+	case nil:
+		return nil, nil
+	}
+	return json.Marshal(v)
+}
+
+// Reply answers r with result, which is JSON-encoded (a json.RawMessage is
+// sent as is and must be valid JSON). A request answered or released before
+// is not answered again.
+func (c *Conn) Reply(ctx context.Context, r *Request, result any) error {
+	b, err := marshal(result)
+	if err != nil {
+		_ = c.ReplyError(ctx, r, &Error{Code: CodeInternalError, Message: "cannot encode result: " + err.Error()})
+		return fmt.Errorf("transport: encoding the result of %s: %w", r.Method, err)
+	}
+	if b == nil {
+		b = json.RawMessage("{}")
+	}
+	t := c.seq.Add(1)
+	c.s.stash(t, b)
+	if err := c.rpc.Reply(ctx, jsonrpc2.ID{Num: r.slot}, t); err != nil {
+		c.s.unstash(t)
+		return c.closedErr(err)
+	}
+	return nil
+}
+
+// ReplyError answers r with a JSON-RPC error.
+func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
+	je := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
+	if len(e.Data) > 0 {
+		d := json.RawMessage(e.Data)
+		je.Data = &d
+	}
+	if err := c.rpc.ReplyWithError(ctx, jsonrpc2.ID{Num: r.slot}, je); err != nil {
+		return c.closedErr(err)
+	}
+	return nil
+}
+
+// Release gives up on answering r, as MCP requires for a cancelled request.
+func (c *Conn) Release(r *Request) { c.s.release(r.slot) }
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	b, err := marshal(params)
+	if err != nil {
+		return fmt.Errorf("transport: encoding the params of %s: %w", method, err)
+	}
+	var p any
+	var t uint64
+	if b != nil {
+		t = c.seq.Add(1)
+		c.s.stash(t, b)
+		p = t
+	}
+	if err := c.rpc.Notify(ctx, method, p); err != nil {
+		if b != nil {
+			c.s.unstash(t)
+		}
+		return c.closedErr(err)
+	}
+	return nil
+}
+
+// Call sends a request and waits for its response, which it decodes into
+// result (unless result is nil). The wait ends with the context, or after the
+// connection's timeout when the context has no deadline; the peer is then
+// told through ConnOptions.Abandoned.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	call := c.start(ctx, method, params)
+	call.wait()
+	return call.Result(result)
+}
+
+// Go sends a request and returns at once; the returned Call completes when
+// the response arrives, the context ends or the timeout passes.
+func (c *Conn) Go(ctx context.Context, method string, params any) *Call {
+	call := c.start(ctx, method, params)
+	if call.err == nil {
+		go call.wait()
+	}
+	return call
+}
+
+func (c *Conn) start(ctx context.Context, method string, params any) *Call {
+	call := &Call{c: c, method: method, done: make(chan struct{})}
+	call.ctx, call.cancel = ctx, func() {}
+	if _, ok := ctx.Deadline(); !ok && c.timeout > 0 {
+		call.ctx, call.cancel = context.WithTimeoutCause(ctx, c.timeout, fmt.Errorf("%w after %v", ErrTimeout, c.timeout))
+	}
+	b, err := marshal(params)
+	if err != nil {
+		call.finish(nil, fmt.Errorf("transport: encoding the params of %s: %w", method, err))
+		return call
+	}
+	call.n = c.seq.Add(1)
+	var p any
+	if b != nil {
+		c.s.stash(call.n, b)
+		p = call.n
+	}
+	call.w, err = c.rpc.DispatchCall(call.ctx, method, p, jsonrpc2.PickID(jsonrpc2.ID{Num: call.n}))
+	if err != nil {
+		c.s.unstash(call.n)
+		call.finish(nil, c.closedErr(err))
+	}
+	return call
+}
+
+// Call is a request in flight: a future for its response.
+type Call struct {
+	c      *Conn
+	method string
+	n      uint64
+	w      jsonrpc2.Waiter
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	done   chan struct{}
+	result json.RawMessage
+	err    error
+}
+
+// ID returns the request's id.
+func (call *Call) ID() ID { return IntID(call.n) }
+
+// Done is closed when the call has completed.
+func (call *Call) Done() <-chan struct{} { return call.done }
+
+// Result waits for the call to complete and decodes its result into v
+// (unless v is nil). It returns a *Error for an error response.
+func (call *Call) Result(v any) error {
+	<-call.done
+	if call.err != nil {
+		return call.err
+	}
+	if v == nil {
+		return nil
+	}
+	if err := json.Unmarshal(call.result, v); err != nil {
+		return fmt.Errorf("%s: decoding the result: %w", call.method, err)
+	}
+	return nil
+}
+
+// Raw waits for the call to complete and returns its result undecoded.
+func (call *Call) Raw() (json.RawMessage, error) {
+	<-call.done
+	return call.result, call.err
+}
+
+func (call *Call) wait() {
+	err := call.w.Wait(call.ctx, nil)
+	c := call.c
+	switch {
+	case err == nil:
+		r, _ := c.s.takeResult(call.n)
+		call.finish(r.result, nil)
+	case call.ctx.Err() != nil && !errors.Is(err, jsonrpc2.ErrClosed):
+		c.s.abandon(call.n)
+		cause := context.Cause(call.ctx)
+		if errors.Is(cause, ErrTimeout) {
+			cause = fmt.Errorf("%w: %w", cause, context.DeadlineExceeded)
+		}
+		if c.abandoned != nil {
+			c.abandoned(c, call.ID(), call.method, cause)
+		}
+		call.finish(nil, fmt.Errorf("%s: %w", call.method, cause))
+	default:
+		var je *jsonrpc2.Error
+		if errors.As(err, &je) {
+			r, _ := c.s.takeResult(call.n)
+			e := &Error{Code: je.Code, Message: je.Message}
+			if len(r.err) > 0 {
+				_ = json.Unmarshal(r.err, e) // keeps data byte for byte
+			} else if je.Data != nil {
+				e.Data = *je.Data
+			}
+			call.finish(nil, e)
+			return
+		}
+		c.s.takeResult(call.n)
+		call.finish(nil, fmt.Errorf("%s: %w", call.method, c.closedErr(err)))
+	}
+}
+
+func (call *Call) finish(result json.RawMessage, err error) {
+	call.result, call.err = result, err
+	call.cancel()
+	close(call.done)
+}
+
+// Done is closed when the connection has closed, by either side.
+func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
+
+// Close closes the connection: pending calls fail with ErrClosed, and the
+// contexts of running handlers are cancelled. It is safe to call more than
+// once.
+func (c *Conn) Close() error { return c.CloseWithError(nil) }
+
+// CloseWithError closes the connection and makes cause part of the error
+// that pending and later calls fail with (a child's exit status, say). Only
+// the first cause is kept.
+func (c *Conn) CloseWithError(cause error) error {
+	c.mu.Lock()
+	if c.cause == nil {
+		c.cause = cause
+	}
+	c.mu.Unlock()
+	if err := c.rpc.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// Err returns nil while the connection is open, and afterwards an error
+// that matches ErrClosed and carries the cause of the close where known.
+func (c *Conn) Err() error {
+	select {
+	case <-c.Done():
+		return c.closedErr(ErrClosed)
+	default:
+		return nil
+	}
+}
+
+func (c *Conn) closedErr(err error) error {
+	if !errors.Is(err, jsonrpc2.ErrClosed) {
+		return err
+	}
+	c.mu.Lock()
+	cause := c.cause
+	c.mu.Unlock()
+	if cause == nil {
+		if rerr := c.s.readErr(); rerr != nil && !errors.Is(rerr, io.EOF) {
+			cause = rerr
+		}
+	}
+	if cause == nil {
+		return ErrClosed
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, cause)
+}
+
+// printfLogger routes jsonrpc2's Printf logging to slog at debug level: what
+// it reports (responses to unknown ids, closed connections) is expected in
+// MCP and handled above it.
+type printfLogger struct{ log *slog.Logger }
+
+func (l printfLogger) Printf(format string, args ...any) {
+	l.log.Debug(fmt.Sprintf(format, args...))
+}

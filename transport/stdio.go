@@ -1,0 +1,49 @@
+package transport
+
+import (
+	"io"
+	"os"
+	"sync"
+)
+
+// Stdio returns a newline-delimited JSON Stream on the process's standard
+// input and output, for a server launched as a child process.
+//
+// Standard output belongs to the protocol alone, so Stdio moves it out of
+// reach: the stream writes to a private duplicate of descriptor 1, and
+// descriptor 1 (and os.Stdout) are pointed at standard error until the
+// stream is closed. A stray fmt.Println in user code, or a library that
+// prints, then lands on stderr instead of corrupting the stream. The stream
+// ends cleanly when standard input reaches end of file.
+func Stdio(opts *StreamOptions) (*Stream, error) {
+	out, restore, err := divertStdout()
+	if err != nil {
+		return nil, err
+	}
+	rwc := &stdioRWC{in: os.Stdin, out: out, restore: restore}
+	return NewStream(NewLineFramer(rwc, 0), opts), nil
+}
+
+type stdioRWC struct {
+	in      *os.File
+	out     *os.File
+	restore func()
+	once    sync.Once
+}
+
+func (s *stdioRWC) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s *stdioRWC) Write(p []byte) (int, error) { return s.out.Write(p) }
+
+// Close restores descriptor 1 and closes the private copy. Standard input is
+// left open: closing a terminal or file descriptor does not unblock a read on
+// every platform, and the process owns it, not the stream.
+func (s *stdioRWC) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.restore()
+		err = s.out.Close()
+	})
+	return err
+}
+
+var _ io.ReadWriteCloser = (*stdioRWC)(nil)

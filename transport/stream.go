@@ -1,0 +1,404 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+)
+
+// StreamOptions configure a Stream. The zero value is ready to use.
+type StreamOptions struct {
+	// Logger receives what the stream drops or answers on its own: malformed
+	// input, responses to unknown ids. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// A Stream is a jsonrpc2.ObjectStream over a Framer. See the package
+// documentation for what it validates and translates.
+//
+// jsonrpc2 sees stream-local ids: an incoming request's id is replaced by a
+// small number and restored, byte for byte, in the reply. A reply whose
+// request was already answered or released is dropped, so no request is
+// answered twice.
+type Stream struct {
+	f   Framer
+	log *slog.Logger
+
+	wmu sync.Mutex // serializes WriteFrame; held briefly, never while reading
+
+	mu       sync.Mutex
+	tickets  bool                   // payloads travel beside jsonrpc2 (set by NewConn)
+	nextSlot uint64                 // stream-local ids for incoming requests and notifications
+	inbound  map[uint64]*inboundMsg // by slot: incoming messages not yet replied to or taken
+	inflight map[string]uint64      // by ID.Key: slots of unanswered incoming requests
+	outgoing map[string]uint64      // by ID.Key: our requests awaiting a response, to our id number
+	payloads map[uint64]json.RawMessage
+	results  map[uint64]reply
+	injected [][]byte // messages for jsonrpc2 made up by the stream itself
+	closed   bool
+	rerr     error // why reading stopped
+}
+
+type inboundMsg struct {
+	id     ID // zero for notifications
+	params json.RawMessage
+}
+
+// reply is a response payload held for a Conn call (tickets mode).
+type reply struct {
+	result json.RawMessage
+	err    json.RawMessage
+}
+
+// NewStream returns a Stream over f.
+func NewStream(f Framer, opts *StreamOptions) *Stream {
+	s := &Stream{
+		f:        f,
+		log:      slog.Default(),
+		inbound:  map[uint64]*inboundMsg{},
+		inflight: map[string]uint64{},
+		outgoing: map[string]uint64{},
+		payloads: map[uint64]json.RawMessage{},
+		results:  map[uint64]reply{},
+	}
+	if opts != nil && opts.Logger != nil {
+		s.log = opts.Logger
+	}
+	return s
+}
+
+// ReadObject implements jsonrpc2.ObjectStream. It answers malformed messages
+// itself and keeps reading; it returns an error only when the medium fails
+// or ends.
+func (s *Stream) ReadObject(v any) error {
+	for {
+		if msg := s.popInjected(); msg != nil {
+			return json.Unmarshal(msg, v)
+		}
+		frame, err := s.f.ReadFrame()
+		if err != nil {
+			var tl *TooLargeError
+			if errors.As(err, &tl) {
+				if msg := s.tooLarge(tl); msg != nil {
+					return json.Unmarshal(msg, v)
+				}
+				continue
+			}
+			s.mu.Lock()
+			s.rerr = err
+			s.mu.Unlock()
+			return err
+		}
+		msg, rej := s.accept(frame)
+		if rej != nil {
+			s.log.Debug("transport: rejected message", "code", rej.code, "reason", rej.message)
+			if err := s.writeRaw(appendErrorResponse(nil, rej.id, rej.code, rej.message)); err != nil {
+				return err
+			}
+			continue
+		}
+		if msg != nil {
+			return json.Unmarshal(msg, v)
+		}
+	}
+}
+
+// accept validates an incoming message and returns what jsonrpc2 should
+// see, or nil when the message is to be dropped.
+func (s *Stream) accept(frame []byte) ([]byte, *rejection) {
+	env, rej := decodeEnvelope(frame)
+	if rej != nil {
+		return nil, rej
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch env.kind {
+	case kindRequest, kindNotification:
+		if env.kind == kindRequest {
+			if _, dup := s.inflight[env.id.Key()]; dup {
+				return nil, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: id " + env.id.String() + " is already in use by a request in progress"}
+			}
+		}
+		s.nextSlot++
+		slot := s.nextSlot
+		b := make([]byte, 0, 64+len(env.method))
+		b = append(b, `{"jsonrpc":"2.0","method":`...)
+		b = append(b, env.method...)
+		if env.kind == kindRequest {
+			s.inflight[env.id.Key()] = slot
+			b = strconv.AppendUint(append(b, `,"id":`...), slot, 10)
+		}
+		switch {
+		case s.tickets:
+			s.inbound[slot] = &inboundMsg{id: env.id, params: env.params}
+			b = strconv.AppendUint(append(b, `,"params":`...), slot, 10)
+		case env.kind == kindRequest:
+			s.inbound[slot] = &inboundMsg{id: env.id}
+			fallthrough
+		default:
+			if env.params != nil {
+				b = append(append(b, `,"params":`...), env.params...)
+			}
+		}
+		return append(b, '}'), nil
+	case kindResponse:
+		n, ok := s.outgoing[env.id.Key()]
+		if !ok {
+			s.log.Debug("transport: dropped a response to an unknown id", "id", env.id.String())
+			return nil, nil
+		}
+		delete(s.outgoing, env.id.Key())
+		if s.tickets {
+			s.results[n] = reply{result: env.result, err: env.errObj}
+			return responseFor(strconv.AppendUint(nil, n, 10), env.errObj), nil
+		}
+		b := append([]byte(`{"jsonrpc":"2.0","id":`), env.id.raw...)
+		if env.errObj != nil {
+			return append(append(append(b, `,"error":`...), env.errObj...), '}'), nil
+		}
+		return append(append(append(b, `,"result":`...), env.result...), '}'), nil
+	}
+	return nil, nil
+}
+
+// responseFor is the stand-in response jsonrpc2 sees in tickets mode: the
+// result itself waits in s.results.
+func responseFor(id []byte, errObj json.RawMessage) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	if errObj != nil {
+		return append(append(append(b, `,"error":`...), errObj...), '}')
+	}
+	return append(b, `,"result":0}`...)
+}
+
+// tooLarge handles a discarded oversized message: a response to one of our
+// calls fails that call; anything else is answered with an error.
+func (s *Stream) tooLarge(tl *TooLargeError) []byte {
+	id := recoverID(tl.Head)
+	s.log.Warn("transport: discarded an oversized message", "bytes", tl.Size, "limit", tl.Limit, "id", id.String())
+	if !id.IsZero() {
+		s.mu.Lock()
+		n, ours := s.outgoing[id.Key()]
+		if ours {
+			delete(s.outgoing, id.Key())
+		}
+		tickets := s.tickets
+		s.mu.Unlock()
+		if ours {
+			errObj := appendErrorObject(nil, CodeInternalError, tl.Error())
+			if tickets {
+				s.mu.Lock()
+				s.results[n] = reply{err: errObj}
+				s.mu.Unlock()
+				return responseFor(strconv.AppendUint(nil, n, 10), errObj)
+			}
+			return responseFor([]byte(id.raw), errObj)
+		}
+	}
+	_ = s.writeRaw(appendErrorResponse(nil, id, CodeInvalidRequest, "invalid request: "+tl.Error()))
+	return nil
+}
+
+// WriteObject implements jsonrpc2.ObjectStream: it restores the peer's ids
+// (and, in tickets mode, the payloads) in what jsonrpc2 sends.
+func (s *Stream) WriteObject(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("transport: jsonrpc2 wrote an unreadable message: %w", err)
+	}
+	out := make([]byte, 0, 128)
+	out = append(out, `{"jsonrpc":"2.0"`...)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	if method, ok := m["method"]; ok {
+		if rawID, ok := m["id"]; ok {
+			id, err := ParseID(rawID)
+			if err != nil {
+				s.mu.Unlock()
+				return fmt.Errorf("transport: jsonrpc2 wrote request id %s: %w", rawID, err)
+			}
+			n, _ := strconv.ParseUint(id.raw, 10, 64)
+			s.outgoing[id.Key()] = n
+			out = append(append(out, `,"id":`...), rawID...)
+		}
+		out = append(append(out, `,"method":`...), method...)
+		if p, ok := m["params"]; ok {
+			out = append(append(out, `,"params":`...), s.payload(p)...)
+		}
+	} else {
+		slot, err := strconv.ParseUint(string(m["id"]), 10, 64)
+		in := s.inbound[slot]
+		if err != nil || in == nil || in.id.IsZero() {
+			s.mu.Unlock()
+			s.log.Debug("transport: dropped a reply to a request already answered or released", "id", string(m["id"]))
+			return nil
+		}
+		delete(s.inbound, slot)
+		delete(s.inflight, in.id.Key())
+		out = append(append(out, `,"id":`...), in.id.raw...)
+		if e, ok := m["error"]; ok {
+			out = append(append(out, `,"error":`...), e...)
+		} else {
+			out = append(append(out, `,"result":`...), s.payload(m["result"])...)
+		}
+	}
+	s.mu.Unlock()
+	return s.writeRaw(append(out, '}'))
+}
+
+// payload resolves a ticket to the payload it stands for (tickets mode).
+// s.mu is held.
+func (s *Stream) payload(v json.RawMessage) json.RawMessage {
+	if !s.tickets {
+		return v
+	}
+	t, err := strconv.ParseUint(string(v), 10, 64)
+	if err != nil {
+		return v
+	}
+	p, ok := s.payloads[t]
+	if !ok {
+		return json.RawMessage("null")
+	}
+	delete(s.payloads, t)
+	return p
+}
+
+// writeRaw writes one complete message.
+func (s *Stream) writeRaw(msg []byte) error {
+	if bytes.ContainsAny(msg, "\r\n") {
+		// Only insignificant white space can hold a raw line break in valid
+		// JSON, so compacting keeps the message and restores one per line.
+		var c bytes.Buffer
+		if err := json.Compact(&c, msg); err != nil {
+			return fmt.Errorf("transport: refusing to send invalid JSON: %w", err)
+		}
+		msg = c.Bytes()
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.f.WriteFrame(msg)
+}
+
+// readErr returns the error that ended reading, if it has.
+func (s *Stream) readErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rerr
+}
+
+func (s *Stream) popInjected() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.injected) == 0 {
+		return nil
+	}
+	msg := s.injected[0]
+	s.injected = s.injected[1:]
+	return msg
+}
+
+// Close implements jsonrpc2.ObjectStream.
+func (s *Stream) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	clear(s.inbound)
+	clear(s.inflight)
+	clear(s.payloads)
+	clear(s.results)
+	s.mu.Unlock()
+	return s.f.Close()
+}
+
+func appendErrorObject(b []byte, code int64, message string) []byte {
+	msg, _ := json.Marshal(message)
+	b = append(b, `{"code":`...)
+	b = strconv.AppendInt(b, code, 10)
+	b = append(append(b, `,"message":`...), msg...)
+	return append(b, '}')
+}
+
+// Tickets mode: used by Conn, never by plain jsonrpc2 users.
+
+func (s *Stream) enableTickets() {
+	s.mu.Lock()
+	s.tickets = true
+	s.mu.Unlock()
+}
+
+// stash holds a payload for the next message that names ticket t.
+func (s *Stream) stash(t uint64, p json.RawMessage) {
+	s.mu.Lock()
+	s.payloads[t] = p
+	s.mu.Unlock()
+}
+
+func (s *Stream) unstash(t uint64) {
+	s.mu.Lock()
+	delete(s.payloads, t)
+	s.mu.Unlock()
+}
+
+// takeInbound returns an incoming message's id and params. A request stays
+// registered until it is replied to or released.
+func (s *Stream) takeInbound(slot uint64) (ID, json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, ok := s.inbound[slot]
+	if !ok {
+		return ID{}, nil, false
+	}
+	p := in.params
+	in.params = nil
+	if in.id.IsZero() {
+		delete(s.inbound, slot)
+	}
+	return in.id, p, true
+}
+
+// release forgets an incoming request that will not be answered.
+func (s *Stream) release(slot uint64) {
+	s.mu.Lock()
+	if in, ok := s.inbound[slot]; ok {
+		delete(s.inflight, in.id.Key())
+		delete(s.inbound, slot)
+	}
+	s.mu.Unlock()
+}
+
+// takeResult returns the payload of the response to our request n.
+func (s *Stream) takeResult(n uint64) (reply, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.results[n]
+	delete(s.results, n)
+	return r, ok
+}
+
+// abandon forgets our request n after its caller stopped waiting. jsonrpc2
+// keeps a call in its pending map until a response comes, and a peer that
+// honours cancellation never sends one, so the stream feeds jsonrpc2 a
+// stand-in response on its next read. A late real response is dropped as
+// one to an unknown id.
+func (s *Stream) abandon(n uint64) {
+	key := IntID(n).Key()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.results, n)
+	if _, ok := s.outgoing[key]; !ok {
+		return // answered already: jsonrpc2 has let go of it
+	}
+	delete(s.outgoing, key)
+	s.injected = append(s.injected, responseFor(strconv.AppendUint(nil, n, 10), appendErrorObject(nil, CodeInternalError, "abandoned")))
+}
