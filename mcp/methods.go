@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// serverMethods are the requests a Server answers.
+var serverMethods = map[string]func(*ServerSession, context.Context, *transport.Request) (any, error){
+	"initialize":       (*ServerSession).initialize,
+	"ping":             (*ServerSession).ping,
+	"server/discover":  (*ServerSession).discover,
+	"tools/list":       (*ServerSession).toolsList,
+	"tools/call":       (*ServerSession).toolsCall,
+	"logging/setLevel": (*ServerSession).setLevel,
+}
+
+// decodeParams decodes a request's params into p; absent params decode as {}.
+func decodeParams(r *transport.Request, p any) error {
+	if len(r.Params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.Params, p); err != nil {
+		return invalidParams("invalid params for "+r.Method, err)
+	}
+	return nil
+}
+
+// EmptyResult is the result of requests that return nothing.
+type EmptyResult struct {
+	ResultEnvelope
+}
+
+func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (any, error) {
+	var p InitializeParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == "" {
+		return nil, invalidParams(`initialize needs "protocolVersion"`, nil)
+	}
+	v := negotiate(p.ProtocolVersion, ss.srv.opts.Versions)
+	ss.mu.Lock()
+	ss.initialized = true
+	ss.version = v
+	ss.clientInfo = p.ClientInfo
+	ss.clientCaps = p.Capabilities
+	ss.mu.Unlock()
+	return &InitializeResult{
+		ProtocolVersion: v,
+		Capabilities:    ss.srv.capabilities(),
+		ServerInfo:      ss.srv.impl,
+		Instructions:    ss.srv.opts.Instructions,
+	}, nil
+}
+
+func (ss *ServerSession) ping(_ context.Context, r *transport.Request) (any, error) {
+	var p RequestParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	ci, err := ss.info(r.Method, p.Meta)
+	if err != nil {
+		return nil, err
+	}
+	res := &EmptyResult{}
+	ss.finish(ci, &res.ResultEnvelope)
+	return res, nil
+}
+
+// discover answers server/discover in any state: legacy clients never send
+// it, and a 2026-07-28 client may probe before it knows the server's era.
+func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any, error) {
+	var p RequestParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	if v, ok := p.Meta[MetaProtocolVersion].(string); ok && !(IsStateless(v) && ss.srv.supports(v)) {
+		return nil, ss.srv.unsupported(v)
+	}
+	res := &DiscoverResult{
+		SupportedVersions: ss.srv.opts.Versions,
+		Capabilities:      ss.srv.capabilities(),
+		Instructions:      ss.srv.opts.Instructions,
+		CacheHint:         ss.srv.cacheHint(),
+	}
+	ss.finish(&callInfo{stateless: true}, &res.ResultEnvelope)
+	return res, nil
+}
+
+func (ss *ServerSession) setLevel(_ context.Context, r *transport.Request) (any, error) {
+	var p SetLevelParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	ci, err := ss.info(r.Method, p.Meta)
+	if err != nil {
+		return nil, err
+	}
+	if ci.stateless {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: logging/setLevel does not exist in " + ci.version + "; set " + MetaLogLevel + " in each request's _meta"}
+	}
+	if !p.Level.valid() {
+		return nil, invalidParams(fmt.Sprintf("unknown logging level %q", p.Level), nil)
+	}
+	ss.mu.Lock()
+	ss.logLevel = p.Level
+	ss.mu.Unlock()
+	return &EmptyResult{}, nil
+}
+
+func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any, error) {
+	var p PaginatedParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	ci, err := ss.info(r.Method, p.Meta)
+	if err != nil {
+		return nil, err
+	}
+	tools, next, err := ss.srv.listTools(p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListToolsResult{Tools: tools, NextCursor: next}
+	if ci.stateless {
+		res.CacheHint = ss.srv.cacheHint()
+	}
+	ss.finish(ci, &res.ResultEnvelope)
+	return res, nil
+}
+
+func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (any, error) {
+	var p CallToolParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, err
+	}
+	ci, err := ss.info(r.Method, p.Meta)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := ss.srv.tool(p.Name)
+	if !ok {
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
+	}
+	select {
+	case ss.sem <- struct{}{}:
+		defer func() { <-ss.sem }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci})
+	if err != nil {
+		return nil, err
+	}
+	ss.finish(ci, &res.ResultEnvelope)
+	return res, nil
+}

@@ -1,0 +1,59 @@
+package mcp
+
+import (
+	"context"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// ServerRequest is a request a server handler receives: its params and
+// what is known of the client that sent it.
+type ServerRequest[P any] struct {
+	Session *ServerSession
+	ID      transport.ID
+	Params  P
+	info    *callInfo
+}
+
+// CallToolRequest is the request a tool handler receives.
+type CallToolRequest = ServerRequest[*CallToolParams]
+
+// ProtocolVersion returns the revision the request was made in.
+func (r *ServerRequest[P]) ProtocolVersion() string { return r.info.version }
+
+// ClientInfo returns the client's self-description.
+func (r *ServerRequest[P]) ClientInfo() Implementation { return r.info.clientInfo }
+
+// ClientCapabilities returns the client's capabilities: per request in
+// 2026-07-28, per session before.
+func (r *ServerRequest[P]) ClientCapabilities() ClientCapabilities { return r.info.clientCaps }
+
+// Progress reports progress on the request to the client, if the client
+// asked for progress (with a progress token); otherwise it does nothing.
+// total is omitted when zero.
+func (r *ServerRequest[P]) Progress(ctx context.Context, progress, total float64, message string) error {
+	if r.info.progress == nil {
+		return nil
+	}
+	p := &ProgressParams{ProgressToken: r.info.progress, Progress: progress, Message: message}
+	if total != 0 {
+		p.Total = &total
+	}
+	return r.Session.conn.Notify(ctx, "notifications/progress", p)
+}
+
+// Log sends a log message to the client if the client wants messages of
+// that level: as set by logging/setLevel in the legacy era, or by the
+// request's own _meta in 2026-07-28. Otherwise it does nothing.
+func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger string, data any) error {
+	min := r.info.logLevel
+	if !r.info.stateless {
+		r.Session.mu.Lock()
+		min = r.Session.logLevel
+		r.Session.mu.Unlock()
+	}
+	if min == "" || !level.atLeast(min) {
+		return nil
+	}
+	return r.Session.conn.Notify(ctx, "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
+}

@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// ServerSession is one client's connection to a Server.
+//
+// Concurrency: the connection's read loop hands each incoming message to
+// the session in arrival order. Notifications are handled right there, in
+// order; notifications/cancelled therefore takes effect at once. Each
+// request runs on its own goroutine; tool calls additionally take one of
+// ServerOptions.MaxConcurrency slots. A cancelled request's context is
+// cancelled and it gets no response; a panic in a handler becomes an
+// internal error and the session goes on.
+type ServerSession struct {
+	srv  *Server
+	conn *transport.Conn
+	sem  chan struct{}
+
+	mu          sync.Mutex
+	initialized bool // initialize answered (legacy era)
+	ready       bool // notifications/initialized received
+	version     string
+	clientInfo  Implementation
+	clientCaps  ClientCapabilities
+	logLevel    LoggingLevel // "" until logging/setLevel
+	running     map[string]*inflight
+	done        chan struct{}
+}
+
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+func newServerSession(s *Server) *ServerSession {
+	return &ServerSession{
+		srv:     s,
+		sem:     make(chan struct{}, s.opts.MaxConcurrency),
+		running: map[string]*inflight{},
+		done:    make(chan struct{}),
+	}
+}
+
+// Done is closed when the session has ended.
+func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
+
+// Close ends the session.
+func (ss *ServerSession) Close() error { return ss.conn.Close() }
+
+func (ss *ServerSession) closed() { close(ss.done) }
+
+// ProtocolVersion returns the revision negotiated by initialize, or "" for
+// a session that has not initialized (stateless clients never do).
+func (ss *ServerSession) ProtocolVersion() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.version
+}
+
+func (ss *ServerSession) initializedLegacy() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.initialized
+}
+
+// Handle implements transport.Handler.
+func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *transport.Request) {
+	if r.IsNotification() {
+		ss.notification(r)
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	inf := &inflight{cancel: cancel}
+	ss.mu.Lock()
+	ss.running[r.ID.Key()] = inf
+	ss.mu.Unlock()
+	go ss.serve(ctx, inf, r)
+}
+
+func (ss *ServerSession) serve(ctx context.Context, inf *inflight, r *transport.Request) {
+	result, err := ss.dispatch(ctx, r)
+	inf.cancel()
+	ss.mu.Lock()
+	delete(ss.running, r.ID.Key())
+	cancelled := inf.cancelled
+	ss.mu.Unlock()
+	switch {
+	case cancelled:
+		ss.conn.Release(r)
+	case err != nil:
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		_ = ss.conn.ReplyError(context.Background(), r, e)
+	default:
+		if err := ss.conn.Reply(context.Background(), r, result); err != nil && !errors.Is(err, transport.ErrClosed) {
+			ss.srv.log.Error("mcp: sending a result", "method", r.Method, "err", err)
+		}
+	}
+}
+
+func (ss *ServerSession) notification(r *transport.Request) {
+	switch r.Method {
+	case "notifications/cancelled":
+		var p CancelledParams
+		if json.Unmarshal(r.Params, &p) != nil {
+			return
+		}
+		id, err := transport.ParseID(p.RequestID)
+		if err != nil {
+			return
+		}
+		ss.mu.Lock()
+		if inf, ok := ss.running[id.Key()]; ok {
+			inf.cancelled = true
+			inf.cancel()
+		}
+		ss.mu.Unlock()
+	case "notifications/initialized":
+		ss.mu.Lock()
+		ss.ready = true
+		ss.mu.Unlock()
+	}
+}
+
+// dispatch runs one request, turning a panic into an internal error.
+func (ss *ServerSession) dispatch(ctx context.Context, r *transport.Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ss.srv.log.Error("mcp: handler panicked", "method", r.Method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error: handler panicked: %v", p)}
+		}
+	}()
+	h, ok := serverMethods[r.Method]
+	if !ok {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + r.Method}
+	}
+	return h(ss, ctx, r)
+}
+
+// callInfo is what a request says about its caller: from the session in
+// the legacy era, from the request's own _meta in 2026-07-28.
+type callInfo struct {
+	version    string
+	stateless  bool
+	clientInfo Implementation
+	clientCaps ClientCapabilities
+	logLevel   LoggingLevel
+	progress   any // progress token, nil if none
+}
+
+// info checks that a request may run in its era and says who sent it.
+// A stateless request names its version in _meta; a legacy one needs an
+// initialized session.
+func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
+	ci := &callInfo{progress: meta.ProgressToken()}
+	ss.mu.Lock()
+	initialized, version := ss.initialized, ss.version
+	ci.clientInfo, ci.clientCaps, ci.logLevel = ss.clientInfo, ss.clientCaps, ss.logLevel
+	ss.mu.Unlock()
+	if v, ok := meta[MetaProtocolVersion].(string); ok && !(initialized && v == version) {
+		if !IsStateless(v) || !ss.srv.supports(v) {
+			return nil, ss.srv.unsupported(v)
+		}
+		ci.version, ci.stateless = v, true
+		ci.clientInfo, ci.clientCaps, ci.logLevel = Implementation{}, ClientCapabilities{}, ""
+		meta.decodeEntry(MetaClientInfo, &ci.clientInfo)
+		meta.decodeEntry(MetaClientCapabilities, &ci.clientCaps)
+		if l, ok := meta[MetaLogLevel].(string); ok && LoggingLevel(l).valid() {
+			ci.logLevel = LoggingLevel(l)
+		}
+		return ci, nil
+	}
+	if _, ok := meta[MetaProtocolVersion]; ok && !initialized {
+		return nil, ss.srv.unsupported(fmt.Sprint(meta[MetaProtocolVersion]))
+	}
+	if !initialized && method != "ping" {
+		return nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first, or use protocol version " + LatestVersion + " with its _meta"}
+	}
+	ci.version = version
+	return ci, nil
+}
+
+// finish stamps a result with what its era requires: in 2026-07-28,
+// resultType and the server's identity in _meta.
+func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
+	if !ci.stateless {
+		return
+	}
+	env.ResultType = ResultComplete
+	if env.Meta == nil {
+		env.Meta = Meta{}
+	}
+	env.Meta[MetaServerInfo] = ss.srv.impl
+}

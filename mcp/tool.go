@@ -1,0 +1,96 @@
+package mcp
+
+import (
+	"encoding/json"
+)
+
+// Tool describes a tool a server offers.
+type Tool struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Execution    map[string]any   `json:"execution,omitempty"`
+	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. They are hints, not
+// guarantees: a client must not trust them from an untrusted server.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Ptr returns a pointer to v, for the optional members of protocol types.
+func Ptr[T any](v T) *T { return &v }
+
+// ListToolsResult answers tools/list.
+type ListToolsResult struct {
+	Tools      []*Tool `json:"tools"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+	CacheHint
+	ResultEnvelope
+}
+
+// CallToolParams are the params of tools/call.
+type CallToolParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// InputResponses and RequestState carry a retried multi round-trip
+	// request (2026-07-28).
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	RequestState   string                     `json:"requestState,omitempty"`
+	Meta           Meta                       `json:"_meta,omitempty"`
+}
+
+// CallToolResult is the outcome of a tool call. IsError marks a failure of
+// the tool itself (as opposed to a protocol error), which the model sees.
+type CallToolResult struct {
+	Content           []Content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+	ResultEnvelope
+}
+
+// MarshalJSON implements json.Marshaler; content is never null.
+func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	type plain CallToolResult
+	if r.Content == nil {
+		cp := *r
+		cp.Content = []Content{}
+		return json.Marshal((*plain)(&cp))
+	}
+	return json.Marshal((*plain)(r))
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *CallToolResult) UnmarshalJSON(b []byte) error {
+	type plain CallToolResult
+	var v struct {
+		*plain
+		Content contentList `json:"content"`
+	}
+	v.plain = (*plain)(r)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	r.Content = v.Content
+	return nil
+}
+
+// TextOf returns the concatenated text of a result's text blocks.
+func (r *CallToolResult) TextOf() string {
+	var s string
+	for _, c := range r.Content {
+		if t, ok := c.(*TextContent); ok {
+			s += t.Text
+		}
+	}
+	return s
+}

@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// ToolHandler is an untyped tool handler: it reads req.Params.Arguments
+// itself. Arguments have been validated against the tool's input schema.
+//
+// An error it returns becomes a tool error (a result with IsError set that
+// the model can see and act on), unless it is an *Error, which is sent as a
+// JSON-RPC protocol error.
+type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
+
+// ToolHandlerFor is a typed tool handler. The server decodes the validated
+// arguments into In. When the handler returns a nil result, the server
+// builds one from out: out becomes structuredContent, mirrored as JSON text
+// for clients that read only content. A handler that wants its own content,
+// or IsError with structured output, returns a result and out together.
+// Errors are treated as for ToolHandler.
+type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, Out, error)
+
+type serverTool struct {
+	tool    *Tool
+	input   *jsonschema.Resolved
+	handler ToolHandler
+}
+
+// AddTool registers an untyped tool, replacing any tool of the same name.
+// t.InputSchema must be a JSON Schema of type "object"; nil means any
+// object. It panics on an invalid tool, like http.Handle on a bad pattern:
+// registration errors are programming errors.
+func (s *Server) AddTool(t *Tool, h ToolHandler) {
+	s.addTool(newServerTool(t, h))
+}
+
+// AddTool registers a typed tool, replacing any tool of the same name. The
+// input schema is inferred from In and the output schema from Out (none
+// when Out is an interface type such as any), unless t sets them. Schemas
+// are inline (no $ref), JSON Schema 2020-12; field descriptions come from
+// `jsonschema:"description=..."` tags. It panics on an invalid tool.
+func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
+	tt := *t
+	if tt.InputSchema == nil {
+		tt.InputSchema = mustSchemaFor[In]("input", tt.Name)
+	}
+	outType := reflect.TypeFor[Out]()
+	if tt.OutputSchema == nil && outType.Kind() != reflect.Interface {
+		tt.OutputSchema = mustSchemaFor[Out]("output", tt.Name)
+	}
+	structured := tt.OutputSchema != nil
+	s.addTool(newServerTool(&tt, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		var in In
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = []byte("{}")
+		}
+		if err := json.Unmarshal(args, &in); err != nil {
+			return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+		}
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = &CallToolResult{}
+		}
+		if res.StructuredContent == nil && (structured || any(out) != nil) {
+			if rv := reflect.ValueOf(any(out)); !rv.IsValid() || (rv.Kind() == reflect.Pointer && rv.IsNil()) {
+				return res, nil
+			}
+			b, err := json.Marshal(out)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the output of tool %q: %w", req.Params.Name, err)
+			}
+			res.StructuredContent = json.RawMessage(b)
+			if len(res.Content) == 0 {
+				res.Content = []Content{&TextContent{Text: string(b)}}
+			}
+		}
+		return res, nil
+	}))
+}
+
+func newServerTool(t *Tool, h ToolHandler) *serverTool {
+	if t == nil || t.Name == "" {
+		panic("mcp: AddTool: a tool needs a name")
+	}
+	if h == nil {
+		panic("mcp: AddTool: nil handler for tool " + t.Name)
+	}
+	tt := *t
+	if tt.InputSchema == nil {
+		tt.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(tt.InputSchema, &schema); err != nil {
+		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", tt.Name, err))
+	}
+	if schema.Type != "object" {
+		panic(fmt.Sprintf("mcp: AddTool %q: input schema must have type \"object\", not %q", tt.Name, schema.Type))
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", tt.Name, err))
+	}
+	return &serverTool{tool: &tt, input: resolved, handler: h}
+}
+
+// call validates the arguments and runs the handler. Invalid arguments and
+// handler errors are tool errors, which the model can correct; an *Error
+// is a protocol error.
+func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	var args any = map[string]any{}
+	if a := req.Params.Arguments; len(a) > 0 && string(a) != "null" {
+		if err := json.Unmarshal(a, &args); err != nil {
+			return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+		}
+	}
+	if err := st.input.Validate(args); err != nil {
+		return toolError(fmt.Errorf("invalid arguments for tool %q: %w", st.tool.Name, err)), nil
+	}
+	res, err := st.handler(ctx, req)
+	var perr *Error
+	switch {
+	case errors.As(err, &perr):
+		return nil, perr
+	case err != nil:
+		return toolError(err), nil
+	case res == nil:
+		return &CallToolResult{}, nil
+	}
+	return res, nil
+}
+
+// toolError is the result that reports a failed tool call to the model.
+func toolError(err error) *CallToolResult {
+	return &CallToolResult{IsError: true, Content: []Content{&TextContent{Text: err.Error()}}}
+}
