@@ -30,9 +30,9 @@ func (m Meta) ProgressToken() any {
 	return m[MetaProgressToken]
 }
 
-// decodeEntry decodes the entry key into v, reporting whether it was there
+// DecodeEntry decodes the entry key into v, reporting whether it was there
 // and well-formed.
-func (m Meta) decodeEntry(key string, v any) bool {
+func (m Meta) DecodeEntry(key string, v any) bool {
 	raw, ok := m[key]
 	if !ok {
 		return false

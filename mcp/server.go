@@ -96,7 +96,7 @@ func (s *Server) Connect(stream *transport.Stream) *ServerSession {
 	ss.conn = transport.NewConn(stream, ss, &transport.ConnOptions{
 		Timeout:   s.opts.Timeout,
 		Logger:    s.log,
-		Abandoned: sendCancelled,
+		Abandoned: NotifyCancelled,
 	})
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
@@ -122,8 +122,10 @@ func (s *Server) Sessions() []*ServerSession {
 	return out
 }
 
-// sendCancelled tells the peer that we gave up on a request.
-func sendCancelled(c *transport.Conn, id transport.ID, method string, cause error) {
+// NotifyCancelled tells the peer with notifications/cancelled that a request
+// was given up. It has the signature of transport.ConnOptions.Abandoned, which
+// is where servers and clients install it.
+func NotifyCancelled(c *transport.Conn, id transport.ID, method string, cause error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = c.Notify(ctx, "notifications/cancelled", &CancelledParams{RequestID: id.Raw(), Reason: cause.Error()})

@@ -174,8 +174,8 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 		}
 		ci.version, ci.stateless = v, true
 		ci.clientInfo, ci.clientCaps, ci.logLevel = Implementation{}, ClientCapabilities{}, ""
-		meta.decodeEntry(MetaClientInfo, &ci.clientInfo)
-		meta.decodeEntry(MetaClientCapabilities, &ci.clientCaps)
+		meta.DecodeEntry(MetaClientInfo, &ci.clientInfo)
+		meta.DecodeEntry(MetaClientCapabilities, &ci.clientCaps)
 		if l, ok := meta[MetaLogLevel].(string); ok && LoggingLevel(l).valid() {
 			ci.logLevel = LoggingLevel(l)
 		}

@@ -1,0 +1,240 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// CallOption adjusts one call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	timeout  time.Duration
+	progress func(*mcp.ProgressParams)
+}
+
+// WithTimeout bounds this call instead of Options.Timeout. A deadline on
+// the call's context still wins if it is earlier.
+func WithTimeout(d time.Duration) CallOption { return func(o *callOptions) { o.timeout = d } }
+
+// WithProgress asks the server for progress notifications on this call and
+// passes each to f, on the connection's read loop: f must not block.
+func WithProgress(f func(*mcp.ProgressParams)) CallOption {
+	return func(o *callOptions) { o.progress = f }
+}
+
+// Future is a call in flight.
+type Future[T any] struct {
+	call    *transport.Call
+	err     error // failed before sending
+	cleanup func()
+	decode  func(json.RawMessage) (T, error)
+}
+
+// Done is closed when the call has completed.
+func (f *Future[T]) Done() <-chan struct{} {
+	if f.call == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return f.call.Done()
+}
+
+// Wait waits for the call to complete and returns its result.
+func (f *Future[T]) Wait() (T, error) {
+	var zero T
+	if f.err != nil {
+		return zero, f.err
+	}
+	raw, err := f.call.Raw()
+	if f.cleanup != nil {
+		f.cleanup()
+	}
+	if err != nil {
+		return zero, err
+	}
+	return f.decode(raw)
+}
+
+// start sends a request with the era's _meta and the call's options. The
+// returned cleanup must run once the call is over.
+func (c *Client) start(ctx context.Context, method string, params any, opts []CallOption) (*transport.Call, context.CancelFunc, func(), error) {
+	var o callOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	cancel := context.CancelFunc(func() {})
+	if o.timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v", ErrTimeout, o.timeout))
+	}
+	var token string
+	if o.progress != nil {
+		token = "p" + strconv.FormatUint(c.tokens.Add(1), 10)
+	}
+	p, err := c.withMeta(params, token)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, fmt.Errorf("%s: %w", method, err)
+	}
+	cleanup := func() {}
+	if token != "" {
+		c.mu.Lock()
+		c.progress[token] = o.progress
+		c.mu.Unlock()
+		cleanup = func() {
+			c.mu.Lock()
+			delete(c.progress, token)
+			c.mu.Unlock()
+		}
+	}
+	return c.conn.Go(ctx, method, p), cancel, cleanup, nil
+}
+
+// call makes a blocking request.
+func (c *Client) call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
+	call, cancel, cleanup, err := c.start(ctx, method, params, opts)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	err = call.Result(result)
+	cleanup()
+	return err
+}
+
+// Call makes a request this package has no typed method for. In 2026-07-28
+// the protocol's _meta entries are added to params, which must encode as a
+// JSON object (or be nil).
+func (c *Client) Call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
+	return c.call(ctx, method, params, result, opts...)
+}
+
+// withMeta encodes params, adding the _meta entries the era needs: in
+// 2026-07-28 the protocol version, client info and capabilities on every
+// request; a progress token when asked for.
+func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
+	if !c.stateless && token == "" {
+		if params == nil {
+			return nil, nil
+		}
+		return json.Marshal(params)
+	}
+	var fields map[string]json.RawMessage
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return nil, fmt.Errorf("params must be a JSON object: %w", err)
+		}
+	}
+	if fields == nil {
+		fields = map[string]json.RawMessage{}
+	}
+	meta := mcp.Meta{}
+	if raw, ok := fields["_meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return nil, fmt.Errorf("_meta must be a JSON object: %w", err)
+		}
+	}
+	if c.stateless {
+		meta[mcp.MetaProtocolVersion] = c.version
+		meta[mcp.MetaClientInfo] = c.info
+		meta[mcp.MetaClientCapabilities] = c.opts.Capabilities
+		if c.opts.LogLevel != "" {
+			meta[mcp.MetaLogLevel] = c.opts.LogLevel
+		}
+	}
+	if token != "" {
+		meta[mcp.MetaProgressToken] = token
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	fields["_meta"] = b
+	return json.Marshal(fields)
+}
+
+// Ping checks that the server answers. In 2026-07-28, which has no ping,
+// it sends server/discover instead.
+func (c *Client) Ping(ctx context.Context, opts ...CallOption) error {
+	if c.stateless {
+		return c.call(ctx, "server/discover", &mcp.RequestParams{}, nil, opts...)
+	}
+	return c.call(ctx, "ping", nil, nil, opts...)
+}
+
+// ListToolsPage returns one page of the server's tools.
+func (c *Client) ListToolsPage(ctx context.Context, cursor string, opts ...CallOption) (*mcp.ListToolsResult, error) {
+	var res mcp.ListToolsResult
+	if err := c.call(ctx, "tools/list", &mcp.PaginatedParams{Cursor: cursor}, &res, opts...); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// maxPages stops a server whose cursors never end from looping a client
+// forever.
+const maxPages = 10000
+
+// ListTools returns all of the server's tools, following every page.
+func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool, error) {
+	var all []*mcp.Tool
+	cursor := ""
+	for range maxPages {
+		page, err := c.ListToolsPage(ctx, cursor, opts...)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
+			return all, nil
+		}
+		cursor = page.NextCursor
+	}
+	return nil, fmt.Errorf("tools/list: more than %d pages", maxPages)
+}
+
+// CallTool calls a tool. args is encoded as the tool's arguments (nil means
+// none). A tool that failed is not an error here: check the result's
+// IsError. The error is for calls that could not be made or answered.
+func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
+	return c.CallToolAsync(ctx, name, args, opts...).Wait()
+}
+
+// CallToolAsync is CallTool returning at once with a Future.
+func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts ...CallOption) *Future[*mcp.CallToolResult] {
+	f := &Future[*mcp.CallToolResult]{decode: func(raw json.RawMessage) (*mcp.CallToolResult, error) {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("tools/call %s: decoding the result: %w", name, err)
+		}
+		return &res, nil
+	}}
+	p := &mcp.CallToolParams{Name: name}
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			f.err = fmt.Errorf("tools/call %s: encoding arguments: %w", name, err)
+			return f
+		}
+		p.Arguments = b
+	}
+	call, cancel, cleanup, err := c.start(ctx, "tools/call", p, opts)
+	if err != nil {
+		f.err = err
+		return f
+	}
+	f.call = call
+	f.cleanup = func() { cancel(); cleanup() }
+	return f
+}

@@ -1,0 +1,232 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// Errors a call can fail with, besides *mcp.Error.
+var (
+	// ErrTimeout: no response within the timeout.
+	ErrTimeout = transport.ErrTimeout
+	// ErrClosed: the connection closed; the error carries the cause.
+	ErrClosed = transport.ErrClosed
+)
+
+// Options configure a Client. The zero value is ready to use.
+type Options struct {
+	// ClientInfo identifies the client; nil means "winbridge".
+	ClientInfo *mcp.Implementation
+	// Capabilities are offered to the server.
+	Capabilities mcp.ClientCapabilities
+	// ProtocolVersion selects the revision. Empty: try 2026-07-28 with a
+	// server/discover probe and fall back to initialize with the newest
+	// legacy revision, as peers do. A legacy revision: initialize with it.
+	// 2026-07-28: stateless only; a server that cannot speak it is an error.
+	ProtocolVersion string
+	// Timeout bounds each call whose context has no deadline; zero means
+	// 60 s, negative means none.
+	Timeout time.Duration
+	// LogLevel asks the server for log messages of this level and above:
+	// logging/setLevel after initialize, or _meta in 2026-07-28.
+	LogLevel mcp.LoggingLevel
+	// OnLog receives the server's log messages.
+	OnLog func(*mcp.LoggingMessageParams)
+	// OnToolsChanged is called when the server says its tool list changed.
+	OnToolsChanged func()
+	// Logger receives the client's diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Client is a connection to one MCP server.
+type Client struct {
+	conn *transport.Conn
+	opts Options
+	info mcp.Implementation
+	log  *slog.Logger
+
+	version      string
+	stateless    bool
+	serverInfo   mcp.Implementation
+	capabilities mcp.ServerCapabilities
+	instructions string
+
+	tokens   atomic.Uint64
+	mu       sync.Mutex
+	progress map[string]func(*mcp.ProgressParams)
+}
+
+// Connect starts a client on stream and performs the handshake of the
+// chosen protocol era. On failure the stream is closed.
+func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Client, error) {
+	c := &Client{progress: map[string]func(*mcp.ProgressParams){}}
+	if opts != nil {
+		c.opts = *opts
+	}
+	c.info = mcp.Implementation{Name: "winbridge", Version: "0.1.0"}
+	if c.opts.ClientInfo != nil {
+		c.info = *c.opts.ClientInfo
+	}
+	c.log = c.opts.Logger
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.conn = transport.NewConn(stream, transport.HandlerFunc(c.handle), &transport.ConnOptions{
+		Timeout:   c.opts.Timeout,
+		Logger:    c.log,
+		Abandoned: mcp.NotifyCancelled,
+	})
+	if err := c.handshake(ctx); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) handshake(ctx context.Context) error {
+	want := c.opts.ProtocolVersion
+	if want == "" || mcp.IsStateless(want) {
+		v := want
+		if v == "" {
+			v = mcp.LatestVersion
+		}
+		err := c.discover(ctx, v)
+		if err == nil || want != "" {
+			return err
+		}
+		var rpcErr *mcp.Error
+		if !errors.As(err, &rpcErr) {
+			return err // the connection failed, not the probe
+		}
+		c.log.Debug("mcp client: server/discover refused; falling back to initialize", "err", err)
+		want = mcp.LatestLegacyVersion
+	}
+	return c.initialize(ctx, want)
+}
+
+func (c *Client) discover(ctx context.Context, version string) error {
+	c.version, c.stateless = version, true
+	var res mcp.DiscoverResult
+	if err := c.call(ctx, "server/discover", &mcp.RequestParams{}, &res); err != nil {
+		c.version, c.stateless = "", false
+		return fmt.Errorf("server/discover: %w", err)
+	}
+	supported := false
+	for _, v := range res.SupportedVersions {
+		supported = supported || v == version
+	}
+	if !supported {
+		c.version, c.stateless = "", false
+		return &mcp.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: fmt.Sprintf("server does not support %s (it supports %v)", version, res.SupportedVersions)}
+	}
+	c.capabilities, c.instructions = res.Capabilities, res.Instructions
+	res.Meta.DecodeEntry(mcp.MetaServerInfo, &c.serverInfo)
+	return nil
+}
+
+func (c *Client) initialize(ctx context.Context, version string) error {
+	var res mcp.InitializeResult
+	err := c.conn.Call(ctx, "initialize", &mcp.InitializeParams{
+		ProtocolVersion: version,
+		Capabilities:    c.opts.Capabilities,
+		ClientInfo:      c.info,
+	}, &res)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	supported := false
+	for _, v := range mcp.SupportedVersions {
+		supported = supported || (v == res.ProtocolVersion && !mcp.IsStateless(v))
+	}
+	if !supported {
+		return fmt.Errorf("initialize: server chose protocol version %q, which this client does not speak", res.ProtocolVersion)
+	}
+	c.version, c.serverInfo, c.capabilities, c.instructions = res.ProtocolVersion, res.ServerInfo, res.Capabilities, res.Instructions
+	if err := c.conn.Notify(ctx, "notifications/initialized", &struct{}{}); err != nil {
+		return fmt.Errorf("notifications/initialized: %w", err)
+	}
+	if c.opts.LogLevel != "" && c.capabilities.Logging != nil {
+		if err := c.conn.Call(ctx, "logging/setLevel", &mcp.SetLevelParams{Level: c.opts.LogLevel}, nil); err != nil {
+			return fmt.Errorf("logging/setLevel: %w", err)
+		}
+	}
+	return nil
+}
+
+// ProtocolVersion returns the revision in use.
+func (c *Client) ProtocolVersion() string { return c.version }
+
+// ServerInfo returns the server's self-description.
+func (c *Client) ServerInfo() mcp.Implementation { return c.serverInfo }
+
+// Capabilities returns the server's capabilities.
+func (c *Client) Capabilities() mcp.ServerCapabilities { return c.capabilities }
+
+// Instructions returns the server's instructions for the model.
+func (c *Client) Instructions() string { return c.instructions }
+
+// Close closes the connection; pending calls fail with ErrClosed.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Done is closed when the connection has closed.
+func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
+
+// Conn returns the underlying connection, for methods this package has no
+// typed call for.
+func (c *Client) Conn() *transport.Conn { return c.conn }
+
+// handle answers the server's requests and notifications.
+func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.Request) {
+	switch r.Method {
+	case "ping":
+		go conn.Reply(ctx, r, struct{}{})
+	case "notifications/progress":
+		var p mcp.ProgressParams
+		if json.Unmarshal(r.Params, &p) != nil {
+			return
+		}
+		c.mu.Lock()
+		f := c.progress[tokenKey(p.ProgressToken)]
+		c.mu.Unlock()
+		if f != nil {
+			f(&p)
+		}
+	case "notifications/message":
+		var p mcp.LoggingMessageParams
+		if c.opts.OnLog != nil && json.Unmarshal(r.Params, &p) == nil {
+			c.opts.OnLog(&p)
+		}
+	case "notifications/tools/list_changed":
+		if c.opts.OnToolsChanged != nil {
+			c.opts.OnToolsChanged()
+		}
+	default:
+		if !r.IsNotification() {
+			go conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + r.Method})
+		}
+	}
+}
+
+// tokenKey is the map key of a progress token as sent or as echoed: tokens
+// we send are strings, but a server may echo them decoded into any type.
+func tokenKey(t any) string {
+	switch t := t.(type) {
+	case string:
+		return t
+	case json.Number:
+		return t.String()
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	return fmt.Sprint(t)
+}

@@ -1,0 +1,5 @@
+package client_test
+
+import "runtime"
+
+func runtimeGosched() { runtime.Gosched() }
