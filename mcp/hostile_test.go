@@ -1,0 +1,134 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// wire is a raw NDJSON connection to a server session.
+type wire struct {
+	t    *testing.T
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+func newWire(t *testing.T) *wire {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "h", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		Text string `json:"text"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	a, b := net.Pipe()
+	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
+	t.Cleanup(func() {
+		a.Close()
+		<-ss.Done()
+	})
+	return &wire{t: t, conn: a, r: bufio.NewReader(a)}
+}
+
+func (w *wire) send(line string) {
+	w.t.Helper()
+	w.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := w.conn.Write([]byte(line + "\n")); err != nil {
+		w.t.Fatalf("write: %v", err)
+	}
+}
+
+func (w *wire) recv() string {
+	w.t.Helper()
+	w.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := w.r.ReadString('\n')
+	if err != nil {
+		w.t.Fatalf("read: %v", err)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// exchange sends a line and checks the exact reply.
+func (w *wire) exchange(send, want string) {
+	w.t.Helper()
+	w.send(send)
+	if got := w.recv(); got != want {
+		w.t.Errorf("sent %s\n got %s\nwant %s", send, got, want)
+	}
+}
+
+const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+
+func TestHostileInputExactReplies(t *testing.T) {
+	w := newWire(t)
+	notInit := `"error":{"code":-32600,"message":"invalid request: the session is not initialized; send initialize first, or use protocol version 2026-07-28 with its _meta"}}`
+	// Before initialize: only ping (and discovery) may run.
+	w.exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,`+notInit)
+	w.exchange(`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`)
+	w.exchange(initLine, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":"h","version":"1"}}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	cases := []struct{ name, send, want string }{
+		{"not JSON", `{"jsonrpc":"2.0",`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: unexpected end of JSON input"}}`},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: message is not valid UTF-8"}}`},
+		{"not an object", `42`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a JSON-RPC message must be a JSON object"}}`},
+		{"batch", `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported; send each message on its own line"}}`},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id must be a string or an integer, not null"}}`},
+		{"fraction id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id must be a string or an integer, not a fractional or exponent number"}}`},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id must be a string or an integer, not a boolean"}}`},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id must be a string or an integer, not an object"}}`},
+		{"wrong version", `{"jsonrpc":"1.0","id":4,"method":"ping"}`, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"invalid request: member \"jsonrpc\" must be \"2.0\""}}`},
+		{"method not a string", `{"jsonrpc":"2.0","id":5,"method":7}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: member \"method\" must be a string"}}`},
+		{"unknown method", `{"jsonrpc":"2.0","id":6,"method":"no/such"}`, `{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"Method not found: no/such"}}`},
+		{"wrong param type", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5}}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"invalid params for tools/call: json: cannot unmarshal number into Go struct field CallToolParams.name of type string"}}`},
+		{"unknown tool", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"nope"}}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Unknown tool: \"nope\""}}`},
+		{"huge negative id", `{"jsonrpc":"2.0","id":-123456789012345678901234567890,"method":"ping"}`, `{"jsonrpc":"2.0","id":-123456789012345678901234567890,"result":{}}`},
+		{"escaped string id", `{"jsonrpc":"2.0","id":"a\u00e9\"b","method":"ping"}`, `{"jsonrpc":"2.0","id":"a\u00e9\"b","result":{}}`},
+		{"CRLF and blanks", "\r\n   \r\n  {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}  \r", `{"jsonrpc":"2.0","id":9,"result":{}}`},
+		{"unsupported 2026 version", `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01"}}}`, `{"jsonrpc":"2.0","id":10,"error":{"code":-32022,"message":"Unsupported protocol version \"1900-01-01\"","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"1900-01-01"}}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w.t = t
+			w.exchange(c.send, c.want)
+			// The session keeps serving after every hostile input.
+			w.exchange(`{"jsonrpc":"2.0","id":"alive","method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"}}}`,
+				`{"jsonrpc":"2.0","id":"alive","result":{"content":[{"type":"text","text":"ok"}]}}`)
+		})
+	}
+}
+
+func TestUnknownResponseIDIsDropped(t *testing.T) {
+	w := newWire(t)
+	w.exchange(initLine, w.initReply())
+	// A response to nothing is not answered; the next request is.
+	w.send(`{"jsonrpc":"2.0","id":99,"result":{}}`)
+	w.exchange(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+}
+
+func (w *wire) initReply() string {
+	return `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":"h","version":"1"}}}`
+}
+
+func TestVersionNegotiation(t *testing.T) {
+	for requested, want := range map[string]string{
+		"2024-11-05": "2024-11-05",
+		"2025-03-26": "2025-03-26",
+		"2025-06-18": "2025-06-18",
+		"2025-11-25": "2025-11-25",
+		"2026-07-28": "2025-11-25", // stateless clients do not initialize
+		"2099-01-01": "2025-11-25",
+		"1999-01-01": "2025-11-25",
+	} {
+		w := newWire(t)
+		w.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + requested + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+		if got := w.recv(); !strings.Contains(got, `"protocolVersion":"`+want+`"`) {
+			t.Errorf("requested %s: %s", requested, got)
+		}
+	}
+}
