@@ -27,6 +27,7 @@ type sumOut struct {
 // what its handlers saw.
 type fixture struct {
 	srv       *mcp.Server
+	started   chan struct{} // receives when the "block" tool starts
 	cancelled chan struct{} // closed when the "block" tool saw its context end
 	running   atomic.Int32
 	maxSeen   atomic.Int32
@@ -34,13 +35,17 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, opts *mcp.ServerOptions) *fixture {
-	f := &fixture{cancelled: make(chan struct{}), gate: make(chan struct{})}
+	f := &fixture{started: make(chan struct{}, 16), cancelled: make(chan struct{}), gate: make(chan struct{})}
 	f.srv = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.2.3"}, opts)
 	mcp.AddTool(f.srv, &mcp.Tool{Name: "sum", Description: "adds"}, func(ctx context.Context, req *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, sumOut, error) {
 		return nil, sumOut{in.A + in.B}, nil
 	})
 	var once sync.Once
 	mcp.AddTool(f.srv, &mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		select {
+		case f.started <- struct{}{}:
+		default:
+		}
 		<-ctx.Done()
 		once.Do(func() { close(f.cancelled) })
 		return nil, nil, ctx.Err()
@@ -179,6 +184,13 @@ func TestCancelReachesHandler(t *testing.T) {
 			c := connect(t, f, &client.Options{ProtocolVersion: v})
 			ctx, cancel := context.WithCancel(context.Background())
 			fut := c.CallToolAsync(ctx, "block", nil)
+			// Cancel a running handler: a request cancelled before it starts
+			// is rightly never run at all.
+			select {
+			case <-f.started:
+			case <-time.After(5 * time.Second):
+				t.Fatal("block tool did not start")
+			}
 			cancel()
 			if _, err := fut.Wait(); !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v", err)

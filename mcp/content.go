@@ -17,7 +17,7 @@ type Content interface {
 type TextContent struct {
 	Text        string       `json:"text"`
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Meta         `json:"_meta,omitempty"`
+	Meta        Meta         `json:"_meta,omitzero"`
 }
 
 // ImageContent is an image, base64-encoded.
@@ -25,7 +25,7 @@ type ImageContent struct {
 	Data        string       `json:"data"`
 	MIMEType    string       `json:"mimeType"`
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Meta         `json:"_meta,omitempty"`
+	Meta        Meta         `json:"_meta,omitzero"`
 }
 
 // AudioContent is audio, base64-encoded.
@@ -33,7 +33,7 @@ type AudioContent struct {
 	Data        string       `json:"data"`
 	MIMEType    string       `json:"mimeType"`
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Meta         `json:"_meta,omitempty"`
+	Meta        Meta         `json:"_meta,omitzero"`
 }
 
 // ResourceLink points at a resource the client can read.
@@ -44,16 +44,16 @@ type ResourceLink struct {
 	Description string       `json:"description,omitempty"`
 	MIMEType    string       `json:"mimeType,omitempty"`
 	Size        *int64       `json:"size,omitempty"`
-	Icons       []Icon       `json:"icons,omitempty"`
+	Icons       []Icon       `json:"icons,omitzero"`
 	Annotations *Annotations `json:"annotations,omitempty"`
-	Meta        Meta         `json:"_meta,omitempty"`
+	Meta        Meta         `json:"_meta,omitzero"`
 }
 
 // EmbeddedResource carries a resource's contents inline.
 type EmbeddedResource struct {
 	Resource    *ResourceContents `json:"resource"`
 	Annotations *Annotations      `json:"annotations,omitempty"`
-	Meta        Meta              `json:"_meta,omitempty"`
+	Meta        Meta              `json:"_meta,omitzero"`
 }
 
 // ResourceContents is the contents of a resource: Text for text, Blob
@@ -63,7 +63,7 @@ type ResourceContents struct {
 	MIMEType string  `json:"mimeType,omitempty"`
 	Text     *string `json:"text,omitempty"`
 	Blob     *string `json:"blob,omitempty"`
-	Meta     Meta    `json:"_meta,omitempty"`
+	Meta     Meta    `json:"_meta,omitzero"`
 }
 
 // ToolUseContent is a model's request to call a tool, in sampling.
@@ -71,7 +71,7 @@ type ToolUseContent struct {
 	ID    string         `json:"id"`
 	Name  string         `json:"name"`
 	Input map[string]any `json:"input"`
-	Meta  Meta           `json:"_meta,omitempty"`
+	Meta  Meta           `json:"_meta,omitzero"`
 }
 
 // ToolResultContent is the result of a tool use, in sampling.
@@ -80,7 +80,7 @@ type ToolResultContent struct {
 	Content           []Content `json:"content"`
 	StructuredContent any       `json:"structuredContent,omitempty"`
 	IsError           *bool     `json:"isError,omitempty"`
-	Meta              Meta      `json:"_meta,omitempty"`
+	Meta              Meta      `json:"_meta,omitzero"`
 }
 
 // UnknownContent is a content block of a type this package does not know,
@@ -134,6 +134,11 @@ func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 // MarshalJSON implements json.Marshaler.
 func (c *ToolUseContent) MarshalJSON() ([]byte, error) {
 	type plain ToolUseContent
+	if c.Input == nil {
+		cp := *c
+		cp.Input = map[string]any{}
+		return marshalTyped("tool_use", (*plain)(&cp))
+	}
 	return marshalTyped("tool_use", (*plain)(c))
 }
 

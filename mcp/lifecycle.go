@@ -8,9 +8,9 @@ type ClientCapabilities struct {
 	Roots        *RootsCapability          `json:"roots,omitempty"`
 	Sampling     *SamplingCapability       `json:"sampling,omitempty"`
 	Elicitation  *ElicitationCapability    `json:"elicitation,omitempty"`
-	Experimental map[string]map[string]any `json:"experimental,omitempty"`
-	Extensions   map[string]map[string]any `json:"extensions,omitempty"`
-	Tasks        map[string]any            `json:"tasks,omitempty"`
+	Experimental map[string]map[string]any `json:"experimental,omitzero"`
+	Extensions   map[string]map[string]any `json:"extensions,omitzero"`
+	Tasks        map[string]any            `json:"tasks,omitzero"`
 }
 
 // RootsCapability says a client can list roots.
@@ -20,8 +20,8 @@ type RootsCapability struct {
 
 // SamplingCapability says a client can sample its model.
 type SamplingCapability struct {
-	Context map[string]any `json:"context,omitempty"`
-	Tools   map[string]any `json:"tools,omitempty"`
+	Context map[string]any `json:"context,omitzero"`
+	Tools   map[string]any `json:"tools,omitzero"`
 }
 
 // ElicitationCapability says a client can ask its user for input.
@@ -37,9 +37,9 @@ type ServerCapabilities struct {
 	Prompts      *PromptsCapability        `json:"prompts,omitempty"`
 	Logging      *struct{}                 `json:"logging,omitempty"`
 	Completions  *struct{}                 `json:"completions,omitempty"`
-	Experimental map[string]map[string]any `json:"experimental,omitempty"`
-	Extensions   map[string]map[string]any `json:"extensions,omitempty"`
-	Tasks        map[string]any            `json:"tasks,omitempty"`
+	Experimental map[string]map[string]any `json:"experimental,omitzero"`
+	Extensions   map[string]map[string]any `json:"extensions,omitzero"`
+	Tasks        map[string]any            `json:"tasks,omitzero"`
 }
 
 // ToolsCapability says a server has tools.
@@ -63,7 +63,7 @@ type InitializeParams struct {
 	ProtocolVersion string             `json:"protocolVersion"`
 	Capabilities    ClientCapabilities `json:"capabilities"`
 	ClientInfo      Implementation     `json:"clientInfo"`
-	Meta            Meta               `json:"_meta,omitempty"`
+	Meta            Meta               `json:"_meta,omitzero"`
 }
 
 // InitializeResult answers initialize.
@@ -72,7 +72,7 @@ type InitializeResult struct {
 	Capabilities    ServerCapabilities `json:"capabilities"`
 	ServerInfo      Implementation     `json:"serverInfo"`
 	Instructions    string             `json:"instructions,omitempty"`
-	Meta            Meta               `json:"_meta,omitempty"`
+	Meta            Meta               `json:"_meta,omitzero"`
 }
 
 // DiscoverResult answers server/discover (2026-07-28).
@@ -82,6 +82,14 @@ type DiscoverResult struct {
 	Instructions      string             `json:"instructions,omitempty"`
 	CacheHint
 	ResultEnvelope
+}
+
+// MarshalJSON implements json.Marshaler; supportedVersions is never null.
+func (r *DiscoverResult) MarshalJSON() ([]byte, error) {
+	type plain DiscoverResult
+	cp := *r
+	cp.SupportedVersions = nonNil(cp.SupportedVersions)
+	return json.Marshal((*plain)(&cp))
 }
 
 // CacheHint tells a 2026-07-28 client how long it may reuse a result.
@@ -95,7 +103,7 @@ type CacheHint struct {
 // revisions) and _meta.
 type ResultEnvelope struct {
 	ResultType string `json:"resultType,omitempty"`
-	Meta       Meta   `json:"_meta,omitempty"`
+	Meta       Meta   `json:"_meta,omitzero"`
 }
 
 // Result types of the 2026-07-28 revision.
@@ -107,20 +115,20 @@ const (
 // RequestParams are the params of a request that has no others (ping,
 // server/discover); they carry _meta only.
 type RequestParams struct {
-	Meta Meta `json:"_meta,omitempty"`
+	Meta Meta `json:"_meta,omitzero"`
 }
 
 // PaginatedParams are the params of a list request.
 type PaginatedParams struct {
 	Cursor string `json:"cursor,omitempty"`
-	Meta   Meta   `json:"_meta,omitempty"`
+	Meta   Meta   `json:"_meta,omitzero"`
 }
 
 // CancelledParams are the params of notifications/cancelled.
 type CancelledParams struct {
-	RequestID json.RawMessage `json:"requestId"`
+	RequestID json.RawMessage `json:"requestId,omitempty"` // optional in 2025-11-25 only
 	Reason    string          `json:"reason,omitempty"`
-	Meta      Meta            `json:"_meta,omitempty"`
+	Meta      Meta            `json:"_meta,omitzero"`
 }
 
 // ProgressParams are the params of notifications/progress.
@@ -129,7 +137,7 @@ type ProgressParams struct {
 	Progress      float64  `json:"progress"`
 	Total         *float64 `json:"total,omitempty"`
 	Message       string   `json:"message,omitempty"`
-	Meta          Meta     `json:"_meta,omitempty"`
+	Meta          Meta     `json:"_meta,omitzero"`
 }
 
 // LoggingMessageParams are the params of notifications/message.
@@ -137,11 +145,11 @@ type LoggingMessageParams struct {
 	Level  LoggingLevel `json:"level"`
 	Logger string       `json:"logger,omitempty"`
 	Data   any          `json:"data"`
-	Meta   Meta         `json:"_meta,omitempty"`
+	Meta   Meta         `json:"_meta,omitzero"`
 }
 
 // SetLevelParams are the params of logging/setLevel (legacy era).
 type SetLevelParams struct {
 	Level LoggingLevel `json:"level"`
-	Meta  Meta         `json:"_meta,omitempty"`
+	Meta  Meta         `json:"_meta,omitzero"`
 }

@@ -12,9 +12,9 @@ type Tool struct {
 	InputSchema  json.RawMessage  `json:"inputSchema"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Icons        []Icon           `json:"icons,omitempty"`
-	Execution    map[string]any   `json:"execution,omitempty"`
-	Meta         Meta             `json:"_meta,omitempty"`
+	Icons        []Icon           `json:"icons,omitzero"`
+	Execution    map[string]any   `json:"execution,omitzero"`
+	Meta         Meta             `json:"_meta,omitzero"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. They are hints, not
@@ -38,15 +38,23 @@ type ListToolsResult struct {
 	ResultEnvelope
 }
 
+// MarshalJSON implements json.Marshaler; tools is never null.
+func (r *ListToolsResult) MarshalJSON() ([]byte, error) {
+	type plain ListToolsResult
+	cp := *r
+	cp.Tools = nonNil(cp.Tools)
+	return json.Marshal((*plain)(&cp))
+}
+
 // CallToolParams are the params of tools/call.
 type CallToolParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// InputResponses and RequestState carry a retried multi round-trip
 	// request (2026-07-28).
-	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
-	RequestState   string                     `json:"requestState,omitempty"`
-	Meta           Meta                       `json:"_meta,omitempty"`
+	InputResponses InputResponses `json:"inputResponses,omitzero"`
+	RequestState   string         `json:"requestState,omitempty"`
+	Meta           Meta           `json:"_meta,omitzero"`
 }
 
 // CallToolResult is the outcome of a tool call. IsError marks a failure of
@@ -55,18 +63,25 @@ type CallToolResult struct {
 	Content           []Content `json:"content"`
 	StructuredContent any       `json:"structuredContent,omitempty"`
 	IsError           bool      `json:"isError,omitempty"`
+	// IsErrorSet makes a false IsError encode as "isError": false instead
+	// of being left out. Decoding sets it when the member is present, so
+	// that a decoded result encodes unchanged; senders need not set it.
+	IsErrorSet bool `json:"-"`
 	ResultEnvelope
 }
 
 // MarshalJSON implements json.Marshaler; content is never null.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 	type plain CallToolResult
-	if r.Content == nil {
-		cp := *r
-		cp.Content = []Content{}
+	cp := *r
+	cp.Content = nonNil(cp.Content)
+	if !r.IsErrorSet || r.IsError {
 		return json.Marshal((*plain)(&cp))
 	}
-	return json.Marshal((*plain)(r))
+	return json.Marshal(&struct {
+		*plain
+		IsError bool `json:"isError"`
+	}{(*plain)(&cp), false})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -75,12 +90,15 @@ func (r *CallToolResult) UnmarshalJSON(b []byte) error {
 	var v struct {
 		*plain
 		Content contentList `json:"content"`
+		IsError *bool       `json:"isError"`
 	}
 	v.plain = (*plain)(r)
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	r.Content = v.Content
+	r.IsError = v.IsError != nil && *v.IsError
+	r.IsErrorSet = v.IsError != nil
 	return nil
 }
 

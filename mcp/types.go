@@ -7,14 +7,14 @@ type Implementation struct {
 	Version     string `json:"version"`
 	Description string `json:"description,omitempty"`
 	WebsiteURL  string `json:"websiteUrl,omitempty"`
-	Icons       []Icon `json:"icons,omitempty"`
+	Icons       []Icon `json:"icons,omitzero"`
 }
 
 // Icon is an image a client can show for a tool, resource, prompt or program.
 type Icon struct {
 	Src      string   `json:"src"`
 	MIMEType string   `json:"mimeType,omitempty"`
-	Sizes    []string `json:"sizes,omitempty"`
+	Sizes    []string `json:"sizes,omitzero"`
 	Theme    string   `json:"theme,omitempty"` // "light" or "dark"
 }
 
@@ -29,7 +29,7 @@ const (
 
 // Annotations tell a client how to use an object.
 type Annotations struct {
-	Audience     []Role   `json:"audience,omitempty"`
+	Audience     []Role   `json:"audience,omitzero"`
 	Priority     *float64 `json:"priority,omitempty"`
 	LastModified string   `json:"lastModified,omitempty"`
 }
