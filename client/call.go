@@ -118,12 +118,21 @@ func (c *Client) Call(ctx context.Context, method string, params, result any, op
 
 // withMeta encodes params, adding the _meta entries the era needs: in
 // 2026-07-28 the protocol version, client info and capabilities on every
-// request; a progress token when asked for.
+// request; a progress token when asked for. The protocol's own params
+// types get the entries set in place and are encoded once; any other value
+// is encoded, opened as an object, and encoded again.
 func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
 	if !c.stateless && token == "" {
 		if params == nil {
 			return nil, nil
 		}
+		return json.Marshal(params)
+	}
+	if field := metaField(params); field != nil {
+		if *field == nil {
+			*field = mcp.Meta{}
+		}
+		c.addMeta(*field, token)
 		return json.Marshal(params)
 	}
 	var fields map[string]json.RawMessage
@@ -145,6 +154,17 @@ func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
 			return nil, fmt.Errorf("_meta must be a JSON object: %w", err)
 		}
 	}
+	c.addMeta(meta, token)
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	fields["_meta"] = b
+	return json.Marshal(fields)
+}
+
+// addMeta sets the era's entries and the progress token in meta.
+func (c *Client) addMeta(meta mcp.Meta, token string) {
 	if c.stateless {
 		meta[mcp.MetaProtocolVersion] = c.version
 		meta[mcp.MetaClientInfo] = c.info
@@ -156,12 +176,25 @@ func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
 	if token != "" {
 		meta[mcp.MetaProgressToken] = token
 	}
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
+}
+
+// metaField returns the _meta member of the protocol's params types.
+func metaField(params any) *mcp.Meta {
+	switch p := params.(type) {
+	case *mcp.RequestParams:
+		return &p.Meta
+	case *mcp.PaginatedParams:
+		return &p.Meta
+	case *mcp.CallToolParams:
+		return &p.Meta
+	case *mcp.ReadResourceParams:
+		return &p.Meta
+	case *mcp.GetPromptParams:
+		return &p.Meta
+	case *mcp.CompleteParams:
+		return &p.Meta
 	}
-	fields["_meta"] = b
-	return json.Marshal(fields)
+	return nil
 }
 
 // Ping checks that the server answers. In 2026-07-28, which has no ping,

@@ -52,7 +52,7 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 	return &InitializeResult{
 		ProtocolVersion: v,
 		Capabilities:    ss.srv.capabilities(),
-		ServerInfo:      ss.srv.impl,
+		ServerInfo:      forImplementation(ss.srv.impl, v),
 		Instructions:    ss.srv.opts.Instructions,
 	}, nil
 }
@@ -65,6 +65,9 @@ func (ss *ServerSession) ping(_ context.Context, r *transport.Request) (any, err
 	ci, err := ss.info(r.Method, p.Meta)
 	if err != nil {
 		return nil, err
+	}
+	if ci.stateless {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: ping does not exist in " + ci.version + "; use server/discover"}
 	}
 	res := &EmptyResult{}
 	ss.finish(ci, &res.ResultEnvelope)
@@ -125,6 +128,9 @@ func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any
 	if err != nil {
 		return nil, err
 	}
+	for i, t := range tools {
+		tools[i] = forTool(t, ci.version)
+	}
 	res := &ListToolsResult{Tools: tools, NextCursor: next}
 	if ci.stateless {
 		res.CacheHint = ss.srv.cacheHint()
@@ -156,6 +162,7 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	if err != nil {
 		return nil, err
 	}
+	res = forCallResult(res, ci.version)
 	ss.finish(ci, &res.ResultEnvelope)
 	return res, nil
 }

@@ -36,6 +36,9 @@ func (r *ServerRequest[P]) Progress(ctx context.Context, progress, total float64
 		return nil
 	}
 	p := &ProgressParams{ProgressToken: r.info.progress, Progress: progress, Message: message}
+	if before(r.info.version, Version20250326) {
+		p.Message = "" // progress messages arrived in 2025-03-26
+	}
 	if total != 0 {
 		p.Total = &total
 	}

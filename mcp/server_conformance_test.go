@@ -17,9 +17,9 @@ import (
 
 // TestServerMessagesConform runs a Server and validates what it actually
 // sends, in every revision, against that revision's schema. Violations of
-// the published schema fail the test. Members a revision does not define
-// (which the published schemas tolerate) are logged only: the server does
-// not gate them by revision yet.
+// the published schema fail the test, and so do members a revision does not
+// define (which the published schemas tolerate): the server gates them by
+// the revision of each request.
 func TestServerMessagesConform(t *testing.T) {
 	requirePeers(t, peerSchemaDir)
 	for _, rev := range schemaRevisions {
@@ -63,7 +63,7 @@ func TestServerMessagesConform(t *testing.T) {
 				}
 				check(what+" result", m.Result, resultDef)
 				if err := s.validate(resultDef, m.Result, true); err != nil {
-					t.Logf("%s: %s has members %s does not define (gate them by revision):\n%s\n%v", what, resultDef, rev, m.Result, err)
+					t.Errorf("%s: %s has members %s does not define:\n%s\n%v", what, resultDef, rev, m.Result, err)
 				}
 			}
 			checkError := func(what string, msg json.RawMessage, defs ...string) {
@@ -106,7 +106,7 @@ func TestServerMessagesConform(t *testing.T) {
 			if s.has("PingRequest") {
 				checkResult("ping", resp, "EmptyResult")
 			} else if !strings.Contains(string(resp), `"error"`) {
-				t.Logf("ping: %s has no ping request, yet the server answers it: %s", rev, resp)
+				t.Errorf("ping: %s has no ping request, yet the server answers it: %s", rev, resp)
 			}
 
 			resp, _ = c.call(t, "tools/list", map[string]any{"_meta": meta(nil)})
@@ -129,6 +129,9 @@ func TestServerMessagesConform(t *testing.T) {
 			if len(notes) < 2 {
 				t.Errorf("tools/call: want a progress and a log notification, got %d messages", len(notes))
 			}
+
+			resp, _ = c.call(t, "tools/call", map[string]any{"name": "media", "_meta": meta(nil)})
+			checkResult("tools/call with every content block", resp, "CallToolResult")
 
 			resp, _ = c.call(t, "tools/call", map[string]any{"name": "weather", "arguments": map[string]any{}, "_meta": meta(nil)})
 			checkResult("tools/call with invalid arguments", resp, "CallToolResult")
@@ -157,10 +160,23 @@ type confRawClient struct {
 
 func startConfServer(t *testing.T) (*confRawClient, *Server) {
 	t.Helper()
-	srv := NewServer(&Implementation{Name: "winbridge-test", Version: "0.0.1", Title: "WinBridge Test"}, &ServerOptions{
+	icons := []Icon{{Src: "https://example.com/icon.png", MIMEType: "image/png", Sizes: []string{"48x48"}}}
+	srv := NewServer(&Implementation{Name: "winbridge-test", Version: "0.0.1", Title: "WinBridge Test", Description: "d", WebsiteURL: "https://example.com", Icons: icons}, &ServerOptions{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
-	AddTool(srv, &Tool{Name: "weather", Title: "Weather", Description: "Weather of a city", Annotations: &ToolAnnotations{ReadOnlyHint: Ptr(true)}},
+	// Every member and block added after 2024-11-05 appears here, so each
+	// revision's strict check sees what the gating removes.
+	AddTool(srv, &Tool{Name: "media", Description: "Returns every kind of content block"},
+		func(ctx context.Context, req *CallToolRequest, _ struct{}) (*CallToolResult, []string, error) {
+			return &CallToolResult{Content: []Content{
+				&TextContent{Text: "t", Meta: Meta{"k": "v"}, Annotations: &Annotations{Priority: Ptr(0.5), LastModified: "2025-01-01T00:00:00Z"}},
+				&ImageContent{Data: "AA==", MIMEType: "image/png", Meta: Meta{"k": "v"}},
+				&AudioContent{Data: "AA==", MIMEType: "audio/wav"},
+				&ResourceLink{URI: "file:///x", Name: "x", Icons: icons},
+				&EmbeddedResource{Resource: &ResourceContents{URI: "file:///y", Text: Ptr("y"), Meta: Meta{"k": "v"}}},
+			}}, []string{"not", "an", "object"}, nil
+		})
+	AddTool(srv, &Tool{Name: "weather", Title: "Weather", Description: "Weather of a city", Icons: icons, Meta: Meta{"k": "v"}, Annotations: &ToolAnnotations{ReadOnlyHint: Ptr(true)}},
 		func(ctx context.Context, req *CallToolRequest, in confWeatherIn) (*CallToolResult, confWeatherOut, error) {
 			if in.City == "" {
 				return nil, confWeatherOut{}, fmt.Errorf("city is empty")
