@@ -44,6 +44,12 @@ type Options struct {
 	OnLog func(*mcp.LoggingMessageParams)
 	// OnToolsChanged is called when the server says its tool list changed.
 	OnToolsChanged func()
+	// OnResourcesChanged and OnPromptsChanged likewise, for resources and
+	// prompts.
+	OnResourcesChanged, OnPromptsChanged func()
+	// OnResourceUpdated receives notifications/resources/updated for
+	// subscribed resources.
+	OnResourceUpdated func(uri string)
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -209,6 +215,19 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 	case "notifications/tools/list_changed":
 		if c.opts.OnToolsChanged != nil {
 			c.opts.OnToolsChanged()
+		}
+	case "notifications/resources/list_changed":
+		if c.opts.OnResourcesChanged != nil {
+			c.opts.OnResourcesChanged()
+		}
+	case "notifications/prompts/list_changed":
+		if c.opts.OnPromptsChanged != nil {
+			c.opts.OnPromptsChanged()
+		}
+	case "notifications/resources/updated":
+		var p mcp.ResourceUpdatedParams
+		if c.opts.OnResourceUpdated != nil && json.Unmarshal(r.Params, &p) == nil {
+			c.opts.OnResourceUpdated(p.URI)
 		}
 	default:
 		if !r.IsNotification() {

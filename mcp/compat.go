@@ -155,3 +155,68 @@ func isObject(v any) bool {
 	b, err := json.Marshal(v)
 	return err == nil && len(b) > 0 && b[0] == '{'
 }
+
+// forResource returns r as revision v may see it.
+func forResource(r *Resource, v string) *Resource {
+	if !before(v, Version20251125) {
+		return r
+	}
+	c := *r
+	c.Icons = nil
+	if before(v, Version20250618) {
+		c.Title, c.Meta = "", nil
+		c.Annotations = forAnnotations(c.Annotations)
+	}
+	if before(v, Version20250326) {
+		c.Size = nil
+	}
+	return &c
+}
+
+// forTemplate returns t as revision v may see it.
+func forTemplate(t *ResourceTemplate, v string) *ResourceTemplate {
+	if !before(v, Version20251125) {
+		return t
+	}
+	c := *t
+	c.Icons = nil
+	if before(v, Version20250618) {
+		c.Title, c.Meta = "", nil
+		c.Annotations = forAnnotations(c.Annotations)
+	}
+	return &c
+}
+
+// forPrompt returns p as revision v may see it.
+func forPrompt(p *Prompt, v string) *Prompt {
+	if !before(v, Version20251125) {
+		return p
+	}
+	c := *p
+	c.Icons = nil
+	if before(v, Version20250618) {
+		c.Title, c.Meta = "", nil
+		if len(c.Arguments) > 0 {
+			args := make([]*PromptArgument, len(c.Arguments))
+			for i, a := range c.Arguments {
+				ac := *a
+				ac.Title = ""
+				args[i] = &ac
+			}
+			c.Arguments = args
+		}
+	}
+	return &c
+}
+
+// forReadResult drops _meta from contents for revisions before 2025-06-18.
+func forReadResult(r *ReadResourceResult) *ReadResourceResult {
+	c := *r
+	c.Contents = make([]*ResourceContents, len(r.Contents))
+	for i, rc := range r.Contents {
+		cc := *rc
+		cc.Meta = nil
+		c.Contents[i] = &cc
+	}
+	return &c
+}

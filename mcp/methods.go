@@ -16,6 +16,15 @@ var serverMethods = map[string]func(*ServerSession, context.Context, *transport.
 	"tools/list":       (*ServerSession).toolsList,
 	"tools/call":       (*ServerSession).toolsCall,
 	"logging/setLevel": (*ServerSession).setLevel,
+
+	"resources/list":           (*ServerSession).resourcesList,
+	"resources/templates/list": (*ServerSession).templatesList,
+	"resources/read":           (*ServerSession).resourcesRead,
+	"resources/subscribe":      (*ServerSession).subscribe,
+	"resources/unsubscribe":    (*ServerSession).subscribe,
+	"prompts/list":             (*ServerSession).promptsList,
+	"prompts/get":              (*ServerSession).promptsGet,
+	"completion/complete":      (*ServerSession).complete,
 }
 
 // decodeParams decodes a request's params into p; absent params decode as {}.
@@ -124,14 +133,14 @@ func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	tools, next, err := ss.srv.listTools(p.Cursor)
+	tools, next, err := ss.srv.tools.page(p.Cursor, ss.srv.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
+	res := &ListToolsResult{Tools: make([]*Tool, len(tools)), NextCursor: next}
 	for i, t := range tools {
-		tools[i] = forTool(t, ci.version)
+		res.Tools[i] = forTool(t.tool, ci.version)
 	}
-	res := &ListToolsResult{Tools: tools, NextCursor: next}
 	if ci.stateless {
 		res.CacheHint = ss.srv.cacheHint()
 	}
@@ -148,16 +157,15 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	st, ok := ss.srv.tool(p.Name)
+	st, ok := ss.srv.tools.get(p.Name)
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
 	}
-	select {
-	case ss.sem <- struct{}{}:
-		defer func() { <-ss.sem }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	release, err := ss.acquire(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci})
 	if err != nil {
 		return nil, err
@@ -165,4 +173,15 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	res = forCallResult(res, ci.version)
 	ss.finish(ci, &res.ResultEnvelope)
 	return res, nil
+}
+
+// acquire takes one of the session's slots for user code; a request
+// cancelled while it waits gives up.
+func (ss *ServerSession) acquire(ctx context.Context) (func(), error) {
+	select {
+	case ss.sem <- struct{}{}:
+		return func() { <-ss.sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

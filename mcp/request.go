@@ -13,6 +13,7 @@ type ServerRequest[P any] struct {
 	ID      transport.ID
 	Params  P
 	info    *callInfo
+	vars    map[string]string // resource template variables
 }
 
 // CallToolRequest is the request a tool handler receives.

@@ -2,11 +2,9 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -36,6 +34,9 @@ type ServerOptions struct {
 	// Timeout bounds the server's own requests to the client; zero means
 	// transport.DefaultTimeout.
 	Timeout time.Duration
+	// CompletionHandler answers completion/complete for prompt arguments
+	// and resource template variables; nil means no completions capability.
+	CompletionHandler CompletionHandler
 }
 
 // Server is an MCP server: a set of tools (and, later, resources and
@@ -46,15 +47,18 @@ type Server struct {
 	opts ServerOptions
 	log  *slog.Logger
 
+	tools     registry[*serverTool]
+	resources registry[*serverResource]
+	templates registry[*serverTemplate]
+	prompts   registry[*serverPrompt]
+
 	mu       sync.RWMutex
-	tools    map[string]*serverTool
-	names    []string // sorted tool names: deterministic lists and cursors
 	sessions map[*ServerSession]struct{}
 }
 
 // NewServer returns a server that identifies itself as impl.
 func NewServer(impl *Implementation, opts *ServerOptions) *Server {
-	s := &Server{tools: map[string]*serverTool{}, sessions: map[*ServerSession]struct{}{}}
+	s := &Server{sessions: map[*ServerSession]struct{}{}}
 	if impl != nil {
 		s.impl = *impl
 	}
@@ -131,11 +135,23 @@ func NotifyCancelled(c *transport.Conn, id transport.ID, method string, cause er
 	_ = c.Notify(ctx, "notifications/cancelled", &CancelledParams{RequestID: id.Raw(), Reason: cause.Error()})
 }
 
+// capabilities are what the server offers now: tools and logging always,
+// resources, prompts and completions once something provides them.
 func (s *Server) capabilities() ServerCapabilities {
-	return ServerCapabilities{
+	c := ServerCapabilities{
 		Tools:   &ToolsCapability{ListChanged: true},
 		Logging: &struct{}{},
 	}
+	if s.resources.len() > 0 || s.templates.len() > 0 {
+		c.Resources = &ResourcesCapability{Subscribe: true, ListChanged: true}
+	}
+	if s.prompts.len() > 0 {
+		c.Prompts = &PromptsCapability{ListChanged: true}
+	}
+	if s.opts.CompletionHandler != nil {
+		c.Completions = &struct{}{}
+	}
+	return c
 }
 
 func (s *Server) cacheHint() CacheHint {
@@ -144,30 +160,13 @@ func (s *Server) cacheHint() CacheHint {
 
 // addTool registers st, replacing a tool of the same name.
 func (s *Server) addTool(st *serverTool) {
-	s.mu.Lock()
-	if _, ok := s.tools[st.tool.Name]; !ok {
-		i, _ := slices.BinarySearch(s.names, st.tool.Name)
-		s.names = slices.Insert(s.names, i, st.tool.Name)
-	}
-	s.tools[st.tool.Name] = st
-	s.mu.Unlock()
+	s.tools.add(st.tool.Name, st)
 	s.changed("notifications/tools/list_changed")
 }
 
 // RemoveTools removes the named tools; names not registered are ignored.
 func (s *Server) RemoveTools(names ...string) {
-	s.mu.Lock()
-	removed := false
-	for _, n := range names {
-		if _, ok := s.tools[n]; ok {
-			delete(s.tools, n)
-			i, _ := slices.BinarySearch(s.names, n)
-			s.names = slices.Delete(s.names, i, i+1)
-			removed = true
-		}
-	}
-	s.mu.Unlock()
-	if removed {
+	if s.tools.remove(names...) {
 		s.changed("notifications/tools/list_changed")
 	}
 }
@@ -183,40 +182,6 @@ func (s *Server) changed(method string) {
 			}()
 		}
 	}
-}
-
-// listTools returns one page of tools after cursor.
-func (s *Server) listTools(cursor string) ([]*Tool, string, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	start := 0
-	if cursor != "" {
-		after, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil {
-			return nil, "", invalidParams("invalid cursor", nil)
-		}
-		start = sort.SearchStrings(s.names, string(after))
-		if start < len(s.names) && s.names[start] == string(after) {
-			start++
-		}
-	}
-	end := min(start+s.opts.PageSize, len(s.names))
-	tools := make([]*Tool, 0, end-start)
-	for _, n := range s.names[start:end] {
-		tools = append(tools, s.tools[n].tool)
-	}
-	next := ""
-	if end < len(s.names) {
-		next = base64.RawURLEncoding.EncodeToString([]byte(s.names[end-1]))
-	}
-	return tools, next, nil
-}
-
-func (s *Server) tool(name string) (*serverTool, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	t, ok := s.tools[name]
-	return t, ok
 }
 
 func (s *Server) supports(v string) bool { return slices.Contains(s.opts.Versions, v) }

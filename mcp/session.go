@@ -25,15 +25,16 @@ type ServerSession struct {
 	conn *transport.Conn
 	sem  chan struct{}
 
-	mu          sync.Mutex
-	initialized bool // initialize answered (legacy era)
-	ready       bool // notifications/initialized received
-	version     string
-	clientInfo  Implementation
-	clientCaps  ClientCapabilities
-	logLevel    LoggingLevel // "" until logging/setLevel
-	running     map[string]*inflight
-	done        chan struct{}
+	mu            sync.Mutex
+	initialized   bool // initialize answered (legacy era)
+	ready         bool // notifications/initialized received
+	version       string
+	clientInfo    Implementation
+	clientCaps    ClientCapabilities
+	logLevel      LoggingLevel    // "" until logging/setLevel
+	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
+	running       map[string]*inflight
+	done          chan struct{}
 }
 
 type inflight struct {
