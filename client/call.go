@@ -35,10 +35,28 @@ type Future[T any] struct {
 	err     error // failed before sending
 	cleanup func()
 	decode  func(json.RawMessage) (T, error)
+
+	// A call that takes several round trips runs on its own goroutine and
+	// completes here instead.
+	ch  chan struct{}
+	res T
+}
+
+// goFuture runs f on its own goroutine.
+func goFuture[T any](f func() (T, error)) *Future[T] {
+	fu := &Future[T]{ch: make(chan struct{})}
+	go func() {
+		fu.res, fu.err = f()
+		close(fu.ch)
+	}()
+	return fu
 }
 
 // Done is closed when the call has completed.
 func (f *Future[T]) Done() <-chan struct{} {
+	if f.ch != nil {
+		return f.ch
+	}
 	if f.call == nil {
 		ch := make(chan struct{})
 		close(ch)
@@ -49,6 +67,10 @@ func (f *Future[T]) Done() <-chan struct{} {
 
 // Wait waits for the call to complete and returns its result.
 func (f *Future[T]) Wait() (T, error) {
+	if f.ch != nil {
+		<-f.ch
+		return f.res, f.err
+	}
 	var zero T
 	if f.err != nil {
 		return zero, f.err
@@ -239,13 +261,33 @@ func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool
 
 // CallTool calls a tool. args is encoded as the tool's arguments (nil means
 // none). A tool that failed is not an error here: check the result's
-// IsError. The error is for calls that could not be made or answered.
+// IsError. The error is for calls that could not be made or answered. In
+// 2026-07-28, input the tool asks for (sampling, elicitation, roots) is
+// answered by the Options handlers and the call retried automatically.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
-	return c.CallToolAsync(ctx, name, args, opts...).Wait()
+	if !c.stateless {
+		return c.CallToolAsync(ctx, name, args, opts...).Wait()
+	}
+	p := &mcp.CallToolParams{Name: name}
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("tools/call %s: encoding arguments: %w", name, err)
+		}
+		p.Arguments = b
+	}
+	var res mcp.CallToolResult
+	if err := c.callWithInput(ctx, "tools/call", p, &res, opts...); err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
 // CallToolAsync is CallTool returning at once with a Future.
 func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts ...CallOption) *Future[*mcp.CallToolResult] {
+	if c.stateless {
+		return goFuture(func() (*mcp.CallToolResult, error) { return c.CallTool(ctx, name, args, opts...) })
+	}
 	f := &Future[*mcp.CallToolResult]{decode: func(raw json.RawMessage) (*mcp.CallToolResult, error) {
 		var res mcp.CallToolResult
 		if err := json.Unmarshal(raw, &res); err != nil {

@@ -50,6 +50,11 @@ type Options struct {
 	// OnResourceUpdated receives notifications/resources/updated for
 	// subscribed resources.
 	OnResourceUpdated func(uri string)
+	// OnSampling, OnElicitation and OnRoots answer what the server asks of
+	// the client; setting one declares the capability.
+	OnSampling    SamplingHandler
+	OnElicitation ElicitationHandler
+	OnRoots       RootsHandler
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -83,6 +88,7 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	if c.opts.ClientInfo != nil {
 		c.info = *c.opts.ClientInfo
 	}
+	c.opts.Capabilities = c.opts.capabilities()
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.Default()
@@ -196,6 +202,8 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 	switch r.Method {
 	case "ping":
 		go conn.Reply(ctx, r, struct{}{})
+	case "sampling/createMessage", "elicitation/create", "roots/list":
+		go c.serveInput(ctx, conn, r)
 	case "notifications/progress":
 		var p mcp.ProgressParams
 		if json.Unmarshal(r.Params, &p) != nil {

@@ -44,7 +44,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context, opts ...CallOption) 
 // *mcp.Error: -32002 before 2026-07-28, -32602 since.
 func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
 	var res mcp.ReadResourceResult
-	if err := c.call(ctx, "resources/read", &mcp.ReadResourceParams{URI: uri}, &res, opts...); err != nil {
+	if err := c.callWithInput(ctx, "resources/read", &mcp.ReadResourceParams{URI: uri}, &res, opts...); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -71,7 +71,7 @@ func (c *Client) ListPrompts(ctx context.Context, opts ...CallOption) ([]*mcp.Pr
 // GetPrompt renders a prompt with arguments.
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (*mcp.GetPromptResult, error) {
 	var res mcp.GetPromptResult
-	if err := c.call(ctx, "prompts/get", &mcp.GetPromptParams{Name: name, Arguments: args}, &res, opts...); err != nil {
+	if err := c.callWithInput(ctx, "prompts/get", &mcp.GetPromptParams{Name: name, Arguments: args}, &res, opts...); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -161,12 +161,19 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
 	}
+	in, err := ss.prepareInput(ci, bindingOf(r.Method, p.Name, p.Arguments), p.InputResponses, p.RequestState)
+	if err != nil {
+		return nil, err
+	}
 	release, err := ss.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci})
+	res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
+	if ir := ss.inputRequired(ci, in); ir != nil {
+		return ir, nil
+	}
 	if err != nil {
 		return nil, err
 	}

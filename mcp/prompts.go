@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -87,12 +88,20 @@ func (ss *ServerSession) promptsGet(ctx context.Context, r *transport.Request) (
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("prompt %q: missing required argument %q", p.Name, a.Name)}
 		}
 	}
+	args, _ := json.Marshal(p.Arguments)
+	in, err := ss.prepareInput(ci, bindingOf(r.Method, p.Name, args), p.InputResponses, p.RequestState)
+	if err != nil {
+		return nil, err
+	}
 	release, err := ss.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	res, err := sp.handler(ctx, &GetPromptRequest{Session: ss, ID: r.ID, Params: &p, info: ci})
+	res, err := sp.handler(ctx, &GetPromptRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
+	if ir := ss.inputRequired(ci, in); ir != nil {
+		return ir, nil
+	}
 	if err != nil {
 		return nil, err
 	}

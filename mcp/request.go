@@ -14,6 +14,7 @@ type ServerRequest[P any] struct {
 	Params  P
 	info    *callInfo
 	vars    map[string]string // resource template variables
+	input   *input            // multi round-trip state (2026-07-28)
 }
 
 // CallToolRequest is the request a tool handler receives.

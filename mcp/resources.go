@@ -218,12 +218,19 @@ func (ss *ServerSession) resourcesRead(ctx context.Context, r *transport.Request
 	if !ok {
 		return nil, notFound(p.URI, ci.version)
 	}
+	in, err := ss.prepareInput(ci, bindingOf(r.Method, p.URI, nil), p.InputResponses, p.RequestState)
+	if err != nil {
+		return nil, err
+	}
 	release, err := ss.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	res, err := h(ctx, &ReadResourceRequest{Session: ss, ID: r.ID, Params: &p, info: ci, vars: vars})
+	res, err := h(ctx, &ReadResourceRequest{Session: ss, ID: r.ID, Params: &p, info: ci, vars: vars, input: in})
+	if ir := ss.inputRequired(ci, in); ir != nil {
+		return ir, nil
+	}
 	switch {
 	case errors.Is(err, ErrResourceNotFound):
 		return nil, notFound(p.URI, ci.version)

@@ -34,6 +34,11 @@ type ServerOptions struct {
 	// Timeout bounds the server's own requests to the client; zero means
 	// transport.DefaultTimeout.
 	Timeout time.Duration
+	// StateKey signs the requestState of multi round-trip requests
+	// (2026-07-28), so that the server can tell that a client has not
+	// altered it. Nil means a random key per Server; replicas behind a load
+	// balancer need the same key.
+	StateKey []byte
 	// CompletionHandler answers completion/complete for prompt arguments
 	// and resource template variables; nil means no completions capability.
 	CompletionHandler CompletionHandler
@@ -51,6 +56,7 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
+	stateKey  []byte
 
 	mu       sync.RWMutex
 	sessions map[*ServerSession]struct{}
@@ -73,6 +79,10 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.Versions == nil {
 		s.opts.Versions = SupportedVersions
+	}
+	s.stateKey = s.opts.StateKey
+	if s.stateKey == nil {
+		s.stateKey = newStateKey()
 	}
 	s.log = s.opts.Logger
 	if s.log == nil {

@@ -198,7 +198,9 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 	if !ci.stateless {
 		return
 	}
-	env.ResultType = ResultComplete
+	if env.ResultType == "" {
+		env.ResultType = ResultComplete
+	}
 	if env.Meta == nil {
 		env.Meta = Meta{}
 	}

@@ -127,6 +127,9 @@ func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallTool
 		return toolError(fmt.Errorf("invalid arguments for tool %q: %w", st.tool.Name, err)), nil
 	}
 	res, err := st.handler(ctx, req)
+	if req.input != nil && len(req.input.pending) > 0 {
+		return nil, ErrInputRequired // the caller answers with the input requests
+	}
 	var perr *Error
 	switch {
 	case errors.As(err, &perr):

@@ -135,10 +135,19 @@ func (h rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Re
 	h.c.h.Handle(ctx, h.c, &Request{ID: id, Method: r.Method, Params: params, slot: slot})
 }
 
-// marshal encodes v, passing json.RawMessage and []byte through unchanged.
+// marshal encodes v, passing a json.RawMessage through unchanged once it is
+// known to be valid JSON (a []byte is encoded like any other value, as a
+// base64 string). What goes beside jsonrpc2 is not checked by its encoder,
+// and a malformed message would leave the peer unable to answer.
 func marshal(v any) (json.RawMessage, error) {
 	switch v := v.(type) {
 	case json.RawMessage:
+		if v == nil {
+			return nil, nil
+		}
+		if !json.Valid(v) {
+			return nil, errors.New("json.RawMessage holds invalid JSON")
+		}
 		return v, nil
 	case nil:
 		return nil, nil
@@ -211,7 +220,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // told through ConnOptions.Abandoned.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	call := c.start(ctx, method, params)
-	call.wait()
+	if call.sent {
+		call.wait()
+	}
 	return call.Result(result)
 }
 
@@ -219,7 +230,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // the response arrives, the context ends or the timeout passes.
 func (c *Conn) Go(ctx context.Context, method string, params any) *Call {
 	call := c.start(ctx, method, params)
-	if call.err == nil {
+	if call.sent {
 		go call.wait()
 	}
 	return call
@@ -230,6 +241,11 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 	call.ctx, call.cancel = ctx, func() {}
 	if _, ok := ctx.Deadline(); !ok && c.timeout > 0 {
 		call.ctx, call.cancel = context.WithTimeoutCause(ctx, c.timeout, fmt.Errorf("%w after %v", ErrTimeout, c.timeout))
+	}
+	if err := ctx.Err(); err != nil {
+		// Not sent, so there is nothing to abandon or tell the peer.
+		call.finish(nil, fmt.Errorf("%s: %w", method, ctxErr(ctx)))
+		return call
 	}
 	b, err := marshal(params)
 	if err != nil {
@@ -245,8 +261,10 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 	call.w, err = c.rpc.DispatchCall(call.ctx, method, p, jsonrpc2.PickID(jsonrpc2.ID{Num: call.n}))
 	if err != nil {
 		c.s.unstash(call.n)
-		call.finish(nil, c.closedErr(err))
+		call.finish(nil, fmt.Errorf("%s: %w", method, c.closedErr(err)))
+		return call
 	}
+	call.sent = true
 	return call
 }
 
@@ -256,6 +274,7 @@ type Call struct {
 	method string
 	n      uint64
 	w      jsonrpc2.Waiter
+	sent   bool // the request went out: wait must run, exactly once
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -301,10 +320,7 @@ func (call *Call) wait() {
 		call.finish(r.result, nil)
 	case call.ctx.Err() != nil && !errors.Is(err, jsonrpc2.ErrClosed):
 		c.s.abandon(call.n)
-		cause := context.Cause(call.ctx)
-		if errors.Is(cause, ErrTimeout) {
-			cause = fmt.Errorf("%w: %w", cause, context.DeadlineExceeded)
-		}
+		cause := ctxErr(call.ctx)
 		if c.abandoned != nil {
 			c.abandoned(c, call.ID(), call.method, cause)
 		}
@@ -327,6 +343,16 @@ func (call *Call) wait() {
 	}
 }
 
+// ctxErr is why ctx ended: its cause, made to match ctx.Err() too (so a
+// connection timeout is also context.DeadlineExceeded).
+func ctxErr(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if err := ctx.Err(); !errors.Is(cause, err) {
+		return fmt.Errorf("%w: %w", cause, err)
+	}
+	return cause
+}
+
 func (call *Call) finish(result json.RawMessage, err error) {
 	call.result, call.err = result, err
 	call.cancel()
@@ -346,8 +372,14 @@ func (c *Conn) Close() error { return c.CloseWithError(nil) }
 // the first cause is kept.
 func (c *Conn) CloseWithError(cause error) error {
 	c.mu.Lock()
-	if c.cause == nil {
-		c.cause = cause
+	select {
+	case <-c.Done():
+		// Closed already, by the peer or an earlier Close: cause is not
+		// why.
+	default:
+		if c.cause == nil {
+			c.cause = cause
+		}
 	}
 	c.mu.Unlock()
 	if err := c.rpc.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {

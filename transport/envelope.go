@@ -35,6 +35,7 @@ type envelope struct {
 	params json.RawMessage
 	result json.RawMessage
 	errObj json.RawMessage
+	note   string // why a message of kind 0 is dropped
 }
 
 // rejection is a message the stream answers with an error itself.
@@ -47,11 +48,22 @@ type rejection struct {
 func (r *rejection) Error() string { return r.message }
 
 // decodeEnvelope validates one message. A returned *rejection says how to
-// answer it; any other error is not possible.
+// answer it. A message that must be neither answered nor passed on (a
+// response whose id is null or not an MCP id: answering a response could
+// start an endless exchange of error replies between two peers) comes back
+// as an envelope of kind 0 with a nil rejection; its note says why.
+//
+// A response with a valid id that is malformed otherwise becomes an error
+// response (internal error) for that id, so the call fails at once instead
+// of timing out.
 func decodeEnvelope(b []byte) (envelope, *rejection) {
 	var env envelope
+	b = trimJSONSpace(b)
 	if !utf8.Valid(b) {
 		return env, &rejection{code: CodeParseError, message: "parse error: message is not valid UTF-8"}
+	}
+	if len(b) == 0 {
+		return env, &rejection{code: CodeParseError, message: "parse error: empty message"}
 	}
 	switch b[0] {
 	case '{':
@@ -70,104 +82,149 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return env, &rejection{code: CodeParseError, message: "parse error: " + trimJSONErr(err)}
 	}
+	method, hasMethod := m["method"]
+	result, hasResult := m["result"]
+	errObj, hasError := m["error"]
+	isResponse := !hasMethod && (hasResult || hasError)
 	// Recover the id first so that every later rejection can name it.
-	if raw, ok := m["id"]; ok {
-		id, err := ParseID(raw)
+	rawID, hasID := m["id"]
+	if hasID {
+		id, err := ParseID(rawID)
 		if err != nil {
-			return env, &rejection{code: CodeInvalidRequest, message: "invalid request: id must be a string or an integer, not " + describeJSON(raw)}
+			if isResponse {
+				env.note = "a response with id " + describeJSON(rawID)
+				return env, nil
+			}
+			return env, &rejection{code: CodeInvalidRequest, message: "invalid request: id must be a string or an integer, not " + describeJSON(rawID)}
 		}
 		env.id = id
+	}
+	if isResponse {
+		return decodeResponse(env, m, hasID, result, hasResult, errObj, hasError)
 	}
 	reject := func(format string, args ...any) (envelope, *rejection) {
 		return env, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: " + fmt.Sprintf(format, args...)}
 	}
-	if v, ok := m["jsonrpc"]; !ok || string(v) != `"2.0"` {
+	if !isVersion(m["jsonrpc"]) {
 		return reject(`member "jsonrpc" must be "2.0"`)
 	}
-	method, hasMethod := m["method"]
-	result, hasResult := m["result"]
-	errObj, hasError := m["error"]
-	switch {
-	case hasMethod:
-		if hasResult || hasError {
-			return reject(`a message cannot have both "method" and "result" or "error"`)
-		}
-		if len(method) == 0 || method[0] != '"' {
-			return reject(`member "method" must be a string`)
-		}
-		env.method = method
-		if p, ok := m["params"]; ok && string(p) != "null" {
-			if p[0] != '{' && p[0] != '[' {
-				return reject(`member "params" must be an object or an array`)
-			}
-			env.params = p
-		}
-		if _, ok := m["id"]; ok {
-			env.kind = kindRequest
-		} else {
-			env.kind = kindNotification
-		}
-	case hasResult || hasError:
-		if _, ok := m["id"]; !ok {
-			return reject(`a response must have an "id"`)
-		}
-		if hasResult && hasError {
-			return reject(`a response cannot have both "result" and "error"`)
-		}
-		env.kind = kindResponse
-		env.result = result
-		if hasError {
-			env.errObj = normalizeError(errObj)
-		}
-	default:
+	if !hasMethod {
 		return reject(`a message needs "method" (a request or notification) or "result"/"error" (a response)`)
+	}
+	if hasResult || hasError {
+		return reject(`a message cannot have both "method" and "result" or "error"`)
+	}
+	if method[0] != '"' {
+		return reject(`member "method" must be a string`)
+	}
+	env.method = method
+	if p, ok := m["params"]; ok && string(p) != "null" {
+		if p[0] != '{' && p[0] != '[' {
+			return reject(`member "params" must be an object or an array`)
+		}
+		env.params = p
+	}
+	if hasID {
+		env.kind = kindRequest
+	} else {
+		env.kind = kindNotification
 	}
 	return env, nil
 }
 
-// normalizeError makes sure an error member has an integer code and a string
-// message, so that jsonrpc2 can decode it; a malformed one becomes an
-// internal error that carries the original as data.
-func normalizeError(raw json.RawMessage) json.RawMessage {
-	var e struct {
-		Code    *json.Number    `json:"code"`
-		Message *string         `json:"message"`
-		Data    json.RawMessage `json:"data"`
+// decodeResponse finishes decoding a message that has "result" or "error"
+// and no "method". It is never answered.
+func decodeResponse(env envelope, m map[string]json.RawMessage, hasID bool, result json.RawMessage, hasResult bool, errObj json.RawMessage, hasError bool) (envelope, *rejection) {
+	if !hasID {
+		env.note = "a response without an id"
+		return env, nil
 	}
-	if json.Unmarshal(raw, &e) == nil && e.Code != nil && e.Message != nil && isJSONInteger([]byte(*e.Code)) {
-		if _, err := e.Code.Int64(); err == nil {
-			return raw
-		}
+	env.kind = kindResponse
+	malformed := func(why string) (envelope, *rejection) {
+		env.result = nil
+		env.errObj = appendErrorObject(nil, CodeInternalError, "peer sent a malformed response: "+why)
+		return env, nil
+	}
+	if !isVersion(m["jsonrpc"]) {
+		return malformed(`member "jsonrpc" must be "2.0"`)
+	}
+	if hasResult && hasError {
+		return malformed(`a response cannot have both "result" and "error"`)
+	}
+	env.result = result
+	if hasError {
+		env.errObj = normalizeError(errObj)
+	}
+	return env, nil
+}
+
+// isVersion reports whether v is the JSON string "2.0".
+func isVersion(v json.RawMessage) bool {
+	if string(v) == `"2.0"` {
+		return true
+	}
+	var s string
+	return len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil && s == "2.0"
+}
+
+// normalizeError makes sure an error member decodes as an Error (and as a
+// jsonrpc2.Error, the same shape): an integer code that fits in 64 bits and
+// a string message. A malformed one becomes an internal error that carries
+// the original as data.
+func normalizeError(raw json.RawMessage) json.RawMessage {
+	var e Error
+	var present struct{ Code, Message json.RawMessage }
+	if json.Unmarshal(raw, &e) == nil && json.Unmarshal(raw, &present) == nil &&
+		isJSONInteger(present.Code) && len(present.Message) > 0 && present.Message[0] == '"' {
+		return raw
 	}
 	b, _ := json.Marshal(map[string]any{"code": CodeInternalError, "message": "peer sent a malformed error object", "data": raw})
 	return b
 }
 
-// recoverID looks for the top-level "id" of a truncated message, so that an
-// oversized request can still be answered under its own id.
-func recoverID(head []byte) ID {
+// headInfo is what the head of a truncated message tells.
+type headInfo struct {
+	id       ID   // the top-level "id", when it was complete in the head
+	request  bool // a top-level "method" member was seen
+	response bool // a top-level "result" or "error" member was seen
+}
+
+// recoverID looks at the head of a truncated message for its top-level "id"
+// and for the members that tell a request from a response, so that an
+// oversized request can still be answered under its own id and an
+// oversized response can fail the call it answers.
+func recoverID(head []byte) headInfo {
+	var h headInfo
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return ID{}
+		return h
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return ID{}
+			return h
+		}
+		switch t {
+		case "method":
+			h.request = true
+		case "result", "error":
+			h.response = true
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return ID{}
+			return h
 		}
-		if t == "id" {
-			id, _ := ParseID(v)
-			return id
+		if t == "id" && h.id.IsZero() {
+			h.id, _ = ParseID(v)
 		}
 	}
-	return ID{}
+	return h
 }
 
 func describeJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "empty"
+	}
 	switch c := raw[0]; {
 	case c == 'n':
 		return "null"

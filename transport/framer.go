@@ -33,9 +33,9 @@ const DefaultMaxMessageSize = 32 << 20
 // recovers the request id where it can so the peer's call fails at once
 // instead of timing out.
 type TooLargeError struct {
-	Size  int64 // bytes seen, at least Limit+1
-	Limit int
-	Head  []byte
+	Size  int64  // the message's length as read (for a line: without its LF)
+	Limit int    // the framer's limit
+	Head  []byte // the message's first bytes, at most 4 KiB
 }
 
 func (e *TooLargeError) Error() string {

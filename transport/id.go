@@ -27,7 +27,12 @@ func ParseID(raw []byte) (ID, error) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
+		// Exactly one string: json.Unmarshal alone would also take white
+		// space after it, which Raw would then echo.
 		var s string
+		if raw[len(raw)-1] != '"' || len(raw) < 2 {
+			return ID{}, ErrInvalidID
+		}
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return ID{}, ErrInvalidID
 		}

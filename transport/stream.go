@@ -84,7 +84,7 @@ func (s *Stream) ReadObject(v any) error {
 			var tl *TooLargeError
 			if errors.As(err, &tl) {
 				if msg := s.tooLarge(tl); msg != nil {
-					return json.Unmarshal(msg, v)
+					return json.Unmarshal(s.before(msg), v)
 				}
 				continue
 			}
@@ -102,9 +102,23 @@ func (s *Stream) ReadObject(v any) error {
 			continue
 		}
 		if msg != nil {
-			return json.Unmarshal(msg, v)
+			return json.Unmarshal(s.before(msg), v)
 		}
 	}
+}
+
+// before returns the oldest injected message, queueing msg behind it, or
+// msg itself when nothing is queued. A stand-in injected while the read was
+// blocked thus reaches jsonrpc2 before the message that ended the wait.
+func (s *Stream) before(msg []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.injected) == 0 {
+		return msg
+	}
+	first := s.injected[0]
+	s.injected = append(s.injected[1:], msg)
+	return first
 }
 
 // accept validates an incoming message and returns what jsonrpc2 should
@@ -113,6 +127,10 @@ func (s *Stream) accept(frame []byte) ([]byte, *rejection) {
 	env, rej := decodeEnvelope(frame)
 	if rej != nil {
 		return nil, rej
+	}
+	if env.kind == 0 {
+		s.log.Debug("transport: dropped a message that cannot be answered", "reason", env.note)
+		return nil, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,38 +184,41 @@ func (s *Stream) accept(frame []byte) ([]byte, *rejection) {
 }
 
 // responseFor is the stand-in response jsonrpc2 sees in tickets mode: the
-// result itself waits in s.results.
+// result or error itself waits in s.results, so jsonrpc2 only needs to know
+// which of the two it is, and never decodes what the peer wrote.
 func responseFor(id []byte, errObj json.RawMessage) []byte {
 	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
 	if errObj != nil {
-		return append(append(append(b, `,"error":`...), errObj...), '}')
+		return append(b, `,"error":{"code":-32603,"message":"error response"}}`...)
 	}
 	return append(b, `,"result":0}`...)
 }
 
 // tooLarge handles a discarded oversized message: a response to one of our
-// calls fails that call; anything else is answered with an error.
+// calls fails that call, any other response is dropped (responses are never
+// answered), and anything else is answered with an error under the id
+// recovered from its head, or null.
 func (s *Stream) tooLarge(tl *TooLargeError) []byte {
-	id := recoverID(tl.Head)
+	h := recoverID(tl.Head)
+	id := h.id
 	s.log.Warn("transport: discarded an oversized message", "bytes", tl.Size, "limit", tl.Limit, "id", id.String())
-	if !id.IsZero() {
+	if h.response && !h.request {
+		if id.IsZero() {
+			return nil
+		}
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		n, ours := s.outgoing[id.Key()]
-		if ours {
-			delete(s.outgoing, id.Key())
+		if !ours {
+			return nil
 		}
-		tickets := s.tickets
-		s.mu.Unlock()
-		if ours {
-			errObj := appendErrorObject(nil, CodeInternalError, tl.Error())
-			if tickets {
-				s.mu.Lock()
-				s.results[n] = reply{err: errObj}
-				s.mu.Unlock()
-				return responseFor(strconv.AppendUint(nil, n, 10), errObj)
-			}
-			return responseFor([]byte(id.raw), errObj)
+		delete(s.outgoing, id.Key())
+		errObj := appendErrorObject(nil, CodeInternalError, "response too large: "+tl.Error())
+		if s.tickets {
+			s.results[n] = reply{err: errObj}
+			return responseFor(strconv.AppendUint(nil, n, 10), errObj)
 		}
+		return append(append(append([]byte(`{"jsonrpc":"2.0","id":`), id.raw...), `,"error":`...), append(errObj, '}')...)
 	}
 	_ = s.writeRaw(appendErrorResponse(nil, id, CodeInvalidRequest, "invalid request: "+tl.Error()))
 	return nil
@@ -221,6 +242,7 @@ func (s *Stream) WriteObject(v any) error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
+	var sent string // key of our request id, forgotten if the write fails
 	if method, ok := m["method"]; ok {
 		if rawID, ok := m["id"]; ok {
 			id, err := ParseID(rawID)
@@ -230,6 +252,7 @@ func (s *Stream) WriteObject(v any) error {
 			}
 			n, _ := strconv.ParseUint(id.raw, 10, 64)
 			s.outgoing[id.Key()] = n
+			sent = id.Key()
 			out = append(append(out, `,"id":`...), rawID...)
 		}
 		out = append(append(out, `,"method":`...), method...)
@@ -240,6 +263,9 @@ func (s *Stream) WriteObject(v any) error {
 		slot, err := strconv.ParseUint(string(m["id"]), 10, 64)
 		in := s.inbound[slot]
 		if err != nil || in == nil || in.id.IsZero() {
+			if _, isErr := m["error"]; !isErr {
+				s.payload(m["result"]) // discard the payload stashed for it
+			}
 			s.mu.Unlock()
 			s.log.Debug("transport: dropped a reply to a request already answered or released", "id", string(m["id"]))
 			return nil
@@ -254,7 +280,13 @@ func (s *Stream) WriteObject(v any) error {
 		}
 	}
 	s.mu.Unlock()
-	return s.writeRaw(append(out, '}'))
+	err = s.writeRaw(append(out, '}'))
+	if err != nil && sent != "" {
+		s.mu.Lock()
+		delete(s.outgoing, sent)
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // payload resolves a ticket to the payload it stands for (tickets mode).
@@ -315,8 +347,10 @@ func (s *Stream) Close() error {
 	s.closed = true
 	clear(s.inbound)
 	clear(s.inflight)
+	clear(s.outgoing)
 	clear(s.payloads)
 	clear(s.results)
+	s.injected = nil
 	s.mu.Unlock()
 	return s.f.Close()
 }

@@ -1,0 +1,176 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// Handlers for what a server may ask of the client. Setting one declares
+// the matching capability. In the legacy era the server sends them as
+// requests; in 2026-07-28 they arrive inside an InputRequiredResult and the
+// client retries the original request with the answers, automatically.
+
+// SamplingHandler samples the client's model for the server.
+type SamplingHandler func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+
+// ElicitationHandler asks the user for input. For an accepted form, the
+// client fills in the defaults of properties the user left out (SEP-1034).
+type ElicitationHandler func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
+// RootsHandler lists the client's roots.
+type RootsHandler func(ctx context.Context) (*mcp.ListRootsResult, error)
+
+// maxRounds bounds the multi round-trip retries of one request: a server
+// that keeps asking is broken, and the loop must end.
+const maxRounds = 16
+
+// capabilities adds what the handlers imply to the declared capabilities.
+func (o *Options) capabilities() mcp.ClientCapabilities {
+	c := o.Capabilities
+	if o.OnSampling != nil && c.Sampling == nil {
+		c.Sampling = &mcp.SamplingCapability{}
+	}
+	if o.OnElicitation != nil && c.Elicitation == nil {
+		c.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
+	}
+	if o.OnRoots != nil && c.Roots == nil {
+		c.Roots = &mcp.RootsCapability{ListChanged: true}
+	}
+	return c
+}
+
+// fulfil answers one input request with the local handlers.
+func (c *Client) fulfil(ctx context.Context, method string, params any) (any, error) {
+	switch method {
+	case "sampling/createMessage":
+		p, _ := params.(*mcp.CreateMessageParams)
+		if c.opts.OnSampling == nil || p == nil {
+			break
+		}
+		return c.opts.OnSampling(ctx, p)
+	case "elicitation/create":
+		p, _ := params.(*mcp.ElicitParams)
+		if c.opts.OnElicitation == nil || p == nil {
+			break
+		}
+		res, err := c.opts.OnElicitation(ctx, p)
+		if err == nil && res != nil {
+			applyDefaults(p, res)
+		}
+		return res, err
+	case "roots/list":
+		if c.opts.OnRoots == nil {
+			break
+		}
+		return c.opts.OnRoots(ctx)
+	}
+	return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: the client has no handler for " + method}
+}
+
+// applyDefaults fills in, for an accepted form, the schema's defaults of
+// the properties the user did not give (SEP-1034).
+func applyDefaults(p *mcp.ElicitParams, res *mcp.ElicitResult) {
+	if res.Action != mcp.ElicitActionAccept || p.RequestedSchema == nil {
+		return
+	}
+	for name, prop := range p.RequestedSchema.Properties {
+		if prop == nil || prop.Default == nil {
+			continue
+		}
+		if _, given := res.Content[name]; given {
+			continue
+		}
+		if res.Content == nil {
+			res.Content = map[string]any{}
+		}
+		res.Content[name] = prop.Default
+	}
+}
+
+// serveInput answers a server's legacy-era request for input.
+func (c *Client) serveInput(ctx context.Context, conn *transport.Conn, r *transport.Request) {
+	var params any
+	switch r.Method {
+	case "sampling/createMessage":
+		params = new(mcp.CreateMessageParams)
+	case "elicitation/create":
+		params = new(mcp.ElicitParams)
+	}
+	if params != nil && len(r.Params) > 0 {
+		if err := json.Unmarshal(r.Params, params); err != nil {
+			_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params for " + r.Method + ": " + err.Error()})
+			return
+		}
+	}
+	res, err := c.fulfil(ctx, r.Method, params)
+	if err != nil {
+		e, ok := err.(*mcp.Error)
+		if !ok {
+			e = &mcp.Error{Code: mcp.CodeInternalError, Message: err.Error()}
+		}
+		_ = conn.ReplyError(ctx, r, e)
+		return
+	}
+	_ = conn.Reply(ctx, r, res)
+}
+
+// retryable are the params of requests that may need input (2026-07-28).
+func retryable(params any) (*mcp.InputResponses, *string) {
+	switch p := params.(type) {
+	case *mcp.CallToolParams:
+		return &p.InputResponses, &p.RequestState
+	case *mcp.GetPromptParams:
+		return &p.InputResponses, &p.RequestState
+	case *mcp.ReadResourceParams:
+		return &p.InputResponses, &p.RequestState
+	}
+	return nil, nil
+}
+
+// callWithInput makes a request and, in 2026-07-28, answers the server's
+// input requests and retries until the server completes it.
+func (c *Client) callWithInput(ctx context.Context, method string, params, result any, opts ...CallOption) error {
+	responses, state := retryable(params)
+	if !c.stateless || responses == nil {
+		return c.call(ctx, method, params, result, opts...)
+	}
+	for range maxRounds {
+		var raw json.RawMessage
+		if err := c.call(ctx, method, params, &raw, opts...); err != nil {
+			return err
+		}
+		var head struct {
+			ResultType    string            `json:"resultType"`
+			InputRequests mcp.InputRequests `json:"inputRequests"`
+			RequestState  string            `json:"requestState"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return fmt.Errorf("%s: decoding the result: %w", method, err)
+		}
+		if head.ResultType != mcp.ResultInputRequired {
+			if err := json.Unmarshal(raw, result); err != nil {
+				return fmt.Errorf("%s: decoding the result: %w", method, err)
+			}
+			return nil
+		}
+		answers := mcp.InputResponses{}
+		for key, in := range head.InputRequests {
+			if in == nil {
+				continue
+			}
+			res, err := c.fulfil(ctx, in.Method, in.Params)
+			if err != nil {
+				return fmt.Errorf("%s: answering the server's %s request %q: %w", method, in.Method, key, err)
+			}
+			if err := answers.Set(key, res); err != nil {
+				return err
+			}
+		}
+		*responses, *state = answers, head.RequestState
+	}
+	return fmt.Errorf("%s: the server asked for input more than %d times", method, maxRounds)
+}

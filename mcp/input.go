@@ -1,0 +1,195 @@
+package mcp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrInputRequired is returned by CreateMessage, Elicit and ListRoots in the
+// 2026-07-28 era when the client has not supplied the answer yet. The
+// server then answers the request with an InputRequiredResult; the client
+// retries with the answers, and the handler runs again from the start, this
+// time getting them. A handler passes the error up (or simply returns)
+// without treating it as a failure; whatever it returns after asking is
+// ignored.
+var ErrInputRequired = errors.New("mcp: input required from the client")
+
+// input is the multi round-trip state of one request (2026-07-28).
+type input struct {
+	answers InputResponses // verified answers from earlier rounds and this one
+	pending InputRequests  // what this run asked for and did not have
+	asks    int            // asks so far in this run: keys are deterministic
+	binding string         // what the state is bound to: method, target, arguments
+}
+
+// CreateMessage asks the client to sample its model: a request to the
+// client in the legacy era, an input request in 2026-07-28. It fails with a
+// -32021 error if the client did not declare the sampling capability.
+func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+	if r.info.clientCaps.Sampling == nil {
+		return nil, missingCapability("sampling", r.info.version)
+	}
+	var res CreateMessageResult
+	return &res, r.ask(ctx, "sampling", CreateMessageInput(p), &res)
+}
+
+// Elicit asks the client's user for input, in form or URL mode.
+func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+	caps := r.info.clientCaps.Elicitation
+	url := p.Mode == ElicitModeURL
+	if caps == nil || (url && caps.URL == nil) || (!url && caps.Form == nil && caps.URL != nil) {
+		what := "elicitation"
+		if url {
+			what = "elicitation.url"
+		}
+		return nil, missingCapability(what, r.info.version)
+	}
+	var res ElicitResult
+	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res)
+}
+
+// ListRoots asks the client for its roots.
+func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, error) {
+	if r.info.clientCaps.Roots == nil {
+		return nil, missingCapability("roots", r.info.version)
+	}
+	var res ListRootsResult
+	return &res, r.ask(ctx, "roots", ListRootsInput(), &res)
+}
+
+func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputRequest, out any) error {
+	if !r.info.stateless {
+		return r.Session.conn.Call(ctx, in.Method, in.Params, out)
+	}
+	if r.input == nil {
+		return fmt.Errorf("mcp: %s cannot ask the client for input", in.Method)
+	}
+	r.input.asks++
+	key := fmt.Sprintf("%s-%d", kind, r.input.asks)
+	if ok, err := r.input.answers.Decode(key, out); ok || err != nil {
+		if err != nil {
+			return invalidParams("inputResponses["+key+"]", err)
+		}
+		return nil
+	}
+	if r.input.pending == nil {
+		r.input.pending = InputRequests{}
+	}
+	r.input.pending[key] = in
+	return ErrInputRequired
+}
+
+func missingCapability(what, v string) *Error {
+	code := int64(CodeMissingClientCapability)
+	if !IsStateless(v) {
+		code = CodeInvalidRequest
+	}
+	return &Error{Code: code, Message: "Missing required client capability: " + what}
+}
+
+// requestState is what the server entrusts to the client between rounds.
+type requestState struct {
+	Binding string         `json:"b"`
+	Answers InputResponses `json:"a"`
+	Asked   []string       `json:"k"`
+}
+
+// newStateKey returns a random key for signing request state.
+func newStateKey() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k
+}
+
+// seal signs state so that a client cannot alter it.
+func (s *Server) seal(st *requestState) string {
+	b, _ := json.Marshal(st)
+	m := hmac.New(sha256.New, s.stateKey)
+	m.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// open verifies and decodes sealed state.
+func (s *Server) open(sealed string) (*requestState, error) {
+	body, sig, ok := strings.Cut(sealed, ".")
+	if !ok {
+		return nil, errors.New("malformed")
+	}
+	b, err1 := base64.RawURLEncoding.DecodeString(body)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return nil, errors.New("malformed")
+	}
+	m := hmac.New(sha256.New, s.stateKey)
+	m.Write(b)
+	if !hmac.Equal(got, m.Sum(nil)) {
+		return nil, errors.New("signature mismatch: the state was altered or comes from another server")
+	}
+	var st requestState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// prepareInput sets up the multi round-trip state of a stateless request:
+// the verified answers of earlier rounds plus the answers this retry
+// carries for what was asked. binding ties the state to this exact request.
+func (ss *ServerSession) prepareInput(ci *callInfo, binding string, responses InputResponses, state string) (*input, error) {
+	if !ci.stateless {
+		return nil, nil
+	}
+	in := &input{answers: InputResponses{}, binding: binding}
+	asked := map[string]bool{}
+	if state != "" {
+		st, err := ss.srv.open(state)
+		if err != nil {
+			return nil, invalidParams("invalid requestState", err)
+		}
+		if st.Binding != binding {
+			return nil, invalidParams("invalid requestState: it belongs to a different request", nil)
+		}
+		for k, v := range st.Answers {
+			in.answers[k] = v
+		}
+		for _, k := range st.Asked {
+			asked[k] = true
+		}
+	}
+	for k, v := range responses {
+		// Only answers to what the server asked count: a client cannot
+		// plant answers to questions the handler has not reached.
+		if asked[k] {
+			in.answers[k] = v
+		}
+	}
+	return in, nil
+}
+
+// inputRequired returns the InputRequiredResult for a run that asked for
+// input it did not have, or nil.
+func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredResult {
+	if in == nil || len(in.pending) == 0 {
+		return nil
+	}
+	st := &requestState{Binding: in.binding, Answers: in.answers}
+	for k := range in.pending {
+		st.Asked = append(st.Asked, k)
+	}
+	res := &InputRequiredResult{InputRequests: in.pending, RequestState: ss.srv.seal(st)}
+	res.Meta = Meta{MetaServerInfo: ss.srv.impl}
+	return res
+}
+
+// bindingOf names a request for its state: method, target and arguments.
+func bindingOf(method, target string, args json.RawMessage) string {
+	h := sha256.Sum256(append([]byte(method+"\x00"+target+"\x00"), args...))
+	return base64.RawURLEncoding.EncodeToString(h[:16])
+}
