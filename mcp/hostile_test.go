@@ -132,3 +132,22 @@ func TestVersionNegotiation(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelinedAfterInitialize sends a request right behind initialize,
+// without waiting for its answer: session state changes take effect in
+// arrival order.
+func TestPipelinedAfterInitialize(t *testing.T) {
+	for range 20 {
+		w := newWire(t)
+		w.send(initLine + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+		replies := map[string]bool{}
+		for range 2 {
+			replies[w.recv()] = true
+		}
+		want := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`
+		if !replies[want] || !replies[w.initReply()] {
+			t.Fatalf("replies %v", replies)
+		}
+	}
+}

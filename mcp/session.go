@@ -79,12 +79,28 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		ss.notification(r)
 		return
 	}
+	if orderedMethods[r.Method] {
+		// State changes take effect before the next message is read, so a
+		// request pipelined behind them sees them; only the reply waits.
+		result, err := ss.dispatch(ctx, r)
+		go ss.reply(r, result, err, false)
+		return
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	inf := &inflight{cancel: cancel}
 	ss.mu.Lock()
 	ss.running[r.ID.Key()] = inf
 	ss.mu.Unlock()
 	go ss.serve(ctx, inf, r)
+}
+
+// orderedMethods change session state and do no I/O: they run on the read
+// loop, in arrival order.
+var orderedMethods = map[string]bool{
+	"initialize":            true,
+	"logging/setLevel":      true,
+	"resources/subscribe":   true,
+	"resources/unsubscribe": true,
 }
 
 func (ss *ServerSession) serve(ctx context.Context, inf *inflight, r *transport.Request) {
@@ -94,6 +110,11 @@ func (ss *ServerSession) serve(ctx context.Context, inf *inflight, r *transport.
 	delete(ss.running, r.ID.Key())
 	cancelled := inf.cancelled
 	ss.mu.Unlock()
+	ss.reply(r, result, err, cancelled)
+}
+
+// reply answers r, or releases it if it was cancelled.
+func (ss *ServerSession) reply(r *transport.Request, result any, err error, cancelled bool) {
 	switch {
 	case cancelled:
 		ss.conn.Release(r)

@@ -5,17 +5,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // StreamOptions configure a Stream. The zero value is ready to use.
 type StreamOptions struct {
+	// DrainTimeout bounds how long the stream, once its input has ended,
+	// keeps the end from jsonrpc2 so that requests already read can still be
+	// answered: a client that writes its requests and then closes its side
+	// of a pipe gets its replies. Zero means DefaultDrainTimeout; a negative
+	// value reports the end at once.
+	DrainTimeout time.Duration
+
 	// Logger receives what the stream drops or answers on its own: malformed
 	// input, responses to unknown ids. Nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultDrainTimeout is the StreamOptions.DrainTimeout used when none is set.
+const DefaultDrainTimeout = 5 * time.Second
 
 // A Stream is a jsonrpc2.ObjectStream over a Framer. See the package
 // documentation for what it validates and translates.
@@ -41,6 +53,10 @@ type Stream struct {
 	injected [][]byte // messages for jsonrpc2 made up by the stream itself
 	closed   bool
 	rerr     error // why reading stopped
+
+	drainTimeout time.Duration
+	idle         chan struct{} // closed when inflight empties while draining
+	done         chan struct{} // closed by Close
 }
 
 type inboundMsg struct {
@@ -65,8 +81,13 @@ func NewStream(f Framer, opts *StreamOptions) *Stream {
 		payloads: map[uint64]json.RawMessage{},
 		results:  map[uint64]reply{},
 	}
+	s.drainTimeout = DefaultDrainTimeout
+	s.done = make(chan struct{})
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
+	}
+	if opts != nil && opts.DrainTimeout != 0 {
+		s.drainTimeout = opts.DrainTimeout
 	}
 	return s
 }
@@ -87,6 +108,9 @@ func (s *Stream) ReadObject(v any) error {
 					return json.Unmarshal(s.before(msg), v)
 				}
 				continue
+			}
+			if errors.Is(err, io.EOF) {
+				s.drain()
 			}
 			s.mu.Lock()
 			s.rerr = err
@@ -271,7 +295,7 @@ func (s *Stream) WriteObject(v any) error {
 			return nil
 		}
 		delete(s.inbound, slot)
-		delete(s.inflight, in.id.Key())
+		s.forget(in.id.Key())
 		out = append(append(out, `,"id":`...), in.id.raw...)
 		if e, ok := m["error"]; ok {
 			out = append(append(out, `,"error":`...), e...)
@@ -323,6 +347,38 @@ func (s *Stream) writeRaw(msg []byte) error {
 	return s.f.WriteFrame(msg)
 }
 
+// drain waits, after the input ended, until every request read so far has
+// been answered or released, the drain timeout passes, or the stream is
+// closed.
+func (s *Stream) drain() {
+	s.mu.Lock()
+	if s.drainTimeout < 0 || s.closed || len(s.inflight) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	s.idle = make(chan struct{})
+	idle := s.idle
+	s.mu.Unlock()
+	t := time.NewTimer(s.drainTimeout)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-s.done:
+	case <-t.C:
+		s.log.Warn("transport: input ended with requests unanswered; giving up on them", "after", s.drainTimeout)
+	}
+}
+
+// forget removes an answered or released request from inflight. s.mu is
+// held.
+func (s *Stream) forget(key string) {
+	delete(s.inflight, key)
+	if s.idle != nil && len(s.inflight) == 0 {
+		close(s.idle)
+		s.idle = nil
+	}
+}
+
 // readErr returns the error that ended reading, if it has.
 func (s *Stream) readErr() error {
 	s.mu.Lock()
@@ -344,6 +400,9 @@ func (s *Stream) popInjected() []byte {
 // Close implements jsonrpc2.ObjectStream.
 func (s *Stream) Close() error {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.done)
+	}
 	s.closed = true
 	clear(s.inbound)
 	clear(s.inflight)
@@ -405,7 +464,7 @@ func (s *Stream) takeInbound(slot uint64) (ID, json.RawMessage, bool) {
 func (s *Stream) release(slot uint64) {
 	s.mu.Lock()
 	if in, ok := s.inbound[slot]; ok {
-		delete(s.inflight, in.id.Key())
+		s.forget(in.id.Key())
 		delete(s.inbound, slot)
 	}
 	s.mu.Unlock()
