@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // Content is a content block: *TextContent, *ImageContent, *AudioContent,
@@ -177,7 +181,15 @@ func decodeContent(raw json.RawMessage) (Content, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
+	// The discriminator is read without decoding the block: a block can be
+	// megabytes of text or base64 that would otherwise be scanned twice.
+	if !json.Valid(raw) {
+		var v any
+		return nil, json.Unmarshal(raw, &v) // says what is wrong
+	}
+	if t, ok := jsonscan.Member(raw, "type"); ok && len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && utf8.Valid(t) {
+		head.Type = string(t[1 : len(t)-1])
+	} else if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, err
 	}
 	var c Content

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"github.com/winbridge/winbridge/internal/jsonscan"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -78,9 +80,18 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 		}
 		return env, &rejection{code: CodeInvalidRequest, message: "invalid request: a JSON-RPC message must be a JSON object"}
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if !json.Valid(b) {
+		var v any
+		err := json.Unmarshal(b, &v) // only to say what is wrong
 		return env, &rejection{code: CodeParseError, message: "parse error: " + trimJSONErr(err)}
+	}
+	// The members alias b; what outlives the read is copied by the stream.
+	m := make(map[string]json.RawMessage, 6)
+	if err := jsonscan.Members(b, func(k string, v []byte) bool {
+		m[k] = v
+		return true
+	}); err != nil {
+		return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
 	}
 	method, hasMethod := m["method"]
 	result, hasResult := m["result"]

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"github.com/winbridge/winbridge/internal/jsonscan"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -176,7 +178,7 @@ func (s *Stream) accept(frame []byte) ([]byte, *rejection) {
 		}
 		switch {
 		case s.tickets:
-			s.inbound[slot] = &inboundMsg{id: env.id, params: env.params}
+			s.inbound[slot] = &inboundMsg{id: env.id, params: bytes.Clone(env.params)}
 			b = strconv.AppendUint(append(b, `,"params":`...), slot, 10)
 		case env.kind == kindRequest:
 			s.inbound[slot] = &inboundMsg{id: env.id}
@@ -195,7 +197,7 @@ func (s *Stream) accept(frame []byte) ([]byte, *rejection) {
 		}
 		delete(s.outgoing, env.id.Key())
 		if s.tickets {
-			s.results[n] = reply{result: env.result, err: env.errObj}
+			s.results[n] = reply{result: bytes.Clone(env.result), err: bytes.Clone(env.errObj)}
 			return responseFor(strconv.AppendUint(nil, n, 10), env.errObj), nil
 		}
 		b := append([]byte(`{"jsonrpc":"2.0","id":`), env.id.raw...)
@@ -255,8 +257,13 @@ func (s *Stream) WriteObject(v any) error {
 	if err != nil {
 		return err
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	// jsonrpc2 carries only envelopes here (payloads travel as tickets), so
+	// splitting them needs no decoding.
+	m := make(map[string]json.RawMessage, 5)
+	if err := jsonscan.Members(b, func(k string, v []byte) bool {
+		m[k] = v
+		return true
+	}); err != nil {
 		return fmt.Errorf("transport: jsonrpc2 wrote an unreadable message: %w", err)
 	}
 	out := make([]byte, 0, 128)
