@@ -107,6 +107,7 @@ func (s *Server) Run(ctx context.Context, stream *transport.Stream) error {
 // Connect starts serving a session on stream and returns at once.
 func (s *Server) Connect(stream *transport.Stream) *ServerSession {
 	ss := newServerSession(s)
+	defer close(ss.connSet) // the read loop starts inside NewConn, before conn is set
 	ss.conn = transport.NewConn(stream, ss, &transport.ConnOptions{
 		Timeout:   s.opts.Timeout,
 		Logger:    s.log,

@@ -21,9 +21,10 @@ import (
 // cancelled and it gets no response; a panic in a handler becomes an
 // internal error and the session goes on.
 type ServerSession struct {
-	srv  *Server
-	conn *transport.Conn
-	sem  chan struct{}
+	srv     *Server
+	conn    *transport.Conn
+	connSet chan struct{} // closed once conn is set
+	sem     chan struct{}
 
 	mu            sync.Mutex
 	initialized   bool // initialize answered (legacy era)
@@ -48,6 +49,7 @@ func newServerSession(s *Server) *ServerSession {
 		sem:     make(chan struct{}, s.opts.MaxConcurrency),
 		running: map[string]*inflight{},
 		done:    make(chan struct{}),
+		connSet: make(chan struct{}),
 	}
 }
 
@@ -75,6 +77,7 @@ func (ss *ServerSession) initializedLegacy() bool {
 
 // Handle implements transport.Handler.
 func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *transport.Request) {
+	<-ss.connSet
 	if r.IsNotification() {
 		ss.notification(r)
 		return

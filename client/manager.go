@@ -1,0 +1,470 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// DefaultIdleTimeout is how long an ephemeral server stays up without
+// calls.
+const DefaultIdleTimeout = 5 * time.Minute
+
+// ErrManagerClosed is returned by a Manager after Close.
+var ErrManagerClosed = errors.New("client: manager closed")
+
+// ManagerOptions configure a Manager. The zero value is ready to use.
+type ManagerOptions struct {
+	// Process is the template of every server's ProcessOptions. A server's
+	// timeoutMs sets Process.Client.Timeout, and its autoRestart sets
+	// Process.Restart (to the template's policy, or the default one).
+	Process ProcessOptions
+	// ToolName makes the aggregated name of a server's tool; nil means
+	// server + "__" + tool. Names that still collide get a suffix "_2",
+	// "_3"... so that every name routes to exactly one tool.
+	ToolName func(server, tool string) string
+	// IdleTimeout stops an ephemeral server after this long without calls;
+	// zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// Logger receives diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Manager runs the servers of an "mcpServers" configuration as one: it
+// starts them concurrently, offers their tools as one list with names
+// that cannot collide, routes each call to its server, reports each
+// server's status, and stops them all on Close.
+type Manager struct {
+	opts   ManagerOptions
+	log    *slog.Logger
+	ctx    context.Context // cancelled by Close: ends starts under way
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	servers map[string]*managed
+	names   []string         // sorted
+	routes  map[string]route // aggregated tool name -> server tool
+	closed  bool
+}
+
+type route struct{ server, tool string }
+
+// managed is one configured server.
+type managed struct {
+	m    *Manager
+	cfg  *ServerConfig
+	opts ProcessOptions
+
+	mu       sync.Mutex
+	proc     *Process
+	starting chan struct{} // non-nil while a start is under way
+	lastErr  error         // why the last start failed
+	tools    []*mcp.Tool   // the last list seen (kept while an ephemeral server sleeps)
+	inUse    int
+	idle     *time.Timer
+}
+
+// NewManager returns a Manager for cfg; no server starts before Start or
+// first use.
+func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
+	m := &Manager{servers: map[string]*managed{}, routes: map[string]route{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	if opts != nil {
+		m.opts = *opts
+	}
+	if m.opts.IdleTimeout <= 0 {
+		m.opts.IdleTimeout = DefaultIdleTimeout
+	}
+	m.log = m.opts.Logger
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	for name, sc := range cfg.Servers {
+		ms := &managed{m: m, cfg: sc, opts: m.opts.Process}
+		ms.opts.Logger = m.log.With("mcpServer", name)
+		if m.opts.Process.Logger != nil {
+			ms.opts.Logger = m.opts.Process.Logger.With("mcpServer", name)
+		}
+		if sc.Timeout > 0 {
+			var co Options
+			if ms.opts.Client != nil {
+				co = *ms.opts.Client
+			}
+			co.Timeout = sc.Timeout
+			ms.opts.Client = &co
+		}
+		if sc.AutoRestart && ms.opts.Restart == nil {
+			ms.opts.Restart = &RestartPolicy{}
+		}
+		if !sc.AutoRestart {
+			ms.opts.Restart = nil
+		}
+		m.servers[name] = ms
+		m.names = append(m.names, name)
+	}
+	slices.Sort(m.names)
+	return m
+}
+
+// Start starts every enabled keep-alive server, concurrently, and waits
+// for them to be ready. Servers that fail to start are reported in the
+// returned error (one joined error naming each) and by Status; the others
+// serve regardless.
+func (m *Manager) Start(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(m.names))
+	for i, name := range m.names {
+		ms := m.servers[name]
+		if ms.cfg.Disabled || ms.cfg.Lifecycle == Ephemeral {
+			continue
+		}
+		wg.Go(func() {
+			if _, err := ms.process(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", name, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Server returns the running Process of a server, starting it if it is
+// ephemeral and asleep (or was never started, or stopped for good).
+func (m *Manager) Server(ctx context.Context, name string) (*Process, error) {
+	ms, err := m.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return ms.process(ctx)
+}
+
+func (m *Manager) lookup(name string) (*managed, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrManagerClosed
+	}
+	ms, ok := m.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("client: no server %q in the configuration", name)
+	}
+	if ms.cfg.Disabled {
+		return nil, fmt.Errorf("client: server %q is disabled", name)
+	}
+	return ms, nil
+}
+
+// process returns the running process, starting it if needed; concurrent
+// callers share one start.
+func (ms *managed) process(ctx context.Context) (*Process, error) {
+	for {
+		ms.mu.Lock()
+		if p := ms.proc; p != nil {
+			if s := p.State(); s != StateStopped && s != StateFailed {
+				ms.mu.Unlock()
+				return p, nil
+			}
+			ms.proc = nil // failed for good: start afresh
+		}
+		if ch := ms.starting; ch != nil {
+			ms.mu.Unlock()
+			select {
+			case <-ch:
+				ms.mu.Lock()
+				p, err := ms.proc, ms.lastErr
+				ms.mu.Unlock()
+				if p != nil {
+					return p, nil
+				}
+				return nil, err
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+		}
+		done := make(chan struct{})
+		ms.starting = done
+		ms.mu.Unlock()
+
+		lctx, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(ms.m.ctx, cancel)
+		p, err := Launch(lctx, ms.cfg.CommandSpec(), &ms.opts)
+		stop()
+		cancel()
+		ms.mu.Lock()
+		ms.starting = nil
+		ms.lastErr = err
+		if err == nil {
+			ms.m.mu.Lock()
+			closed := ms.m.closed
+			ms.m.mu.Unlock()
+			if closed {
+				ms.mu.Unlock()
+				close(done)
+				p.Close()
+				return nil, ErrManagerClosed
+			}
+			ms.proc = p
+		}
+		ms.mu.Unlock()
+		close(done)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+}
+
+// acquire marks the server in use (holding off the idle stop) and returns
+// its process; release must follow.
+func (ms *managed) acquire(ctx context.Context) (*Process, error) {
+	ms.mu.Lock()
+	ms.inUse++
+	if ms.idle != nil {
+		ms.idle.Stop()
+		ms.idle = nil
+	}
+	ms.mu.Unlock()
+	p, err := ms.process(ctx)
+	if err != nil {
+		ms.release()
+	}
+	return p, err
+}
+
+func (ms *managed) release() {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	ms.inUse--
+	if ms.inUse > 0 || ms.cfg.Lifecycle != Ephemeral || ms.proc == nil {
+		return
+	}
+	if ms.idle != nil {
+		ms.idle.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(ms.m.opts.IdleTimeout, func() {
+		ms.mu.Lock()
+		if ms.idle != t || ms.inUse > 0 {
+			ms.mu.Unlock()
+			return
+		}
+		p := ms.proc
+		ms.proc, ms.idle = nil, nil
+		ms.mu.Unlock()
+		if p != nil {
+			ms.opts.Logger.Info("mcp manager: stopping idle ephemeral server")
+			p.Close()
+		}
+	})
+	ms.idle = t
+}
+
+// toolName is the aggregated name of a server's tool, before collisions
+// are resolved.
+func (m *Manager) toolName(server, tool string) string {
+	if m.opts.ToolName != nil {
+		return m.opts.ToolName(server, tool)
+	}
+	return server + "__" + tool
+}
+
+// Tools returns the tools of every enabled server as one list, each
+// renamed (see ManagerOptions.ToolName); CallTool takes these names. The
+// servers are asked concurrently; ephemeral ones are started the first
+// time and answered from their last list while asleep. Servers that fail
+// are left out and named in the error, which comes with the tools of the
+// others.
+func (m *Manager) Tools(ctx context.Context) ([]*mcp.Tool, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrManagerClosed
+	}
+	m.mu.Unlock()
+	lists := make([][]*mcp.Tool, len(m.names))
+	errs := make([]error, len(m.names))
+	var wg sync.WaitGroup
+	for i, name := range m.names {
+		ms := m.servers[name]
+		if ms.cfg.Disabled {
+			continue
+		}
+		wg.Go(func() {
+			lists[i], errs[i] = ms.listTools(ctx)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", name, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+
+	var all []*mcp.Tool
+	routes := map[string]route{}
+	for i, name := range m.names {
+		for _, t := range lists[i] {
+			qn := m.toolName(name, t.Name)
+			for n := 2; ; n++ {
+				if _, taken := routes[qn]; !taken {
+					break
+				}
+				qn = m.toolName(name, t.Name) + "_" + strconv.Itoa(n)
+			}
+			routes[qn] = route{name, t.Name}
+			ct := *t
+			ct.Name = qn
+			all = append(all, &ct)
+		}
+	}
+	m.mu.Lock()
+	m.routes = routes
+	m.mu.Unlock()
+	return all, errors.Join(errs...)
+}
+
+func (ms *managed) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+	ms.mu.Lock()
+	asleep := ms.proc == nil && ms.starting == nil && ms.tools != nil && ms.cfg.Lifecycle == Ephemeral
+	cached := ms.tools
+	ms.mu.Unlock()
+	if asleep {
+		return cached, nil
+	}
+	p, err := ms.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer ms.release()
+	tools, err := p.Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ms.mu.Lock()
+	ms.tools = tools
+	ms.mu.Unlock()
+	return tools, nil
+}
+
+// Route returns the server and the tool's own name for an aggregated tool
+// name. Names from the last Tools are known; before any, default names
+// (server__tool) are split at the longest matching server name.
+func (m *Manager) Route(name string) (server, tool string, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.routes[name]; ok {
+		return r.server, r.tool, nil
+	}
+	if m.opts.ToolName == nil {
+		best := ""
+		for _, s := range m.names {
+			if strings.HasPrefix(name, s+"__") && len(s) > len(best) {
+				best = s
+			}
+		}
+		if best != "" {
+			return best, strings.TrimPrefix(name, best+"__"), nil
+		}
+	}
+	return "", "", fmt.Errorf("client: no tool %q among the managed servers", name)
+}
+
+// CallTool calls a tool by its aggregated name on the server that has it.
+func (m *Manager) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
+	server, tool, err := m.Route(name)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := m.lookup(server)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ms.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", server, err)
+	}
+	defer ms.release()
+	return p.CallTool(ctx, tool, args, opts...)
+}
+
+// ServerStatus describes one managed server.
+type ServerStatus struct {
+	Name      string
+	Disabled  bool
+	Lifecycle Lifecycle
+	// Running is true while a process exists (starting, ready or
+	// restarting).
+	Running bool
+	// State is the process's state; an ephemeral server asleep, or one
+	// not started yet, is StateStopped.
+	State    State
+	Pid      int
+	Restarts int
+	Tools    int   // tools in the last list seen
+	Err      error // why it failed, or why its last start failed
+}
+
+// Status returns the status of every configured server, by name.
+func (m *Manager) Status() []ServerStatus {
+	out := make([]ServerStatus, 0, len(m.names))
+	for _, name := range m.names {
+		ms := m.servers[name]
+		ms.mu.Lock()
+		st := ServerStatus{Name: name, Disabled: ms.cfg.Disabled, Lifecycle: ms.cfg.Lifecycle, State: StateStopped,
+			Tools: len(ms.tools), Err: ms.lastErr}
+		if ms.starting != nil {
+			st.Running, st.State = true, StateStarting
+		}
+		p := ms.proc
+		ms.mu.Unlock()
+		if p != nil {
+			st.State, st.Pid, st.Restarts = p.State(), p.Pid(), p.Restarts()
+			st.Running = st.State != StateStopped && st.State != StateFailed
+			if err := p.Err(); err != nil {
+				st.Err = err
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Close stops every server, concurrently, and waits for them (each within
+// its Process.Close bound). Later calls fail with ErrManagerClosed.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel()
+	var wg sync.WaitGroup
+	for _, ms := range m.servers {
+		ms.mu.Lock()
+		p, starting := ms.proc, ms.starting
+		ms.proc = nil
+		if ms.idle != nil {
+			ms.idle.Stop()
+			ms.idle = nil
+		}
+		ms.mu.Unlock()
+		if p != nil {
+			wg.Go(func() { p.Close() })
+		}
+		if starting != nil {
+			// The start sees m.closed when it ends and closes what it
+			// started.
+			wg.Go(func() { <-starting })
+		}
+	}
+	wg.Wait()
+	return nil
+}

@@ -1,0 +1,236 @@
+//go:build linux
+
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+)
+
+// helperServerJSON is an mcpServers entry running the test binary as the
+// helper server, with extra entries merged in.
+func helperServerJSON(t *testing.T, extra map[string]any, env ...string) map[string]any {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := map[string]any{helperEnv: "server", "GORACE": "atexit_sleep_ms=0"}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		e[k] = v
+	}
+	m := map[string]any{"command": exe, "env": e, "someHostSpecificField": []int{1, 2}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func parseConfig(t *testing.T, servers map[string]any) *client.Config {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mcpServers": servers, "globalShortcut": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := client.ParseConfig(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestManagerAggregatesAndRoutes(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{
+		"alpha": helperServerJSON(t, map[string]any{"timeoutMs": 5000}),
+		"beta":  helperServerJSON(t, map[string]any{"autoRestart": true}),
+		"off":   helperServerJSON(t, map[string]any{"disabled": true}),
+		"bad":   helperServerJSON(t, nil, "WB_EXIT_AT_START=2"),
+	})
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := m.Start(ctx)
+	var ee *client.ExitError
+	if err == nil || !strings.HasPrefix(err.Error(), "bad: ") || !errors.As(err, &ee) || ee.Code != 2 {
+		t.Errorf("Start: %v, want the failure of bad (status 2)", err)
+	}
+	tools, err := m.Tools(ctx)
+	if err == nil {
+		t.Errorf("Tools did not report the broken server")
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"alpha__echo", "beta__echo", "alpha__crash"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "off__") }) {
+		t.Errorf("a disabled server's tools are listed: %v", names)
+	}
+	res, err := m.CallTool(ctx, "beta__echo", map[string]string{"text": "routed"})
+	if err != nil || !strings.Contains(res.TextOf(), "routed") {
+		t.Fatalf("beta__echo: %v %+v", err, res)
+	}
+	if _, err := m.CallTool(ctx, "nosuch__echo", nil); err == nil {
+		t.Errorf("unknown tool routed")
+	}
+
+	status := map[string]client.ServerStatus{}
+	var pids []int
+	for _, s := range m.Status() {
+		status[s.Name] = s
+		if s.Pid != 0 {
+			pids = append(pids, s.Pid)
+		}
+	}
+	if s := status["alpha"]; s.State != client.StateReady || s.Pid == 0 || s.Tools < 5 {
+		t.Errorf("alpha: %+v", s)
+	}
+	if s := status["off"]; !s.Disabled || s.Running {
+		t.Errorf("off: %+v", s)
+	}
+	if s := status["bad"]; s.Running || s.Err == nil {
+		t.Errorf("bad: %+v", s)
+	}
+	if len(pids) != 2 {
+		t.Fatalf("pids %v", pids)
+	}
+	start := time.Now()
+	m.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	for _, pid := range pids {
+		if !processGone(pid) {
+			t.Errorf("server %d left running", pid)
+		}
+	}
+	if _, err := m.CallTool(ctx, "alpha__echo", nil); !errors.Is(err, client.ErrManagerClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+func TestManagerCollisionFreeNames(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{"a": helperServerJSON(t, nil), "b": helperServerJSON(t, nil)})
+	// A naming that drops the server makes every tool collide.
+	m := client.NewManager(cfg, &client.ManagerOptions{
+		ToolName: func(server, tool string) string { return tool },
+		Process:  client.ProcessOptions{Logger: quietLog},
+	})
+	defer m.Close()
+	ctx := context.Background()
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, tl := range tools {
+		if seen[tl.Name] {
+			t.Errorf("duplicate name %s", tl.Name)
+		}
+		seen[tl.Name] = true
+	}
+	if !seen["echo"] || !seen["echo_2"] {
+		t.Fatalf("names %v", seen)
+	}
+	for name, want := range map[string]string{"echo": "a", "echo_2": "b"} {
+		if server, tool, err := m.Route(name); err != nil || server != want || tool != "echo" {
+			t.Errorf("Route(%s) = %s, %s, %v", name, server, tool, err)
+		}
+	}
+}
+
+func TestManagerEphemeralServerStopsWhenIdle(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{"eph": helperServerJSON(t, map[string]any{"lifecycle": "ephemeral"})})
+	m := client.NewManager(cfg, &client.ManagerOptions{IdleTimeout: 200 * time.Millisecond, Process: client.ProcessOptions{Logger: quietLog}})
+	defer m.Close()
+	ctx := context.Background()
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Status()[0]; s.Running {
+		t.Fatalf("ephemeral server started by Start: %+v", s)
+	}
+	// Listing tools is a use: it wakes the server, which then sleeps.
+	if tools, err := m.Tools(ctx); err != nil || len(tools) < 5 {
+		t.Fatalf("tools: %d %v", len(tools), err)
+	}
+	if _, err := m.CallTool(ctx, "eph__echo", map[string]string{"text": "wake"}); err != nil {
+		t.Fatal(err)
+	}
+	pid := m.Status()[0].Pid
+	if pid == 0 {
+		t.Fatal("no pid after a call")
+	}
+	if !pollUntil(5*time.Second, func() bool { return !m.Status()[0].Running && processGone(pid) }) {
+		t.Fatalf("still running after the idle timeout: %+v", m.Status()[0])
+	}
+	// Its tools are still listed while it sleeps, without waking it.
+	tools, err := m.Tools(ctx)
+	if err != nil || len(tools) < 5 || m.Status()[0].Running {
+		t.Errorf("tools while asleep: %d %v, running %v", len(tools), err, m.Status()[0].Running)
+	}
+	// And it wakes for the next call.
+	if _, err := m.CallTool(ctx, "eph__echo", map[string]string{"text": "again"}); err != nil || m.Status()[0].Pid == pid {
+		t.Errorf("second wake: %v", err)
+	}
+}
+
+func TestParseConfigErrorsNameThePath(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"mcpServers":{"fs":{"command":"npx","args":["-y","pkg",3]}}}`, "mcpServers.fs.args[2]: want string, got number"},
+		{`{"mcpServers":{"fs":{"args":[]}}}`, "mcpServers.fs.command: missing"},
+		{`{"mcpServers":{"fs":{"command":"x","env":{"A":1}}}}`, "mcpServers.fs.env.A: want string, got number"},
+		{`{"mcpServers":{"my server":{"command":"x","timeoutMs":-5}}}`, `mcpServers["my server"].timeoutMs: want a positive whole number`},
+		{`{"mcpServers":{"fs":{"command":"x","lifecycle":"forever"}}}`, `mcpServers.fs.lifecycle: want "keep-alive" or "ephemeral", got "forever"`},
+		{`{"mcpServers":{"fs":{"command":"x","disabled":"yes"}}}`, "mcpServers.fs.disabled: want boolean, got string"},
+		{`{"mcpServers":{"web":{"url":"https://example.com/mcp"}}}`, "mcpServers.web.command: missing (only stdio servers"},
+		{`{"mcpServers":[]}`, "mcpServers: want object, got array"},
+		{`{}`, "mcpServers: missing"},
+		{"{\n  \"mcpServers\": {,}\n}", "line 2, column 18"},
+	} {
+		_, err := client.ParseConfig([]byte(tc.doc))
+		var ce *client.ConfigError
+		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseConfig(%s) = %v, want a *ConfigError containing %q", tc.doc, err, tc.want)
+		}
+	}
+	// Several problems are all reported.
+	_, err := client.ParseConfig([]byte(`{"mcpServers":{"a":{"command":1},"b":{"command":"x","cwd":false}}}`))
+	if err == nil || !strings.Contains(err.Error(), "mcpServers.a.command") || !strings.Contains(err.Error(), "mcpServers.b.cwd") {
+		t.Errorf("joined errors: %v", err)
+	}
+}
+
+func TestParseConfigFull(t *testing.T) {
+	cfg, err := client.ParseConfig([]byte(`{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"],
+		"env":{"DEBUG":"1"},"cwd":"/tmp","disabled":false,"timeoutMs":30000,"autoRestart":true,"lifecycle":"ephemeral","unknown":{"x":1}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := cfg.Servers["fs"]
+	if fs == nil || fs.Command != "npx" || len(fs.Args) != 3 || fs.Env["DEBUG"] != "1" || fs.Cwd != "/tmp" ||
+		fs.Timeout != 30*time.Second || !fs.AutoRestart || fs.Lifecycle != client.Ephemeral {
+		t.Fatalf("parsed %+v", fs)
+	}
+	cmd := fs.CommandSpec()
+	if !cmd.IsNpx() || cmd.Dir != "/tmp" || !slices.Equal(cmd.Env, []string{"DEBUG=1"}) {
+		t.Errorf("command %+v", cmd)
+	}
+}

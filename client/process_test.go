@@ -1,0 +1,440 @@
+//go:build linux
+
+package client_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+)
+
+func TestProcessEchoAndClose(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server"), nil)
+	if p.State() != client.StateReady {
+		t.Fatalf("state %v, want ready", p.State())
+	}
+	pid := p.Pid()
+	res, err := p.CallTool(context.Background(), "echo", map[string]string{"text": "hi"})
+	if err != nil || res.IsError || !strings.Contains(res.TextOf(), "hi") {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	start := time.Now()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A server that exits at the end of stdin is gone well within the grace.
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	if p.State() != client.StateStopped || !processGone(pid) {
+		t.Errorf("after Close: state %v, process gone %v", p.State(), processGone(pid))
+	}
+	if _, err := p.CallTool(context.Background(), "echo", nil); !errors.Is(err, client.ErrStopped) {
+		t.Errorf("call after Close: %v, want ErrStopped", err)
+	}
+}
+
+func TestProcessCrashInTheMiddleOfACall(t *testing.T) {
+	noLeaks(t)
+	var exits []*client.ExitError
+	var mu sync.Mutex
+	p := launch(t, helperCommand(t, "server"), &client.ProcessOptions{OnExit: func(e *client.ExitError) {
+		mu.Lock()
+		exits = append(exits, e)
+		mu.Unlock()
+	}})
+	// A call that is pending when the server dies, beside the one that kills it.
+	c, err := p.Client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hung := c.CallToolAsync(context.Background(), "hang", nil)
+	start := time.Now()
+	_, err = p.CallTool(context.Background(), "crash", map[string]int{"code": 3})
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the call failed after %v, want < 1s", d)
+	}
+	var ee *client.ExitError
+	if !errors.As(err, &ee) || ee.Code != 3 || !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("err = %v, want ErrClosed with *ExitError code 3", err)
+	}
+	if !strings.Contains(string(ee.Stderr), "about to crash") || !strings.Contains(err.Error(), "about to crash") {
+		t.Errorf("stderr tail missing: %q / %v", ee.Stderr, err)
+	}
+	select {
+	case <-hung.Done():
+	case <-time.After(time.Second):
+		t.Fatal("the other pending call did not fail within 1s")
+	}
+	if _, err := hung.Wait(); !errors.As(err, &ee) || ee.Code != 3 {
+		t.Errorf("pending call: %v", err)
+	}
+	if !pollUntil(time.Second, func() bool { return p.State() == client.StateFailed }) {
+		t.Errorf("state %v, want failed", p.State())
+	}
+	if _, err := p.Client(context.Background()); !errors.As(err, &ee) {
+		t.Errorf("Client after the crash: %v", err)
+	}
+	<-p.Done()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(exits) != 1 || exits[0].Code != 3 || exits[0].Stopped {
+		t.Errorf("OnExit saw %+v", exits)
+	}
+}
+
+func TestProcessCallToServerThatNeverAnswers(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server"), nil)
+	start := time.Now()
+	_, err := p.CallTool(context.Background(), "hang", nil, client.WithTimeout(300*time.Millisecond))
+	d := time.Since(start)
+	if !errors.Is(err, client.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	if d < 300*time.Millisecond || d > 2*time.Second {
+		t.Errorf("timed out after %v, want about 300ms", d)
+	}
+	// The server is still usable.
+	if _, err := p.CallTool(context.Background(), "echo", map[string]string{"text": "x"}); err != nil {
+		t.Errorf("echo after a timeout: %v", err)
+	}
+}
+
+func TestProcessIgnoringSIGTERMIsKilled(t *testing.T) {
+	noLeaks(t)
+	exited := make(chan *client.ExitError, 1)
+	p := launch(t, helperCommand(t, "server", "WB_IGNORE_TERM=1"), &client.ProcessOptions{
+		StopGrace: 200 * time.Millisecond,
+		KillGrace: 300 * time.Millisecond,
+		OnExit:    func(e *client.ExitError) { exited <- e },
+	})
+	pid := p.Pid()
+	start := time.Now()
+	p.Close()
+	d := time.Since(start)
+	if d < 500*time.Millisecond || d > 3*time.Second {
+		t.Errorf("Close took %v, want the two graces (500ms) and little more", d)
+	}
+	e := <-exited
+	if e.Signal != syscall.SIGKILL || !e.Stopped {
+		t.Errorf("exit %+v, want SIGKILL and Stopped", e)
+	}
+	if !strings.Contains(string(e.Stderr), "staying up anyway") {
+		t.Errorf("stderr %q", e.Stderr)
+	}
+	if !processGone(pid) {
+		t.Errorf("process %d still there", pid)
+	}
+}
+
+// grandchildPID reads the grandchild's pid from the helper's stderr.
+func grandchildPID(t *testing.T, p *client.Process) int {
+	t.Helper()
+	var pid int
+	re := regexp.MustCompile(`grandchild=(\d+)`)
+	if !pollUntil(5*time.Second, func() bool {
+		m := re.FindSubmatch(p.Stderr())
+		if m != nil {
+			pid, _ = strconv.Atoi(string(m[1]))
+		}
+		return m != nil
+	}) {
+		t.Fatalf("no grandchild pid in stderr %q", p.Stderr())
+	}
+	return pid
+}
+
+func TestProcessGrandchildHoldingStdoutIsKilledOnClose(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server", "WB_GRANDCHILD=1"), nil)
+	pid, gc := p.Pid(), grandchildPID(t, p)
+	if processGone(gc) {
+		t.Fatal("grandchild not running")
+	}
+	start := time.Now()
+	p.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	for _, id := range []int{pid, gc} {
+		if !pollUntil(time.Second, func() bool { return processGone(id) }) {
+			t.Errorf("process %d left behind", id)
+		}
+	}
+}
+
+func TestProcessCrashWithGrandchildHoldingStdout(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server", "WB_GRANDCHILD=1"), nil)
+	gc := grandchildPID(t, p)
+	start := time.Now()
+	_, err := p.CallTool(context.Background(), "crash", map[string]int{"code": 4})
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the call failed after %v, want < 1s although stdout stays open", d)
+	}
+	var ee *client.ExitError
+	if !errors.As(err, &ee) || ee.Code != 4 {
+		t.Fatalf("err = %v, want exit status 4", err)
+	}
+	if !pollUntil(time.Second, func() bool { return processGone(gc) }) {
+		t.Errorf("grandchild %d outlived the crashed server", gc)
+	}
+}
+
+func TestProcessStderrFloodDoesNotStall(t *testing.T) {
+	noLeaks(t)
+	const flood = 10 << 20
+	var lines atomic.Int64
+	start := time.Now()
+	p := launch(t, helperCommand(t, "server", "WB_STDERR_FLOOD="+strconv.Itoa(flood)), &client.ProcessOptions{
+		StderrTail: 8 << 10,
+		OnStderr:   func(string) { lines.Add(1) },
+	})
+	res, err := p.CallTool(context.Background(), "stderr", map[string]int{"bytes": flood}, client.WithTimeout(20*time.Second))
+	if err != nil || !strings.Contains(res.TextOf(), "flooded") {
+		t.Fatalf("call while flooding stderr: %v %+v", err, res)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("20 MiB of stderr took %v", d)
+	}
+	// The response can overtake the stderr it followed: poll until both
+	// floods are drained and split into lines (each is flood/1024 lines
+	// and a marker).
+	var tail []byte
+	want := int64(2 * (flood/1024 + 1))
+	if !pollUntil(5*time.Second, func() bool {
+		tail = p.Stderr()
+		return lines.Load() >= want && strings.HasSuffix(string(tail), "END-OF-FLOOD\n")
+	}) {
+		t.Errorf("saw %d stderr lines (want >= %d); tail ends %q", lines.Load(), want, tail[max(0, len(tail)-40):])
+	}
+	if len(tail) > 8<<10 {
+		t.Errorf("tail of %d bytes, want <= 8 KiB", len(tail))
+	}
+}
+
+func TestProcessJunkOnStdoutIsSkipped(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "junk"), nil)
+	for i := range 3 {
+		res, err := p.CallTool(context.Background(), "t", nil)
+		if err != nil || res.TextOf() != "ok" {
+			t.Fatalf("call %d: %v %+v", i, err, res)
+		}
+	}
+	if tools, err := p.ListTools(context.Background()); err != nil || len(tools) != 1 {
+		t.Errorf("tools/list: %v %v", tools, err)
+	}
+}
+
+func TestProcessExitDuringStartup(t *testing.T) {
+	noLeaks(t)
+	start := time.Now()
+	_, err := client.Launch(context.Background(), helperCommand(t, "server", "WB_EXIT_AT_START=7"), &client.ProcessOptions{Logger: quietLog})
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Launch took %v", d)
+	}
+	var ee *client.ExitError
+	if !errors.As(err, &ee) || ee.Code != 7 {
+		t.Fatalf("err = %v, want *ExitError with status 7", err)
+	}
+	if !strings.Contains(err.Error(), "exited during start-up") || !strings.Contains(err.Error(), "configuration file is missing") {
+		t.Errorf("error does not say what happened: %v", err)
+	}
+}
+
+func TestProcessStartTimeout(t *testing.T) {
+	noLeaks(t)
+	start := time.Now()
+	_, err := client.Launch(context.Background(), helperCommand(t, "silent"), &client.ProcessOptions{StartTimeout: 300 * time.Millisecond, Logger: quietLog})
+	d := time.Since(start)
+	if !errors.Is(err, client.ErrStartTimeout) {
+		t.Fatalf("err = %v, want ErrStartTimeout", err)
+	}
+	if d < 300*time.Millisecond || d > 3*time.Second {
+		t.Errorf("gave up after %v", d)
+	}
+}
+
+func TestProcessLaunchContextBoundsOnlyStartup(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := client.Launch(ctx, helperCommand(t, "server"), &client.ProcessOptions{Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cancel()
+	if _, err := p.CallTool(context.Background(), "echo", map[string]string{"text": "still here"}); err != nil {
+		t.Errorf("the server died with the start-up context: %v", err)
+	}
+}
+
+func TestProcessRestartsAfterCrash(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var states []client.State
+	p := launch(t, helperCommand(t, "server"), &client.ProcessOptions{
+		Restart: &client.RestartPolicy{InitialDelay: 10 * time.Millisecond},
+		OnStateChange: func(s client.State, err error) {
+			mu.Lock()
+			states = append(states, s)
+			mu.Unlock()
+		},
+	})
+	if _, err := p.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Pid()
+	_, err := p.CallTool(context.Background(), "crash", map[string]int{"code": 9})
+	var ee *client.ExitError
+	if !errors.As(err, &ee) || ee.Code != 9 {
+		t.Fatalf("crash: %v", err)
+	}
+	// A call made now waits for the restart.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := p.CallTool(ctx, "echo", map[string]string{"text": "back"})
+	if err != nil || !strings.Contains(res.TextOf(), "back") {
+		t.Fatalf("call after the crash: %v", err)
+	}
+	if p.Restarts() != 1 || p.Pid() == pid || !processGone(pid) {
+		t.Errorf("restarts %d, pid %d (was %d)", p.Restarts(), p.Pid(), pid)
+	}
+	if tools, err := p.Tools(ctx); err != nil || len(tools) < 5 {
+		t.Errorf("tools after the restart: %d %v", len(tools), err)
+	}
+	mu.Lock()
+	got := slices.Clone(states)
+	mu.Unlock()
+	want := []client.State{client.StateReady, client.StateRestarting, client.StateReady}
+	if !slices.Equal(got, want) {
+		t.Errorf("states %v, want %v", got, want)
+	}
+}
+
+func TestProcessFailFastDuringRestart(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server"), &client.ProcessOptions{
+		Restart: &client.RestartPolicy{InitialDelay: time.Second, Jitter: -1, FailFast: true},
+	})
+	p.CallTool(context.Background(), "crash", map[string]int{"code": 1})
+	if !pollUntil(time.Second, func() bool { return p.State() == client.StateRestarting }) {
+		t.Fatalf("state %v", p.State())
+	}
+	start := time.Now()
+	_, err := p.CallTool(context.Background(), "echo", nil)
+	if !errors.Is(err, client.ErrRestarting) || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("err = %v after %v, want ErrRestarting at once", err, time.Since(start))
+	}
+}
+
+func TestProcessGivesUpAfterMaxRestarts(t *testing.T) {
+	noLeaks(t)
+	crashFile := filepath.Join(t.TempDir(), "crash")
+	p := launch(t, helperCommand(t, "server", "WB_CRASH_FILE="+crashFile), &client.ProcessOptions{
+		Restart: &client.RestartPolicy{InitialDelay: 10 * time.Millisecond, MaxDelay: 20 * time.Millisecond, MaxRestarts: 2},
+	})
+	if err := os.WriteFile(crashFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.CallTool(context.Background(), "crash", map[string]int{"code": 1})
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still %v", p.State())
+	}
+	var ee *client.ExitError
+	if err := p.Err(); p.State() != client.StateFailed || !strings.Contains(err.Error(), "gave up after 2 restarts") || !errors.As(err, &ee) || ee.Code != 5 {
+		t.Errorf("state %v, err %v", p.State(), err)
+	}
+}
+
+func TestProcessHealthCheckRestartsHungServer(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server"), &client.ProcessOptions{
+		Health:  &client.HealthCheck{Interval: 50 * time.Millisecond, Timeout: 100 * time.Millisecond, Failures: 2},
+		Restart: &client.RestartPolicy{InitialDelay: 10 * time.Millisecond},
+	})
+	pid := p.Pid()
+	// A stopped process answers nothing, like a deadlocked one.
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if !pollUntil(5*time.Second, func() bool { return p.Restarts() == 1 && p.State() == client.StateReady }) {
+		t.Fatalf("not restarted: state %v, restarts %d", p.State(), p.Restarts())
+	}
+	if !processGone(pid) {
+		t.Errorf("the hung process %d is still there", pid)
+	}
+	if _, err := p.CallTool(context.Background(), "echo", nil); err != nil {
+		t.Errorf("after the restart: %v", err)
+	}
+}
+
+func TestProcessHealthCheckMarksFailed(t *testing.T) {
+	noLeaks(t)
+	p := launch(t, helperCommand(t, "server"), &client.ProcessOptions{
+		Health: &client.HealthCheck{Interval: 50 * time.Millisecond, Timeout: 100 * time.Millisecond, Failures: 2},
+	})
+	syscall.Kill(p.Pid(), syscall.SIGSTOP)
+	select {
+	case <-p.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("still %v", p.State())
+	}
+	if err := p.Err(); !errors.Is(err, client.ErrUnresponsive) {
+		t.Errorf("err = %v, want ErrUnresponsive", err)
+	}
+}
+
+// envOf calls the helper's env tool.
+func envOf(t *testing.T, p *client.Process) (env []string, cwd string) {
+	t.Helper()
+	res, err := p.CallTool(context.Background(), "env", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.StructuredContent.(map[string]any)
+	for _, e := range m["env"].([]any) {
+		env = append(env, e.(string))
+	}
+	return env, m["cwd"].(string)
+}
+
+func TestProcessEnvironmentAndDir(t *testing.T) {
+	noLeaks(t)
+	t.Setenv("WB_SECRET_TOKEN", "hunter2")
+	dir := t.TempDir()
+	cmd := helperCommand(t, "server", "WB_CONFIGURED=yes")
+	cmd.Dir = dir
+	env, cwd := envOf(t, launch(t, cmd, nil))
+	if slices.Contains(env, "WB_SECRET_TOKEN=hunter2") || !slices.Contains(env, "WB_CONFIGURED=yes") {
+		t.Errorf("default environment %v: want the allowlist plus WB_CONFIGURED, without the secret", env)
+	}
+	if path := os.Getenv("PATH"); !slices.Contains(env, "PATH="+path) {
+		t.Errorf("PATH not passed")
+	}
+	if real, _ := filepath.EvalSymlinks(dir); cwd != dir && cwd != real {
+		t.Errorf("cwd %q, want %q", cwd, dir)
+	}
+	cmd.InheritEnv = true
+	env, _ = envOf(t, launch(t, cmd, nil))
+	if !slices.Contains(env, "WB_SECRET_TOKEN=hunter2") {
+		t.Errorf("InheritEnv did not pass the whole environment")
+	}
+}
