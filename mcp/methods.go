@@ -125,26 +125,12 @@ func (ss *ServerSession) setLevel(_ context.Context, r *transport.Request) (any,
 }
 
 func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any, error) {
-	var p PaginatedParams
-	if err := decodeParams(r, &p); err != nil {
-		return nil, err
-	}
-	ci, err := ss.info(r.Method, p.Meta)
+	tools, next, ci, err := listPage(ss, r, &ss.srv.tools, func(t *serverTool, v string) *Tool { return forTool(t.tool, v) })
 	if err != nil {
 		return nil, err
 	}
-	tools, next, err := ss.srv.tools.page(p.Cursor, ss.srv.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	res := &ListToolsResult{Tools: make([]*Tool, len(tools)), NextCursor: next}
-	for i, t := range tools {
-		res.Tools[i] = forTool(t.tool, ci.version)
-	}
-	if ci.stateless {
-		res.CacheHint = ss.srv.cacheHint()
-	}
-	ss.finish(ci, &res.ResultEnvelope)
+	res := &ListToolsResult{Tools: tools, NextCursor: next}
+	ss.finishCacheable(ci, &res.CacheHint, &res.ResultEnvelope)
 	return res, nil
 }
 

@@ -47,26 +47,12 @@ func (s *Server) RemovePrompts(names ...string) {
 }
 
 func (ss *ServerSession) promptsList(_ context.Context, r *transport.Request) (any, error) {
-	var p PaginatedParams
-	if err := decodeParams(r, &p); err != nil {
-		return nil, err
-	}
-	ci, err := ss.info(r.Method, p.Meta)
+	items, next, ci, err := listPage(ss, r, &ss.srv.prompts, func(it *serverPrompt, v string) *Prompt { return forPrompt(it.prompt, v) })
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := ss.srv.prompts.page(p.Cursor, ss.srv.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	res := &ListPromptsResult{Prompts: make([]*Prompt, len(items)), NextCursor: next}
-	for i, it := range items {
-		res.Prompts[i] = forPrompt(it.prompt, ci.version)
-	}
-	if ci.stateless {
-		res.CacheHint = ss.srv.cacheHint()
-	}
-	ss.finish(ci, &res.ResultEnvelope)
+	res := &ListPromptsResult{Prompts: items, NextCursor: next}
+	ss.finishCacheable(ci, &res.CacheHint, &res.ResultEnvelope)
 	return res, nil
 }
 

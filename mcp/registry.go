@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/winbridge/winbridge/transport"
 )
 
 // registry holds named items in name order: lists are deterministic, and a
@@ -95,4 +97,35 @@ func (r *registry[T]) page(cursor string, size int) ([]T, string, error) {
 		next = base64.RawURLEncoding.EncodeToString([]byte(r.names[end-1]))
 	}
 	return out, next, nil
+}
+
+// listPage answers one page of a list request: it decodes the cursor,
+// checks the era, and shapes each item for the request's revision.
+func listPage[T, Item any](ss *ServerSession, r *transport.Request, reg *registry[T], shape func(T, string) Item) ([]Item, string, *callInfo, error) {
+	var p PaginatedParams
+	if err := decodeParams(r, &p); err != nil {
+		return nil, "", nil, err
+	}
+	ci, err := ss.info(r.Method, p.Meta)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	items, next, err := reg.page(p.Cursor, ss.srv.opts.PageSize)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	out := make([]Item, len(items))
+	for i, it := range items {
+		out[i] = shape(it, ci.version)
+	}
+	return out, next, ci, nil
+}
+
+// finishCacheable stamps a cacheable result: the cache hint in
+// 2026-07-28, and what every result of the era carries.
+func (ss *ServerSession) finishCacheable(ci *callInfo, hint *CacheHint, env *ResultEnvelope) {
+	if ci.stateless {
+		*hint = ss.srv.cacheHint()
+	}
+	ss.finish(ci, env)
 }

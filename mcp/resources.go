@@ -155,50 +155,22 @@ func notFound(uri, v string) *Error {
 }
 
 func (ss *ServerSession) resourcesList(_ context.Context, r *transport.Request) (any, error) {
-	var p PaginatedParams
-	if err := decodeParams(r, &p); err != nil {
-		return nil, err
-	}
-	ci, err := ss.info(r.Method, p.Meta)
+	items, next, ci, err := listPage(ss, r, &ss.srv.resources, func(it *serverResource, v string) *Resource { return forResource(it.resource, v) })
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := ss.srv.resources.page(p.Cursor, ss.srv.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	res := &ListResourcesResult{Resources: make([]*Resource, len(items)), NextCursor: next}
-	for i, it := range items {
-		res.Resources[i] = forResource(it.resource, ci.version)
-	}
-	if ci.stateless {
-		res.CacheHint = ss.srv.cacheHint()
-	}
-	ss.finish(ci, &res.ResultEnvelope)
+	res := &ListResourcesResult{Resources: items, NextCursor: next}
+	ss.finishCacheable(ci, &res.CacheHint, &res.ResultEnvelope)
 	return res, nil
 }
 
 func (ss *ServerSession) templatesList(_ context.Context, r *transport.Request) (any, error) {
-	var p PaginatedParams
-	if err := decodeParams(r, &p); err != nil {
-		return nil, err
-	}
-	ci, err := ss.info(r.Method, p.Meta)
+	items, next, ci, err := listPage(ss, r, &ss.srv.templates, func(it *serverTemplate, v string) *ResourceTemplate { return forTemplate(it.template, v) })
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := ss.srv.templates.page(p.Cursor, ss.srv.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	res := &ListResourceTemplatesResult{ResourceTemplates: make([]*ResourceTemplate, len(items)), NextCursor: next}
-	for i, it := range items {
-		res.ResourceTemplates[i] = forTemplate(it.template, ci.version)
-	}
-	if ci.stateless {
-		res.CacheHint = ss.srv.cacheHint()
-	}
-	ss.finish(ci, &res.ResultEnvelope)
+	res := &ListResourceTemplatesResult{ResourceTemplates: items, NextCursor: next}
+	ss.finishCacheable(ci, &res.CacheHint, &res.ResultEnvelope)
 	return res, nil
 }
 
