@@ -85,50 +85,62 @@ func (f *Future[T]) Wait() (T, error) {
 	return f.decode(raw)
 }
 
-// start sends a request with the era's _meta and the call's options. The
-// returned cleanup must run once the call is over.
-func (c *Client) start(ctx context.Context, method string, params any, opts []CallOption) (*transport.Call, context.CancelFunc, func(), error) {
+// prepared is a request ready to send: its context (with the call's own
+// timeout), encoded params, and the cleanup of its progress registration.
+type prepared struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	params  json.RawMessage
+	cleanup func()
+}
+
+func (pr *prepared) done() {
+	pr.cancel()
+	pr.cleanup()
+}
+
+// prepare applies the call's options and encodes params with the era's
+// _meta.
+func (c *Client) prepare(ctx context.Context, method string, params any, opts []CallOption) (*prepared, error) {
 	var o callOptions
 	for _, f := range opts {
 		f(&o)
 	}
-	cancel := context.CancelFunc(func() {})
+	pr := &prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
 	if o.timeout > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v", ErrTimeout, o.timeout))
+		pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v", ErrTimeout, o.timeout))
 	}
 	var token string
 	if o.progress != nil {
 		token = "p" + strconv.FormatUint(c.tokens.Add(1), 10)
 	}
-	p, err := c.withMeta(params, token)
-	if err != nil {
-		cancel()
-		return nil, nil, nil, fmt.Errorf("%s: %w", method, err)
+	var err error
+	if pr.params, err = c.withMeta(params, token); err != nil {
+		pr.cancel()
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	cleanup := func() {}
 	if token != "" {
 		c.mu.Lock()
 		c.progress[token] = o.progress
 		c.mu.Unlock()
-		cleanup = func() {
+		pr.cleanup = func() {
 			c.mu.Lock()
 			delete(c.progress, token)
 			c.mu.Unlock()
 		}
 	}
-	return c.conn.Go(ctx, method, p), cancel, cleanup, nil
+	return pr, nil
 }
 
-// call makes a blocking request.
+// call makes a blocking request. It waits on the calling goroutine: no
+// goroutine per call.
 func (c *Client) call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
-	call, cancel, cleanup, err := c.start(ctx, method, params, opts)
+	pr, err := c.prepare(ctx, method, params, opts)
 	if err != nil {
 		return err
 	}
-	defer cancel()
-	err = call.Result(result)
-	cleanup()
-	return err
+	defer pr.done()
+	return c.conn.Call(pr.ctx, method, pr.params, result)
 }
 
 // Call makes a request this package has no typed method for. In 2026-07-28
@@ -265,9 +277,6 @@ func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool
 // 2026-07-28, input the tool asks for (sampling, elicitation, roots) is
 // answered by the Options handlers and the call retried automatically.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
-	if !c.stateless {
-		return c.CallToolAsync(ctx, name, args, opts...).Wait()
-	}
 	p := &mcp.CallToolParams{Name: name}
 	if args != nil {
 		b, err := json.Marshal(args)
@@ -304,12 +313,12 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts 
 		}
 		p.Arguments = b
 	}
-	call, cancel, cleanup, err := c.start(ctx, "tools/call", p, opts)
+	pr, err := c.prepare(ctx, "tools/call", p, opts)
 	if err != nil {
 		f.err = err
 		return f
 	}
-	f.call = call
-	f.cleanup = func() { cancel(); cleanup() }
+	f.call = c.conn.Go(pr.ctx, "tools/call", pr.params)
+	f.cleanup = pr.done
 	return f
 }
