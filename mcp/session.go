@@ -25,6 +25,7 @@ type ServerSession struct {
 	conn    *transport.Conn
 	connSet chan struct{} // closed once conn is set
 	sem     chan struct{}
+	work    chan func() // hand-off to idle workers (unbuffered)
 
 	mu            sync.Mutex
 	initialized   bool // initialize answered (legacy era)
@@ -50,6 +51,7 @@ func newServerSession(s *Server) *ServerSession {
 		running: map[string]*inflight{},
 		done:    make(chan struct{}),
 		connSet: make(chan struct{}),
+		work:    make(chan func()),
 	}
 }
 
@@ -94,7 +96,30 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 	ss.mu.Lock()
 	ss.running[r.ID.Key()] = inf
 	ss.mu.Unlock()
-	go ss.serve(ctx, inf, r)
+	ss.spawn(func() { ss.serve(ctx, inf, r) })
+}
+
+// spawn runs job on an idle worker, or on a new one. Workers outlive their
+// request and wait for the next: a fresh goroutine per request would grow
+// its stack through the JSON and schema call chains every time, and that
+// showed as a fifth of the server's CPU. They end with the session.
+func (ss *ServerSession) spawn(job func()) {
+	select {
+	case ss.work <- job:
+	default:
+		go ss.worker(job)
+	}
+}
+
+func (ss *ServerSession) worker(job func()) {
+	for {
+		job()
+		select {
+		case job = <-ss.work:
+		case <-ss.done:
+			return
+		}
+	}
 }
 
 // orderedMethods change session state and do no I/O: they run on the read
