@@ -1,0 +1,166 @@
+package wintest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Wine is a private wine installation state shared by a test binary.
+type Wine struct {
+	// Loader is the wine program (wine or wine64).
+	Loader string
+	// Server is the wineserver program.
+	Server string
+	// Prefix is the private WINEPREFIX.
+	Prefix string
+}
+
+// Env returns the variables that select the private prefix and keep wine
+// quiet and free of mono/gecko install prompts.
+func (w *Wine) Env() []string {
+	return []string{
+		"WINEPREFIX=" + w.Prefix,
+		"WINEDEBUG=-all",
+		"WINEDLLOVERRIDES=mscoree,mshtml=",
+	}
+}
+
+// Launcher returns a command prefix that runs a Windows program in the
+// private prefix: env VAR=... wine. env execs wine, so the launcher adds no
+// process of its own.
+func (w *Wine) Launcher() []string {
+	return append(append([]string{"env"}, w.Env()...), w.Loader)
+}
+
+// Command returns a command running a Windows program in the prefix.
+func (w *Wine) Command(ctx context.Context, exe string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, w.Loader, append([]string{exe}, args...)...)
+	cmd.Env = append(os.Environ(), w.Env()...)
+	return cmd
+}
+
+var (
+	wineOnce sync.Once
+	wineVal  *Wine
+	wineErr  error
+	wineMiss string
+	// serverDone is closed when the wineserver NeedWine started exits.
+	serverDone chan struct{}
+)
+
+// lookWine finds the wine loader: wine, then wine64 on PATH, then the
+// Debian location of wine64 (the "wine" wrapper needs wine32 otherwise).
+func lookWine() (loader, server string) {
+	for _, n := range []string{"wine", "wine64", "/usr/lib/wine/wine64"} {
+		if p, err := exec.LookPath(n); err == nil {
+			loader = p
+			break
+		}
+	}
+	for _, n := range []string{"wineserver", "wineserver64", "/usr/lib/wine/wineserver64"} {
+		if p, err := exec.LookPath(n); err == nil {
+			server = p
+			break
+		}
+	}
+	return loader, server
+}
+
+// NeedWine returns the shared wine state, initialising the prefix on first
+// use (wineboot takes several seconds), starting a persistent wineserver
+// so later programs start quickly, and installing the bcryptprimitives stub
+// Go programs need. Without wine or mingw it calls Missing.
+func NeedWine(t testing.TB) *Wine {
+	t.Helper()
+	wineOnce.Do(func() {
+		loader, server := lookWine()
+		if loader == "" || server == "" {
+			wineMiss = "wine not found: install wine64 (apt-get install wine wine64)"
+			return
+		}
+		cc, err := exec.LookPath(MingwCC)
+		if err != nil {
+			// Needed for the bcryptprimitives stub without which Go
+			// programs do not start under wine 8.
+			wineMiss = MingwCC + " not found: install mingw-w64 (apt-get install gcc-mingw-w64-x86-64)"
+			return
+		}
+		work, err := WorkDir()
+		if err != nil {
+			wineErr = err
+			return
+		}
+		w := &Wine{Loader: loader, Server: server, Prefix: filepath.Join(work, "wineprefix")}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		if err := os.MkdirAll(w.Prefix, 0o755); err != nil {
+			wineErr = err
+			return
+		}
+		// A persistent server in the foreground: it stays up between
+		// programs (wine would otherwise restart it after 3 s idle) and
+		// is our child, reaped when Cleanup kills it.
+		srv := exec.Command(server, "-p", "-f")
+		srv.Env = append(os.Environ(), w.Env()...)
+		if err := srv.Start(); err != nil {
+			wineErr = fmt.Errorf("wineserver: %v", err)
+			return
+		}
+		serverDone = make(chan struct{})
+		go func() {
+			_ = srv.Wait()
+			close(serverDone)
+		}()
+		// wineboot leaves services running that inherit its stdio, so
+		// its output goes to a file: a pipe would never reach EOF.
+		logPath := filepath.Join(work, "wineboot.log")
+		logf, err := os.Create(logPath)
+		if err != nil {
+			wineErr = err
+			return
+		}
+		boot := w.Command(ctx, "wineboot", "-i")
+		boot.Stdout, boot.Stderr = logf, logf
+		err = boot.Run()
+		logf.Close()
+		if err != nil {
+			b, _ := os.ReadFile(logPath)
+			wineErr = fmt.Errorf("wineboot -i: %v\n%s", err, b)
+			return
+		}
+		if err := installBcryptStub(cc, work, w.Prefix); err != nil {
+			wineErr = err
+			return
+		}
+		wineVal = w
+	})
+	if wineMiss != "" {
+		Missing(t, "%s", wineMiss)
+	}
+	if wineErr != nil {
+		t.Fatal(wineErr)
+	}
+	return wineVal
+}
+
+// shutdownWine kills the prefix's wineserver and every wine process in it.
+func shutdownWine() {
+	if wineVal == nil {
+		return
+	}
+	cmd := exec.Command(wineVal.Server, "-k")
+	cmd.Env = append(os.Environ(), wineVal.Env()...)
+	_ = cmd.Run()
+	if serverDone != nil {
+		select {
+		case <-serverDone:
+		case <-time.After(30 * time.Second):
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package winexec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults used by ConfigFromEnv and by a zero Config.
+const (
+	DefaultPowerShellExe = "powershell.exe"
+	DefaultHDCExe        = "hdc.exe"
+	DefaultTimeout       = 60 * time.Second
+	DefaultWinCwd        = `C:\`
+)
+
+// Config holds the settings of an Executor. The zero value is usable: auto
+// backend, powershell.exe, hdc.exe only, 60 s timeout, 1 MiB per stream.
+type Config struct {
+	// Backend is one of the Backend* names (WINBRIDGE_BACKEND). Empty
+	// means auto.
+	Backend string
+
+	// PowerShellExe is the PowerShell used by the PowerShell backends
+	// (WIN_PS_EXE): powershell.exe, pwsh.exe or a path.
+	PowerShellExe string
+
+	// HDCExe is the HarmonyOS device connector (HDC_EXE), for the hdc tools.
+	HDCExe string
+
+	// Policy is the executable and environment allowlist (ALLOW_EXE,
+	// ALLOW_ENV).
+	Policy Policy
+
+	// DefaultTimeout applies to requests without a Timeout
+	// (DEFAULT_TIMEOUT_MS). Zero means DefaultTimeout.
+	DefaultTimeout time.Duration
+
+	// Launcher is the command prefix that starts Windows executables
+	// (WINBRIDGE_LAUNCHER, split on spaces): empty under WSL, "wine" in
+	// tests.
+	Launcher []string
+
+	// CodePage decodes output that is not UTF-8 (WIN_CODEPAGE). Zero means
+	// auto: what the backend detects on the Windows side.
+	CodePage int
+
+	// MaxOutput caps each stream (WINBRIDGE_MAX_OUTPUT bytes). Zero means
+	// DefaultMaxOutput.
+	MaxOutput int
+
+	// PoolSize is the number of persistent PowerShell processes of the
+	// pshost backend (WINBRIDGE_PSHOST_POOL). Zero means 1.
+	PoolSize int
+
+	// WinCwd is the Windows-side working directory of requests without one
+	// (WINBRIDGE_WIN_CWD), so that programs never start in a UNC path onto
+	// the Linux file system. Empty means C:\ .
+	WinCwd string
+}
+
+// ConfigFromEnv reads the configuration from the environment (see Config
+// for the variable of each field). Unset variables keep their defaults; a
+// malformed value is a *ConfigError naming the variable.
+func ConfigFromEnv() (Config, error) { return configFrom(os.Getenv) }
+
+func configFrom(getenv func(string) string) (Config, error) {
+	var c Config
+	var errs []error
+	bad := func(setting, v string, err error) {
+		errs = append(errs, &ConfigError{Setting: setting, Value: v, Err: err})
+	}
+	c.Backend = strings.ToLower(strings.TrimSpace(getenv("WINBRIDGE_BACKEND")))
+	switch c.Backend {
+	case "", BackendAuto, BackendPowerShell, BackendPSHost, BackendDirect, BackendLocal:
+	default:
+		bad("WINBRIDGE_BACKEND", c.Backend, errors.New("want auto, powershell, pshost, direct or local"))
+	}
+	c.PowerShellExe = strings.TrimSpace(getenv("WIN_PS_EXE"))
+	c.HDCExe = strings.TrimSpace(getenv("HDC_EXE"))
+	if v := getenv("ALLOW_EXE"); strings.TrimSpace(v) != "" {
+		c.Policy.AllowExe = splitList(v)
+	}
+	if v := getenv("ALLOW_ENV"); strings.TrimSpace(v) != "" {
+		c.Policy.AllowEnv = splitList(v)
+	}
+	if v := strings.TrimSpace(getenv("DEFAULT_TIMEOUT_MS")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			bad("DEFAULT_TIMEOUT_MS", v, errors.New("want a positive number of milliseconds"))
+		}
+		c.DefaultTimeout = time.Duration(n) * time.Millisecond
+	}
+	c.Launcher = strings.Fields(getenv("WINBRIDGE_LAUNCHER"))
+	if v := strings.TrimSpace(getenv("WIN_CODEPAGE")); v != "" && !strings.EqualFold(v, "auto") {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			bad("WIN_CODEPAGE", v, errors.New("want auto or a code page number such as 936"))
+		case CodePageEncoding(n) == nil:
+			bad("WIN_CODEPAGE", v, fmt.Errorf("code page %d is not supported", n))
+		default:
+			c.CodePage = n
+		}
+	}
+	if v := strings.TrimSpace(getenv("WINBRIDGE_MAX_OUTPUT")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			bad("WINBRIDGE_MAX_OUTPUT", v, errors.New("want a positive number of bytes"))
+		}
+		c.MaxOutput = n
+	}
+	if v := strings.TrimSpace(getenv("WINBRIDGE_PSHOST_POOL")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 64 {
+			bad("WINBRIDGE_PSHOST_POOL", v, errors.New("want a number from 1 to 64"))
+		}
+		c.PoolSize = n
+	}
+	c.WinCwd = strings.TrimSpace(getenv("WINBRIDGE_WIN_CWD"))
+	return c, errors.Join(errs...)
+}
+
+func splitList(v string) []string {
+	var out []string
+	for f := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == ',' || r == ';' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (c *Config) powerShellExe() string {
+	if c.PowerShellExe != "" {
+		return c.PowerShellExe
+	}
+	return DefaultPowerShellExe
+}
+
+func (c *Config) defaultTimeout() time.Duration {
+	if c.DefaultTimeout > 0 {
+		return c.DefaultTimeout
+	}
+	return DefaultTimeout
+}
+
+func (c *Config) winCwd() string {
+	if c.WinCwd != "" {
+		return c.WinCwd
+	}
+	return DefaultWinCwd
+}

@@ -1,0 +1,110 @@
+package winexec
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigFromEnv(t *testing.T) {
+	c, err := configFrom(envOf(map[string]string{
+		"WINBRIDGE_BACKEND":     "PSHost",
+		"WIN_PS_EXE":            "pwsh.exe",
+		"HDC_EXE":               `C:\sdk\hdc.exe`,
+		"ALLOW_EXE":             "hdc.exe, cmd.exe;C:\\x\\y.exe",
+		"ALLOW_ENV":             "A,B",
+		"DEFAULT_TIMEOUT_MS":    "1500",
+		"WINBRIDGE_LAUNCHER":    "wine  --flag",
+		"WIN_CODEPAGE":          "936",
+		"WINBRIDGE_MAX_OUTPUT":  "4096",
+		"WINBRIDGE_PSHOST_POOL": "3",
+		"WINBRIDGE_WIN_CWD":     `D:\work`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Backend:        "pshost",
+		PowerShellExe:  "pwsh.exe",
+		HDCExe:         `C:\sdk\hdc.exe`,
+		Policy:         Policy{AllowExe: []string{"hdc.exe", "cmd.exe", `C:\x\y.exe`}, AllowEnv: []string{"A", "B"}},
+		DefaultTimeout: 1500 * time.Millisecond,
+		Launcher:       []string{"wine", "--flag"},
+		CodePage:       936,
+		MaxOutput:      4096,
+		PoolSize:       3,
+		WinCwd:         `D:\work`,
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := configFrom(envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.powerShellExe() != "powershell.exe" || c.defaultTimeout() != DefaultTimeout || c.winCwd() != `C:\` || c.Policy.AllowExe != nil {
+		t.Errorf("defaults wrong: %+v", c)
+	}
+	c, _ = configFrom(envOf(map[string]string{"WIN_CODEPAGE": "auto"}))
+	if c.CodePage != 0 {
+		t.Errorf("auto code page = %d", c.CodePage)
+	}
+}
+
+func TestConfigErrorsNameTheSetting(t *testing.T) {
+	for setting, value := range map[string]string{
+		"WINBRIDGE_BACKEND":     "ssh",
+		"DEFAULT_TIMEOUT_MS":    "-5",
+		"WIN_CODEPAGE":          "utf8",
+		"WINBRIDGE_MAX_OUTPUT":  "lots",
+		"WINBRIDGE_PSHOST_POOL": "0",
+	} {
+		_, err := configFrom(envOf(map[string]string{setting: value}))
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Setting != setting || ce.Value != value {
+			t.Errorf("%s=%s: err = %v, want ConfigError naming it", setting, value, err)
+		}
+	}
+	_, err := configFrom(envOf(map[string]string{"WIN_CODEPAGE": "12345"}))
+	if err == nil {
+		t.Error("unsupported code page accepted")
+	}
+}
+
+func TestNewPicksBackend(t *testing.T) {
+	for name, want := range map[string]string{
+		BackendLocal: BackendLocal, BackendDirect: BackendDirect,
+		BackendPowerShell: BackendPowerShell, BackendPSHost: BackendPSHost,
+	} {
+		e, err := New(Config{Backend: name})
+		if err != nil || e.BackendName() != want {
+			t.Errorf("New(%s) = %v, %v", name, e, err)
+			continue
+		}
+		e.Close()
+	}
+	if _, err := New(Config{Backend: "bogus"}); err == nil {
+		t.Error("bogus backend accepted")
+	}
+	t.Setenv("WSL_DISTRO_NAME", "")
+	t.Setenv("WSL_INTEROP", "")
+	if got := AutoBackend(&Config{Launcher: []string{"wine"}}); got != BackendDirect {
+		t.Errorf("auto with launcher = %s", got)
+	}
+	if !IsWSL() {
+		if got := AutoBackend(&Config{}); got != BackendLocal {
+			t.Errorf("auto outside WSL = %s", got)
+		}
+	}
+	t.Setenv("WSL_DISTRO_NAME", "Ubuntu")
+	if !IsWSL() || AutoBackend(&Config{}) != BackendPSHost {
+		t.Errorf("WSL_DISTRO_NAME set: IsWSL %v auto %s", IsWSL(), AutoBackend(&Config{}))
+	}
+}

@@ -1,0 +1,86 @@
+package winexec
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+)
+
+// helperMain is the native test program: the same commands as
+// testdata/wprobe, for backends that run Linux programs (Local, and the
+// fake PowerShell, which runs its targets natively).
+func helperMain(args []string) int {
+	if len(args) == 0 {
+		return 2
+	}
+	rest := args[1:]
+	switch args[0] {
+	case "argv":
+		b, _ := json.Marshal(rest)
+		os.Stdout.Write(append(b, '\n'))
+	case "exit":
+		n, _ := strconv.Atoi(rest[0])
+		return n
+	case "split":
+		for i := 0; i < 3; i++ {
+			fmt.Fprintf(os.Stdout, "out %d\n", i)
+			fmt.Fprintf(os.Stderr, "err %d\n", i)
+		}
+	case "flood":
+		n, _ := strconv.ParseInt(rest[0], 10, 64)
+		w := bufio.NewWriterSize(os.Stdout, 64<<10)
+		for i := int64(0); i < n; i++ {
+			w.WriteByte(byte('0' + i%10))
+		}
+		w.Flush()
+	case "stdin":
+		io.Copy(os.Stdout, os.Stdin)
+	case "env":
+		v, ok := os.LookupEnv(rest[0])
+		fmt.Printf("%v %s\n", ok, v)
+	case "cwd":
+		wd, _ := os.Getwd()
+		fmt.Println(wd)
+	case "spawn":
+		exe, _ := os.Executable()
+		c := exec.Command(exe, "heartbeat", rest[0])
+		c.Env = append(os.Environ(), helperEnv+"=1")
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 5
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err := os.Stat(rest[0]); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return 6
+			}
+			time.Sleep(10 * time.Millisecond) // the helper polls the file system; no handshake is possible
+		}
+		fmt.Printf("grandchild-up %d\n", c.Process.Pid)
+		for {
+			time.Sleep(time.Hour) // wait to be killed
+		}
+	case "heartbeat":
+		for i := 0; ; i++ {
+			os.WriteFile(rest[0], []byte(strconv.Itoa(i)), 0o644)
+			time.Sleep(20 * time.Millisecond)
+		}
+	case "hang":
+		fmt.Println("hanging")
+		for {
+			time.Sleep(time.Hour) // wait to be killed
+		}
+	default:
+		fmt.Fprintln(os.Stderr, "unknown helper command", args[0])
+		return 2
+	}
+	return 0
+}
