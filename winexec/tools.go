@@ -1,0 +1,144 @@
+package winexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// ToolOptions configure the MCP tools of AddTools.
+type ToolOptions struct {
+	// SnakeCase names the tools win_exec, path_wsl_to_win and
+	// path_win_to_wsl, for clients that reject dots in tool names.
+	SnakeCase bool
+}
+
+// ToolName returns name as registered under opts: dots become underscores
+// with SnakeCase.
+func (o *ToolOptions) ToolName(name string) string {
+	if o != nil && o.SnakeCase {
+		return strings.ReplaceAll(name, ".", "_")
+	}
+	return name
+}
+
+// ExecInput are the arguments of win.exec.
+type ExecInput struct {
+	Exe       string            `json:"exe" jsonschema:"description=the program: a name such as hdc.exe or cmd.exe (allowed by ALLOW_EXE) or a Windows or WSL path"`
+	Args      []string          `json:"args,omitempty" jsonschema:"description=arguments passed to the program exactly as given (quoted for Windows with the MSVCRT rules)"`
+	Cwd       string            `json:"cwd,omitempty" jsonschema:"description=working directory in Windows or WSL form; default: a Windows directory"`
+	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS,minimum=0"`
+	Env       map[string]string `json:"env,omitempty" jsonschema:"description=environment variables for the program (only names the server allows)"`
+	Stdin     string            `json:"stdin,omitempty" jsonschema:"description=text written to the program's standard input"`
+}
+
+// ExecOutput is the structured result of win.exec.
+type ExecOutput struct {
+	ExitCode   int         `json:"exitCode"`
+	Stdout     string      `json:"stdout"`
+	Stderr     string      `json:"stderr"`
+	DurationMs int64       `json:"durationMs"`
+	TimedOut   bool        `json:"timedOut"`
+	Truncated  bool        `json:"truncated"`
+	Command    ExecCommand `json:"command"`
+}
+
+// ExecCommand echoes what was run.
+type ExecCommand struct {
+	Exe  string   `json:"exe"`
+	Args []string `json:"args"`
+	Cwd  string   `json:"cwd,omitempty"`
+}
+
+// PathInput is the argument of the path tools.
+type PathInput struct {
+	Path string `json:"path" jsonschema:"description=the path to convert"`
+}
+
+// PathOutput is the result of the path tools.
+type PathOutput struct {
+	Path string `json:"path"`
+}
+
+// AddTools registers win.exec, path.wsl_to_win and path.win_to_wsl on srv,
+// running programs with ex.
+func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName("win.exec"),
+		Title: "Run a Windows program",
+		Description: "Runs a Windows program (from WSL) or a local one with an exact argument list and returns " +
+			"its exit code, stdout and stderr. Only programs allowed by the server's ALLOW_EXE setting run. " +
+			"A timeout kills the whole process tree. isError is set for a non-zero exit code or a timeout.",
+		Annotations: &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in ExecInput) (*mcp.CallToolResult, ExecOutput, error) {
+		r := Request{Exe: in.Exe, Args: in.Args, Cwd: in.Cwd, Env: in.Env, Timeout: time.Duration(in.TimeoutMs) * time.Millisecond}
+		if in.Stdin != "" {
+			r.Stdin = []byte(in.Stdin)
+		}
+		res, err := ex.Run(ctx, r)
+		if err != nil {
+			var na *NotAllowedError
+			if errors.As(err, &na) {
+				return nil, ExecOutput{}, fmt.Errorf("%w (change the %s setting of the server to allow it)", err, na.Setting)
+			}
+			return nil, ExecOutput{}, err
+		}
+		out := ExecOutput{
+			ExitCode:   res.ExitCode,
+			Stdout:     res.StdoutText(),
+			Stderr:     res.StderrText(),
+			DurationMs: res.Duration.Milliseconds(),
+			TimedOut:   res.TimedOut,
+			Truncated:  res.Truncated(),
+			Command:    ExecCommand{Exe: in.Exe, Args: nonNilArgs(in.Args), Cwd: in.Cwd},
+		}
+		if res.ExitCode != 0 || res.TimedOut {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: summary(out)}}}, out, nil
+		}
+		return nil, out, nil
+	})
+	path := func(name, title, desc string, conv func(string) (string, error)) {
+		mcp.AddTool(srv, &mcp.Tool{
+			Name: opts.ToolName(name), Title: title, Description: desc,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true), IdempotentHint: mcp.Ptr(true), OpenWorldHint: mcp.Ptr(false)},
+		}, func(ctx context.Context, req *mcp.CallToolRequest, in PathInput) (*mcp.CallToolResult, PathOutput, error) {
+			p, err := conv(in.Path)
+			if err != nil {
+				return nil, PathOutput{}, err
+			}
+			return nil, PathOutput{Path: p}, nil
+		})
+	}
+	path("path.wsl_to_win", "WSL path to Windows path",
+		`Converts a WSL (Linux) path to the Windows path of the same file: /mnt/c/x -> C:\x, other paths -> \\wsl.localhost\<distro>\...`, WSLToWin)
+	path("path.win_to_wsl", "Windows path to WSL path",
+		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x`, WinToWSL)
+}
+
+func nonNilArgs(a []string) []string {
+	if a == nil {
+		return []string{}
+	}
+	return a
+}
+
+// summary is the text a model reads for a failed run.
+func summary(o ExecOutput) string {
+	var b strings.Builder
+	if o.TimedOut {
+		fmt.Fprintf(&b, "%s timed out after %d ms; the process tree was killed.\n", o.Command.Exe, o.DurationMs)
+	} else {
+		fmt.Fprintf(&b, "%s exited with code %d.\n", o.Command.Exe, o.ExitCode)
+	}
+	if o.Stdout != "" {
+		fmt.Fprintf(&b, "stdout:\n%s\n", o.Stdout)
+	}
+	if o.Stderr != "" {
+		fmt.Fprintf(&b, "stderr:\n%s\n", o.Stderr)
+	}
+	return b.String()
+}

@@ -1,0 +1,147 @@
+package winexec_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+func toolClient(t *testing.T, opts *winexec.ToolOptions) *client.Client {
+	t.Helper()
+	ex, err := winexec.New(winexec.Config{
+		Backend:        winexec.BackendLocal,
+		Policy:         winexec.Policy{AllowExe: []string{"printf", "sh"}},
+		DefaultTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "winexec-tools", Version: "1"}, nil)
+	winexec.AddTools(srv, ex, opts)
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	c, err := client.Connect(context.Background(), a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structuredContent %s: %v", b, err)
+	}
+}
+
+func TestWinExecTool(t *testing.T) {
+	c := toolClient(t, nil)
+	ctx := context.Background()
+	args := []string{`%s|%s|%s\n`, `a "quoted" b`, ``, `$HOME & | ; 中文 \`}
+	res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": "printf", "args": args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out winexec.ExecOutput
+	structured(t, res, &out)
+	if res.IsError || out.ExitCode != 0 || out.Stdout != `a "quoted" b||$HOME & | ; 中文 \`+"\n" || out.TimedOut {
+		t.Fatalf("result %+v (isError %v)", out, res.IsError)
+	}
+	if strings.Join(out.Command.Args, "\x00") != strings.Join(args, "\x00") || out.Command.Exe != "printf" {
+		t.Errorf("command echo %+v", out.Command)
+	}
+
+	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c", "echo out; echo err >&2; exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	structured(t, res, &out)
+	if !res.IsError || out.ExitCode != 3 || out.Stdout != "out\n" || out.Stderr != "err\n" || !strings.Contains(res.TextOf(), "exited with code 3") {
+		t.Fatalf("non-zero exit: %+v isError %v text %q", out, res.IsError, res.TextOf())
+	}
+
+	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c", "sleep 30"}, "timeoutMs": 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	structured(t, res, &out)
+	if !res.IsError || !out.TimedOut || !strings.Contains(res.TextOf(), "timed out") {
+		t.Fatalf("timeout: %+v %q", out, res.TextOf())
+	}
+
+	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c", "cat"}, "stdin": "piped\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	structured(t, res, &out)
+	if out.Stdout != "piped\n" {
+		t.Fatalf("stdin: %+v", out)
+	}
+
+	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "rm", "args": []string{"-rf", "/tmp/x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.TextOf(), "ALLOW_EXE") {
+		t.Fatalf("refused program: isError %v %q", res.IsError, res.TextOf())
+	}
+}
+
+func TestPathTools(t *testing.T) {
+	c := toolClient(t, nil)
+	ctx := context.Background()
+	res, err := c.CallTool(ctx, "path.wsl_to_win", map[string]string{"path": "/mnt/c/Users/me/a b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p winexec.PathOutput
+	structured(t, res, &p)
+	if res.IsError || p.Path != `C:\Users\me\a b.txt` {
+		t.Fatalf("wsl_to_win: %+v %q", p, res.TextOf())
+	}
+	res, err = c.CallTool(ctx, "path.win_to_wsl", map[string]string{"path": `D:\data\x.log`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	structured(t, res, &p)
+	if res.IsError || p.Path != "/mnt/d/data/x.log" {
+		t.Fatalf("win_to_wsl: %+v %q", p, res.TextOf())
+	}
+}
+
+func TestToolListAndSnakeCase(t *testing.T) {
+	for _, snake := range []bool{false, true} {
+		c := toolClient(t, &winexec.ToolOptions{SnakeCase: snake})
+		tools, err := c.ListTools(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+			if tl.Name == "win.exec" || tl.Name == "win_exec" {
+				a := tl.Annotations
+				if a == nil || a.OpenWorldHint == nil || !*a.OpenWorldHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+					t.Errorf("win.exec annotations %+v", a)
+				}
+			}
+		}
+		want := "path.win_to_wsl,path.wsl_to_win,win.exec"
+		if snake {
+			want = "path_win_to_wsl,path_wsl_to_win,win_exec"
+		}
+		if got := strings.Join(names, ","); got != want {
+			t.Errorf("snake=%v: tools %s, want %s", snake, got, want)
+		}
+	}
+}
