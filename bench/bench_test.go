@@ -96,6 +96,7 @@ type impl struct {
 var stdioImpls = []impl{
 	{name: "winbridge", start: startWinbridge(legacyVersion), mcp: true, concurrent: true},
 	{name: "winbridge-2026-07-28", start: startWinbridge(""), mcp: true, concurrent: true},
+	{name: "winbridge-launch", start: startWinbridgeLaunch, mcp: true, concurrent: true},
 	{name: "gosdk", start: startGoSDK, mcp: true, concurrent: true},
 	{name: "mcpgo", start: startMCPGo, mcp: true, concurrent: true},
 	{name: "raw-echo", start: startRawEcho, concurrent: false},
@@ -157,6 +158,47 @@ func startWinbridge(version string) func(ctx context.Context) (session, error) {
 		return &winbridgeSession{c: c, cmd: cmd, done: cmd.Wait}, nil
 	}
 }
+
+// launchSession is winbridge's own launcher, client.Launch: process
+// group, stderr drain, exit monitoring, bounded shutdown. It is the row to
+// compare with go-sdk's CommandTransport.
+type launchSession struct{ p *wbclient.Process }
+
+func startWinbridgeLaunch(ctx context.Context) (session, error) {
+	p, err := wbclient.Launch(ctx, &wbclient.Command{Path: binPath("winbridge-server")},
+		&wbclient.ProcessOptions{Client: &wbclient.Options{ProtocolVersion: legacyVersion}})
+	if err != nil {
+		return nil, err
+	}
+	return &launchSession{p: p}, nil
+}
+
+func (s *launchSession) echo(ctx context.Context, text string) (string, error) {
+	res, err := s.p.CallTool(ctx, "echo", servers.EchoIn{Text: text})
+	if err != nil {
+		return "", err
+	}
+	if res.IsError || len(res.Content) != 1 {
+		return "", fmt.Errorf("unexpected result %+v", res)
+	}
+	return res.TextOf(), nil
+}
+
+func (s *launchSession) sleep(ctx context.Context, ms int) error {
+	res, err := s.p.CallTool(ctx, "sleep", servers.SleepIn{Ms: ms})
+	if err == nil && res.IsError {
+		err = errors.New(res.TextOf())
+	}
+	return err
+}
+
+func (s *launchSession) ready(ctx context.Context) (int, error) {
+	tools, err := s.p.ListTools(ctx)
+	return len(tools), err
+}
+
+func (s *launchSession) pid() int     { return s.p.Pid() }
+func (s *launchSession) close() error { return s.p.Close() }
 
 func (s *winbridgeSession) echo(ctx context.Context, text string) (string, error) {
 	res, err := s.c.CallTool(ctx, "echo", servers.EchoIn{Text: text})
