@@ -67,6 +67,10 @@ type Config struct {
 // malformed value is a *ConfigError naming the variable.
 func ConfigFromEnv() (Config, error) { return configFrom(os.Getenv) }
 
+// ConfigFromEnvFunc is ConfigFromEnv reading variables through getenv, for
+// programs that layer flags over the environment and for tests.
+func ConfigFromEnvFunc(getenv func(string) string) (Config, error) { return configFrom(getenv) }
+
 func configFrom(getenv func(string) string) (Config, error) {
 	var c Config
 	var errs []error

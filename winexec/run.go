@@ -63,10 +63,12 @@ func runProcess(ctx context.Context, spec runSpec) (*Result, error) {
 		select {
 		case <-tctx.Done():
 			killOnce.Do(func() {
+				// Marked before the kill: the process may exit from it and
+				// Wait return before the kill call does.
+				close(killed)
 				if err := tree.kill(); err != nil {
 					spec.logger.Warn("winexec: tree kill failed", "exe", spec.argv[0], "err", err)
 				}
-				close(killed)
 			})
 		case <-done:
 		}

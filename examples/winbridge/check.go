@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// check reports what the server would use and the first problem found, in
+// words a user can act on. It exits 0 when there is none.
+func check(s *settings, out io.Writer) int {
+	cfg := s.cfg
+	backend := cfg.Backend
+	if backend == "" || backend == winexec.BackendAuto {
+		backend = winexec.AutoBackend(&cfg) + " (auto)"
+	}
+	platform := runtime.GOOS + "/" + runtime.GOARCH
+	if winexec.IsWSL() {
+		platform += ", WSL"
+	}
+	var problems []string
+	ps, psErr := lookPath(cfg.Launcher, cfg.PowerShellExe)
+	hdc := hdcExe(s)
+	hdcPath, hdcErr := lookPath(cfg.Launcher, hdc)
+	usesPS := strings.HasPrefix(backend, winexec.BackendPowerShell) || strings.HasPrefix(backend, winexec.BackendPSHost)
+	if usesPS && psErr != nil {
+		problems = append(problems, fmt.Sprintf("PowerShell (%s) is not on PATH: under WSL, check that Windows interop is enabled and that %s is reachable, or set WIN_PS_EXE to its full path", cfg.PowerShellExe, cfg.PowerShellExe))
+	}
+	if hdcErr != nil {
+		problems = append(problems, fmt.Sprintf("hdc (%s) is not on PATH: hdc tools will fail until HDC_EXE names it", hdc))
+	}
+	if len(cfg.Launcher) > 0 {
+		if _, err := exec.LookPath(cfg.Launcher[0]); err != nil {
+			problems = append([]string{fmt.Sprintf("the launcher %q is not on PATH", cfg.Launcher[0])}, problems...)
+		}
+	}
+	codepage := "detect per call (UTF-8 first)"
+	if cfg.CodePage != 0 {
+		codepage = fmt.Sprint(cfg.CodePage)
+	}
+	fmt.Fprintf(out, "winbridge %s\n", version)
+	fmt.Fprintf(out, "platform:   %s\n", platform)
+	fmt.Fprintf(out, "backend:    %s\n", backend)
+	fmt.Fprintf(out, "powershell: %s\n", found(cfg.PowerShellExe, ps, psErr))
+	fmt.Fprintf(out, "hdc:        %s\n", found(hdc, hdcPath, hdcErr))
+	fmt.Fprintf(out, "code page:  %s\n", codepage)
+	fmt.Fprintf(out, "allow-exe:  %s\n", strings.Join(cfg.Policy.AllowExe, ", "))
+	fmt.Fprintf(out, "timeout:    %v\n", cfg.DefaultTimeout)
+	if len(problems) == 0 {
+		fmt.Fprintln(out, "ok: no problem found")
+		return 0
+	}
+	fmt.Fprintf(out, "problem:    %s\n", problems[0])
+	return 1
+}
+
+func lookPath(launcher []string, name string) (string, error) {
+	if len(launcher) > 0 && strings.ContainsAny(name, `\/`) {
+		return name, nil // a Windows path the launcher resolves
+	}
+	return exec.LookPath(name)
+}
+
+func found(name, path string, err error) string {
+	if err != nil {
+		return name + " (not found)"
+	}
+	return path
+}

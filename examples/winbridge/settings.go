@@ -1,0 +1,103 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// settings are the server's configuration: the winexec Config from the
+// environment, overridden by flags.
+type settings struct {
+	cfg       winexec.Config
+	snakeCase bool
+	httpAddr  string
+	echo      bool
+	logLevel  slog.Level
+	version   bool
+	check     bool
+}
+
+// parseSettings reads the environment (through getenv) and then the flags,
+// which win. Help output shows the values in effect.
+func parseSettings(args []string, getenv func(string) string, out io.Writer) (*settings, error) {
+	cfg, envErr := winexec.ConfigFromEnvFunc(getenv)
+	s := &settings{cfg: cfg}
+	fs := flag.NewFlagSet("winbridge", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: winbridge [flags]\n\nAn MCP server that runs Windows programs from Linux/WSL. Serves stdio unless -http is given.\nEach flag defaults to its environment variable, shown in brackets.\n\n")
+		fs.PrintDefaults()
+	}
+	backend := fs.String("backend", orDefault(cfg.Backend, winexec.BackendAuto), "`backend`: auto, powershell, pshost, direct or local [WINBRIDGE_BACKEND]")
+	psExe := fs.String("ps-exe", orDefault(cfg.PowerShellExe, "powershell.exe"), "PowerShell `program`: powershell.exe, pwsh.exe or a path [WIN_PS_EXE]")
+	hdcExe := fs.String("hdc-exe", cfg.HDCExe, "hdc `program` (default hdc.exe under WSL, hdc natively) [HDC_EXE]")
+	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run (basename or absolute path) [ALLOW_EXE]")
+	allowEnv := fs.String("allow-env", strings.Join(cfg.Policy.AllowEnv, ","), "comma-separated environment `names` a call may set [ALLOW_ENV]")
+	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
+	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
+	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
+	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINBRIDGE_SNAKE_CASE") == "1", "name tools win_exec, hdc_shell, ... for clients that reject dots [WINBRIDGE_SNAKE_CASE=1]")
+	fs.StringVar(&s.httpAddr, "http", getenv("WINBRIDGE_HTTP"), "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8787) instead of stdio [WINBRIDGE_HTTP]")
+	fs.BoolVar(&s.echo, "echo", getenv("WINBRIDGE_ECHO") == "1", "with -http, write a summary of every request to stderr, secrets masked [WINBRIDGE_ECHO=1]")
+	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
+	fs.BoolVar(&s.version, "version", false, "print the version and exit")
+	fs.BoolVar(&s.check, "check", false, "report the platform, backend, PowerShell, hdc and code page, and the first problem")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if envErr != nil && !s.version {
+		return nil, envErr
+	}
+	s.cfg.Backend = *backend
+	s.cfg.PowerShellExe = *psExe
+	s.cfg.HDCExe = *hdcExe
+	s.cfg.Policy.AllowExe = splitList(*allow)
+	s.cfg.Policy.AllowEnv = splitList(*allowEnv)
+	s.cfg.DefaultTimeout = *timeout
+	s.cfg.Launcher = strings.Fields(*launcher)
+	s.cfg.CodePage = *codepage
+	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return nil, fmt.Errorf("-log-level: %w", err)
+	}
+	return s, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func orList(v, def []string) []string {
+	if len(v) == 0 {
+		return def
+	}
+	return v
+}
+
+func orDuration(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
