@@ -1,0 +1,341 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// post serves a POSTed message: checks, then routing by era.
+func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
+		writeHTTPError(w, httpErr(http.StatusNotAcceptable, CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream"))
+		return
+	}
+	if !isJSON(r) {
+		writeHTTPError(w, httpErr(http.StatusUnsupportedMediaType, CodeInvalidRequest, "unsupported media type: Content-Type must be application/json"))
+		return
+	}
+	body, e := h.readBody(w, r)
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	m, e := parseMessage(body)
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	hv, _ := headerValue(r, HeaderProtocolVersion)
+	if hv != "" && !h.srv.supports(hv) {
+		writeHTTPError(w, (&httpError{status: http.StatusBadRequest, err: h.srv.unsupported(hv)}).withID(m))
+		return
+	}
+	mv, _ := m.metaString(MetaProtocolVersion)
+	if IsStateless(hv) || IsStateless(mv) {
+		h.postStateless(w, r, m, hv)
+		return
+	}
+	if m.method == "initialize" && m.isRequest() {
+		h.initialize(w, r, m)
+		return
+	}
+	s, e := h.lookup(r, m)
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	s.enter()
+	defer s.leave()
+	h.exchange(w, r, s, m)
+}
+
+// readBody reads a POST body within MaxBodyBytes.
+func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
+	tooLarge := httpErr(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge
+	case err != nil:
+		return nil, httpErr(http.StatusBadRequest, CodeParseError, "parse error: reading the body: "+err.Error())
+	}
+	return body, nil
+}
+
+// lookup finds the legacy session a request names and checks its
+// protocol version header.
+func (h *HTTPHandler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpError) {
+	sid, _ := headerValue(r, HeaderSessionID)
+	if sid == "" {
+		return nil, httpErr(http.StatusBadRequest, CodeInvalidRequest,
+			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+LatestVersion+" with its _meta").withID(m)
+	}
+	s := h.session(sid)
+	if s == nil {
+		return nil, httpErr(http.StatusNotFound, CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
+	}
+	hv, _ := headerValue(r, HeaderProtocolVersion)
+	v := s.ss.ProtocolVersion()
+	switch {
+	case hv == "" && !before(v, Version20250618):
+		return nil, httpErr(http.StatusBadRequest, CodeHeaderMismatch, "bad request: missing "+HeaderProtocolVersion+" header (the session negotiated "+v+")").withID(m)
+	case hv != "" && hv != v:
+		if !h.srv.supports(hv) {
+			return nil, (&httpError{status: http.StatusBadRequest, err: h.srv.unsupported(hv)}).withID(m)
+		}
+		return nil, httpErr(http.StatusBadRequest, CodeHeaderMismatch, "bad request: "+HeaderProtocolVersion+" "+hv+" does not match the session's "+v).withID(m)
+	}
+	return s, nil
+}
+
+// initialize opens a legacy session. The session is registered before the
+// answer is sent, since the client's next POST may follow at once; a
+// failed initialize closes it again and names no session.
+func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
+	s := h.newSession(newSessionID())
+	if err := h.register(s); err != nil {
+		s.end()
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "server is shutting down").withID(m))
+		return
+	}
+	s.enter()
+	defer s.leave()
+	p, e := s.expect(m, false)
+	if e != nil {
+		s.end()
+		writeHTTPError(w, e)
+		return
+	}
+	if !s.deliver(r.Context(), m.raw) {
+		s.end()
+		return
+	}
+	select {
+	case resp := <-p.resp:
+		var out struct {
+			Error json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(resp, &out) == nil && out.Error != nil {
+			s.end()
+		} else {
+			w.Header().Set(HeaderSessionID, s.id)
+		}
+		writeJSON(w, http.StatusOK, resp)
+	case <-r.Context().Done():
+		s.end()
+	case <-s.done:
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "session closed").withID(m))
+	}
+}
+
+// postStateless serves a 2026-07-28 message on a session of its own,
+// after checking that its headers agree with its body.
+func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMessage, hv string) {
+	if e := checkStateless(r, m, hv); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	if !m.isRequest() {
+		// Notifications have no session to reach: cancellation is the
+		// client closing the request's connection, which ends its session.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s := h.newSession("")
+	defer s.end()
+	h.exchange(w, r, s, m)
+}
+
+// checkStateless checks a 2026-07-28 message's standard headers against
+// its body: the server must act on the body, and intermediaries on the
+// headers, so the two must say the same.
+func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
+	mismatch := func(msg string) *httpError {
+		return httpErr(http.StatusBadRequest, CodeHeaderMismatch, "header mismatch: "+msg).withID(m)
+	}
+	if hv == "" {
+		return mismatch("missing " + HeaderProtocolVersion + " header")
+	}
+	if m.response {
+		return httpErr(http.StatusBadRequest, CodeInvalidRequest, "invalid request: no request of this server awaits a response in "+hv).withID(m)
+	}
+	mh, ok := headerValue(r, HeaderMethod)
+	switch {
+	case !ok:
+		return mismatch("missing " + HeaderMethod + " header")
+	case mh != m.method:
+		return mismatch(HeaderMethod + " " + strconv.Quote(mh) + " does not match method " + strconv.Quote(m.method))
+	}
+	if name, ok := m.nameValue(); ok {
+		nh, present := headerValue(r, HeaderName)
+		switch {
+		case !present:
+			return mismatch("missing " + HeaderName + " header")
+		case nh != name:
+			return mismatch(HeaderName + " " + strconv.Quote(nh) + " does not match " + strconv.Quote(name))
+		}
+	}
+	if !m.isRequest() {
+		return nil
+	}
+	if m.method == "initialize" {
+		// Before the _meta checks: an initialize has none, and what it
+		// needs to hear is that the method is gone.
+		return httpErr(http.StatusNotFound, CodeMethodNotFound, "Method not found: initialize does not exist in "+hv+"; use server/discover").withID(m)
+	}
+	var missing []string
+	for _, k := range []string{MetaProtocolVersion, MetaClientCapabilities} {
+		if _, ok := m.meta[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return httpErr(http.StatusBadRequest, CodeInvalidParams, "invalid params: _meta lacks "+strings.Join(missing, ", ")).withID(m)
+	}
+	if mv, _ := m.metaString(MetaProtocolVersion); mv != hv {
+		return mismatch(HeaderProtocolVersion + " " + hv + " does not match _meta protocol version " + strconv.Quote(mv))
+	}
+	return nil
+}
+
+// exchange hands a message to a session and answers the POST: 202 for a
+// notification or response, the response as JSON, or an SSE stream that
+// ends with the response.
+func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage) {
+	if !m.isRequest() {
+		if !s.deliver(r.Context(), m.raw) {
+			writeHTTPError(w, httpErr(http.StatusNotFound, CodeInvalidRequest, "session not found: it ended"))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	p, e := s.expect(m, h.wantsSSE(r, m))
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	if !s.deliver(r.Context(), m.raw) {
+		s.forget(m)
+		if r.Context().Err() == nil {
+			writeHTTPError(w, httpErr(http.StatusNotFound, CodeInvalidRequest, "session not found: it ended").withID(m))
+		}
+		return
+	}
+	if p.stream != nil {
+		if !p.stream.attach() {
+			return // the session closed already
+		}
+		sw := startSSE(w, s.id)
+		if p.stream.id != "" && !before(s.ss.ProtocolVersion(), Version20251125) {
+			if sw.prime(p.stream.eventID(0), h.opts.Retry) != nil {
+				p.stream.detach()
+				return
+			}
+		}
+		if h.serveStream(r, sw, p.stream, 0) {
+			s.dropStream(p.stream)
+		}
+		return
+	}
+	select {
+	case resp := <-p.resp:
+		status := http.StatusOK
+		if s.id == "" {
+			status = statusOf(resp)
+		}
+		writeJSON(w, status, resp)
+	case <-r.Context().Done():
+		// The client went away. In a legacy session that does not cancel
+		// the request (the client may send notifications/cancelled);
+		// its response is dropped when it comes.
+		s.forget(m)
+	case <-s.done:
+		s.forget(m)
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "session closed before the response").withID(m))
+	}
+}
+
+// wantsSSE decides how to answer a request: as an SSE stream when messages
+// may come before the result (a tool call, or any request asking for
+// progress) and the client takes streams; as one JSON object otherwise,
+// which is cheaper and simpler for everyone.
+func (h *HTTPHandler) wantsSSE(r *http.Request, m *rpcMessage) bool {
+	if h.opts.JSONResponse || !accepts(r, "text/event-stream") {
+		return false
+	}
+	_, progress := m.meta[MetaProgressToken]
+	return m.method == "tools/call" || progress
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// get opens the standalone SSE stream of a legacy session, or resumes a
+// stream after Last-Event-ID.
+func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r, "text/event-stream") {
+		writeHTTPError(w, httpErr(http.StatusNotAcceptable, CodeInvalidRequest, "not acceptable: Accept must list text/event-stream"))
+		return
+	}
+	if hv, _ := headerValue(r, HeaderProtocolVersion); IsStateless(hv) && h.srv.supports(hv) {
+		w.Header().Set("Allow", "POST")
+		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: "+hv+" has no GET stream"))
+		return
+	}
+	s, e := h.lookup(r, nil)
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	s.enter()
+	defer s.leave()
+	es, after, resumed := s.standalone, -1, false
+	if last, ok := headerValue(r, HeaderLastEventID); ok {
+		if id, n, ok := parseEventID(last); ok {
+			if found := s.stream(id); found != nil {
+				es, after, resumed = found, n, true
+			}
+		}
+	}
+	if after < 0 {
+		after = es.sentUpTo()
+	}
+	if !es.attach() {
+		writeHTTPError(w, httpErr(http.StatusConflict, CodeInvalidRequest, "conflict: this stream is already open in another request"))
+		return
+	}
+	sw := startSSE(w, s.id)
+	if !resumed && !before(s.ss.ProtocolVersion(), Version20251125) {
+		if sw.prime(es.eventID(after), h.opts.Retry) != nil {
+			es.detach()
+			return
+		}
+	}
+	if h.serveStream(r, sw, es, after) && es != s.standalone {
+		s.dropStream(es)
+	}
+}
+
+// delete ends a legacy session.
+func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
+	s, e := h.lookup(r, nil)
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	s.end()
+	w.WriteHeader(http.StatusNoContent)
+}

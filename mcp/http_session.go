@@ -1,0 +1,314 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// httpSession is one ServerSession served over HTTP, and the
+// transport.Framer under it: POSTed messages are its input, and what the
+// server writes is routed to the HTTP response waiting for it.
+//
+// Routing of what the server writes:
+//   - a response goes to the POST of the request it answers: as the body
+//     of a JSON response, or as the last event of its SSE stream;
+//   - progress goes to the stream of the request that set the token;
+//   - log messages and requests to the client (sampling, elicitation,
+//     roots) go to the stream of the one request in flight with an open
+//     stream, when there is exactly one; with several, which one they
+//     belong to cannot be told, and they take the standalone stream;
+//   - anything else (list changes, resource updates) goes to the
+//     standalone stream, which a GET serves and which buffers meanwhile.
+//
+// A stateless session (2026-07-28) serves a single POST and has no
+// standalone stream: what cannot go to the POST's stream is dropped.
+type httpSession struct {
+	h  *HTTPHandler
+	id string // "" for a stateless session
+	ss *ServerSession
+
+	in       chan []byte
+	done     chan struct{}
+	doneOnce sync.Once
+
+	mu         sync.Mutex
+	pending    map[string]*pendingCall // by request id key
+	tokens     map[string]string       // progress token key -> request id key
+	streams    map[string]*eventStream // POST streams that can be resumed, by stream id
+	standalone *eventStream            // nil for stateless sessions
+	nextStream int
+	busy       int // POSTs and GETs in progress
+	timer      *time.Timer
+}
+
+// pendingCall is a client request waiting for the server's response.
+type pendingCall struct {
+	resp   chan []byte  // JSON mode: the response (buffered, 1)
+	stream *eventStream // SSE mode
+	token  string       // its progress token key, if any
+}
+
+func (h *HTTPHandler) newSession(id string) *httpSession {
+	s := &httpSession{
+		h:       h,
+		id:      id,
+		in:      make(chan []byte),
+		done:    make(chan struct{}),
+		pending: map[string]*pendingCall{},
+		tokens:  map[string]string{},
+		streams: map[string]*eventStream{},
+	}
+	if id != "" {
+		s.standalone = newEventStream("0", h.opts.History)
+		if h.opts.SessionTimeout > 0 {
+			s.timer = time.AfterFunc(h.opts.SessionTimeout, s.idle)
+		}
+	}
+	s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
+	return s
+}
+
+// ReadFrame implements transport.Framer: the next POSTed message.
+func (s *httpSession) ReadFrame() ([]byte, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case <-s.done:
+		return nil, io.EOF
+	}
+}
+
+// WriteFrame implements transport.Framer: it routes what the server sends
+// and never blocks on a client.
+func (s *httpSession) WriteFrame(msg []byte) error {
+	select {
+	case <-s.done:
+		return io.ErrClosedPipe
+	default:
+	}
+	msg = append([]byte(nil), msg...)
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Params struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(msg, &env)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if env.Method == nil {
+		id, err := transport.ParseID(env.ID)
+		p := s.pending[id.Key()]
+		if err != nil || p == nil {
+			s.h.log.Debug("mcp http: dropped a response nobody waits for", "session", s.id, "id", string(env.ID))
+			return nil
+		}
+		s.forgetLocked(id.Key())
+		if p.stream != nil {
+			p.stream.push(msg, true)
+		} else {
+			p.resp <- msg
+		}
+		return nil
+	}
+	target := s.standalone
+	switch *env.Method {
+	case "notifications/progress":
+		if key, ok := s.tokens[tokenKey(env.Params.ProgressToken)]; ok {
+			if p := s.pending[key]; p != nil && p.stream != nil {
+				target = p.stream
+			}
+		}
+	case "notifications/message", "sampling/createMessage", "elicitation/create", "roots/list":
+		if p := s.soleStreamLocked(); p != nil {
+			target = p.stream
+		}
+	}
+	if target == nil && s.id == "" {
+		if p := s.soleStreamLocked(); p != nil {
+			target = p.stream
+		}
+	}
+	if target == nil {
+		s.h.log.Debug("mcp http: dropped a message with no stream to carry it", "method", *env.Method)
+		return nil
+	}
+	target.push(msg, false)
+	return nil
+}
+
+// soleStreamLocked returns the only pending request with an SSE stream.
+func (s *httpSession) soleStreamLocked() *pendingCall {
+	var found *pendingCall
+	for _, p := range s.pending {
+		if p.stream != nil {
+			if found != nil {
+				return nil
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// Close implements transport.Framer; the connection calls it as it ends.
+func (s *httpSession) Close() error {
+	s.doneOnce.Do(func() {
+		close(s.done)
+		if s.id != "" {
+			s.h.unregister(s)
+		}
+		s.mu.Lock()
+		for _, es := range s.streams {
+			es.close()
+		}
+		if s.standalone != nil {
+			s.standalone.close()
+		}
+		for key, p := range s.pending {
+			if p.stream != nil {
+				p.stream.close()
+			}
+			delete(s.pending, key)
+		}
+		if s.timer != nil {
+			s.timer.Stop()
+		}
+		s.mu.Unlock()
+	})
+	return nil
+}
+
+// end closes the session: its ServerSession, and through it this framer.
+func (s *httpSession) end() {
+	_ = s.ss.Close()
+	_ = s.Close()
+}
+
+// idle ends a session that has had nothing to do for SessionTimeout.
+func (s *httpSession) idle() {
+	s.mu.Lock()
+	busy := s.busy > 0 || len(s.pending) > 0
+	if busy {
+		s.timer.Reset(s.h.opts.SessionTimeout)
+	}
+	s.mu.Unlock()
+	if !busy {
+		s.h.log.Debug("mcp http: closing an idle session", "session", s.id)
+		s.end()
+	}
+}
+
+// enter and leave bracket an HTTP request on the session, which keeps it
+// from idling out.
+func (s *httpSession) enter() {
+	s.mu.Lock()
+	s.busy++
+	if s.timer != nil {
+		s.timer.Reset(s.h.opts.SessionTimeout)
+	}
+	s.mu.Unlock()
+}
+
+func (s *httpSession) leave() {
+	s.mu.Lock()
+	s.busy--
+	if s.timer != nil {
+		s.timer.Reset(s.h.opts.SessionTimeout)
+	}
+	s.mu.Unlock()
+}
+
+// expect registers a request before it is handed to the server, so that
+// the response cannot overtake the registration.
+func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := m.id.Key()
+	if _, dup := s.pending[key]; dup {
+		return nil, httpErr(http.StatusBadRequest, CodeInvalidRequest, "invalid request: id "+m.id.String()+" is already in use by a request in progress").withID(m)
+	}
+	p := &pendingCall{resp: make(chan []byte, 1)}
+	if sse {
+		id := ""
+		if s.id != "" {
+			s.nextStream++
+			id = strconv.Itoa(s.nextStream)
+		}
+		p.stream = newEventStream(id, s.h.opts.History)
+		if id != "" {
+			s.streams[id] = p.stream
+		}
+	}
+	if tok, ok := m.meta[MetaProgressToken]; ok {
+		p.token = tokenKey(tok)
+		s.tokens[p.token] = key
+	}
+	s.pending[key] = p
+	return p, nil
+}
+
+// forget drops a pending request whose response will not be waited for.
+func (s *httpSession) forget(m *rpcMessage) {
+	s.mu.Lock()
+	s.forgetLocked(m.id.Key())
+	s.mu.Unlock()
+}
+
+func (s *httpSession) forgetLocked(key string) {
+	if p := s.pending[key]; p != nil {
+		if p.token != "" && s.tokens[p.token] == key {
+			delete(s.tokens, p.token)
+		}
+		delete(s.pending, key)
+	}
+}
+
+// dropStream forgets a POST stream that was written to its end.
+func (s *httpSession) dropStream(es *eventStream) {
+	s.mu.Lock()
+	if s.streams[es.id] == es {
+		delete(s.streams, es.id)
+	}
+	s.mu.Unlock()
+}
+
+// stream finds a stream by id for a resuming GET: the standalone stream
+// is "0".
+func (s *httpSession) stream(id string) *eventStream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == "0" {
+		return s.standalone
+	}
+	return s.streams[id]
+}
+
+// deliver hands a message to the server.
+func (s *httpSession) deliver(ctx context.Context, msg []byte) bool {
+	select {
+	case s.in <- msg:
+		return true
+	case <-s.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// tokenKey is the map key of a progress token: tokens are strings or
+// numbers, and equal tokens must meet whatever their spelling.
+func tokenKey(raw json.RawMessage) string {
+	if id, err := transport.ParseID(raw); err == nil {
+		return id.Key()
+	}
+	return "r" + string(raw)
+}

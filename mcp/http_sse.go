@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// eventStream is the ordered messages of one SSE response: the stream of
+// one POST, or a session's standalone stream (the GET stream). Events are
+// numbered from 1 and kept, up to a limit, after they are written, so that
+// a client that lost the connection can resume with Last-Event-ID; a POST
+// stream's response is therefore never lost to a dropped connection.
+type eventStream struct {
+	id    string // "" for streams that cannot be resumed (stateless)
+	limit int
+
+	mu       sync.Mutex
+	events   []sseEvent
+	next     int  // number of the next event
+	sent     int  // number of the last event written to a client
+	final    bool // the last event is queued: the stream ends after it
+	closed   bool // the session ended: writers stop at once
+	attached bool // a writer is serving the stream
+	wake     chan struct{}
+}
+
+type sseEvent struct {
+	n    int
+	data []byte
+}
+
+func newEventStream(id string, limit int) *eventStream {
+	return &eventStream{id: id, limit: limit, next: 1, wake: make(chan struct{}, 1)}
+}
+
+// push queues a message; final marks it the stream's last.
+func (es *eventStream) push(msg []byte, final bool) {
+	es.mu.Lock()
+	if es.closed || es.final {
+		es.mu.Unlock()
+		return
+	}
+	es.events = append(es.events, sseEvent{n: es.next, data: msg})
+	es.next++
+	if len(es.events) > es.limit {
+		es.events = es.events[len(es.events)-es.limit:]
+	}
+	es.final = final
+	es.mu.Unlock()
+	es.signal()
+}
+
+func (es *eventStream) close() {
+	es.mu.Lock()
+	es.closed = true
+	es.mu.Unlock()
+	es.signal()
+}
+
+func (es *eventStream) signal() {
+	select {
+	case es.wake <- struct{}{}:
+	default:
+	}
+}
+
+// attach claims the stream for one writer: a stream is served by at most
+// one HTTP response at a time.
+func (es *eventStream) attach() bool {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if es.attached || es.closed {
+		return false
+	}
+	es.attached = true
+	return true
+}
+
+func (es *eventStream) detach() {
+	es.mu.Lock()
+	es.attached = false
+	es.mu.Unlock()
+}
+
+func (es *eventStream) markSent(n int) {
+	es.mu.Lock()
+	es.sent = max(es.sent, n)
+	es.mu.Unlock()
+}
+
+// sentUpTo is where a new reader of the stream starts: after what earlier
+// readers were written (a reader that missed some says so with
+// Last-Event-ID).
+func (es *eventStream) sentUpTo() int {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.sent
+}
+
+// since returns the events after number n, and whether the stream is
+// finished once they are written.
+func (es *eventStream) since(n int) (evs []sseEvent, done, closed bool) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	for _, e := range es.events {
+		if e.n > n {
+			evs = append(evs, e)
+		}
+	}
+	last := es.next - 1
+	if len(evs) > 0 {
+		last = evs[len(evs)-1].n
+	}
+	return evs, es.final && last == es.next-1, es.closed
+}
+
+// eventID names event n of the stream, so that Last-Event-ID tells both
+// the stream and the position to resume from.
+func (es *eventStream) eventID(n int) string { return es.id + "_" + strconv.Itoa(n) }
+
+// parseEventID splits a Last-Event-ID into stream id and event number.
+func parseEventID(s string) (stream string, n int, ok bool) {
+	i := strings.LastIndexByte(s, '_')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return s[:i], n, true
+}
+
+// sseWriter writes events to one HTTP response.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// startSSE sends the response header of an SSE stream.
+func startSSE(w http.ResponseWriter, sessionID string) *sseWriter {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back
+	if sessionID != "" {
+		hd.Set(HeaderSessionID, sessionID)
+	}
+	w.WriteHeader(http.StatusOK)
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	_ = sw.rc.Flush()
+	return sw
+}
+
+// event writes one event. Messages are single-line JSON; a line break, were
+// there one, would still be framed correctly as several data lines.
+func (sw *sseWriter) event(id string, data []byte) error {
+	var b bytes.Buffer
+	if id != "" {
+		b.WriteString("id: " + id + "\n")
+	}
+	b.WriteString("event: message\n")
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		b.WriteString("data: ")
+		b.Write(bytes.TrimSuffix(line, []byte("\r")))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return sw.write(b.Bytes())
+}
+
+// prime sends an event with an id and no data, and the retry hint, so a
+// client can resume even if the connection drops before the first message
+// (2025-11-25 and later; earlier clients may choke on an empty event).
+func (sw *sseWriter) prime(id string, retry time.Duration) error {
+	return sw.write([]byte("id: " + id + "\nretry: " + strconv.FormatInt(retry.Milliseconds(), 10) + "\ndata: \n\n"))
+}
+
+func (sw *sseWriter) comment(text string) error { return sw.write([]byte(": " + text + "\n\n")) }
+
+func (sw *sseWriter) write(b []byte) error {
+	if _, err := sw.w.Write(b); err != nil {
+		return err
+	}
+	return sw.rc.Flush()
+}
+
+// serveStream writes es to w from event number after+1 until the stream is
+// finished, the session ends, the handler shuts down or the client goes.
+// It reports whether the stream was written to its end.
+func (h *HTTPHandler) serveStream(r *http.Request, sw *sseWriter, es *eventStream, after int) bool {
+	defer es.detach()
+	var tick <-chan time.Time
+	if h.opts.KeepAlive > 0 {
+		t := time.NewTicker(h.opts.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		evs, done, closed := es.since(after)
+		for _, e := range evs {
+			id := ""
+			if es.id != "" {
+				id = es.eventID(e.n)
+			}
+			if sw.event(id, e.data) != nil {
+				return false
+			}
+			after = e.n
+			es.markSent(e.n)
+		}
+		if done {
+			return true
+		}
+		if closed {
+			return false
+		}
+		select {
+		case <-es.wake:
+		case <-tick:
+			if sw.comment("keep-alive") != nil {
+				return false
+			}
+		case <-r.Context().Done():
+			return false
+		case <-h.done:
+			return false
+		}
+	}
+}
