@@ -230,6 +230,15 @@ func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSe
 		}
 		return
 	}
+	if p.stream != nil && s.id == "" {
+		// A stateless request's HTTP status depends on its outcome: an error
+		// that comes before anything else (a missing client capability is
+		// 400) goes out as JSON with its status; the stream starts only
+		// with a message that is not the final response.
+		if done := h.answerAlone(w, r, p.stream); done {
+			return
+		}
+	}
 	if p.stream != nil {
 		if !p.stream.attach() {
 			return // the session closed already
@@ -264,6 +273,30 @@ func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSe
 	}
 }
 
+// answerAlone waits for the first message of a stateless request's stream.
+// If it is the final response, it answers with it as JSON under the status
+// it implies and reports true; otherwise the caller streams.
+func (h *HTTPHandler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
+	for {
+		evs, done, closed := es.since(0)
+		switch {
+		case len(evs) == 1 && done:
+			es.markSent(evs[0].n)
+			writeJSON(w, statusOf(evs[0].data), evs[0].data)
+			return true
+		case len(evs) > 0 || closed:
+			return false
+		}
+		select {
+		case <-es.wake:
+		case <-r.Context().Done():
+			return true
+		case <-h.done:
+			return false
+		}
+	}
+}
+
 // wantsSSE decides how to answer a request: as an SSE stream when messages
 // may come before the result (a tool call, or any request asking for
 // progress) and the client takes streams; as one JSON object otherwise,
@@ -273,7 +306,7 @@ func (h *HTTPHandler) wantsSSE(r *http.Request, m *rpcMessage) bool {
 		return false
 	}
 	_, progress := m.meta[MetaProgressToken]
-	return m.method == "tools/call" || progress
+	return m.method == "tools/call" || m.method == "subscriptions/listen" || progress
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

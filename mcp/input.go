@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/winbridge/winbridge/transport"
 )
 
 // ErrInputRequired is returned by CreateMessage, Elicit and ListRoots in the
@@ -32,16 +34,26 @@ type input struct {
 // CreateMessage asks the client to sample its model: a request to the
 // client in the legacy era, an input request in 2026-07-28. It fails with a
 // -32021 error if the client did not declare the sampling capability.
-func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams, opts ...AskOption) (*CreateMessageResult, error) {
 	if r.info.clientCaps.Sampling == nil {
 		return nil, missingCapability("sampling", r.info.version)
 	}
 	var res CreateMessageResult
-	return &res, r.ask(ctx, "sampling", CreateMessageInput(p), &res)
+	return &res, r.ask(ctx, "sampling", CreateMessageInput(p), &res, opts)
 }
 
+// AskOption adjusts one request for input.
+type AskOption func(*askOptions)
+
+type askOptions struct{ key string }
+
+// InputKey names the input request in the 2026-07-28 era (the key of
+// inputRequests and inputResponses) instead of a generated "<kind>-<n>".
+// A handler that asks several times must give each ask its own key.
+func InputKey(key string) AskOption { return func(o *askOptions) { o.key = key } }
+
 // Elicit asks the client's user for input, in form or URL mode.
-func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...AskOption) (*ElicitResult, error) {
 	caps := r.info.clientCaps.Elicitation
 	url := p.Mode == ElicitModeURL
 	if caps == nil || (url && caps.URL == nil) || (!url && caps.Form == nil && caps.URL != nil) {
@@ -52,19 +64,23 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams) (*Elicit
 		return nil, missingCapability(what, r.info.version)
 	}
 	var res ElicitResult
-	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res)
+	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res, opts)
 }
 
 // ListRoots asks the client for its roots.
-func (r *ServerRequest[P]) ListRoots(ctx context.Context) (*ListRootsResult, error) {
+func (r *ServerRequest[P]) ListRoots(ctx context.Context, opts ...AskOption) (*ListRootsResult, error) {
 	if r.info.clientCaps.Roots == nil {
 		return nil, missingCapability("roots", r.info.version)
 	}
 	var res ListRootsResult
-	return &res, r.ask(ctx, "roots", ListRootsInput(), &res)
+	return &res, r.ask(ctx, "roots", ListRootsInput(), &res, opts)
 }
 
-func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputRequest, out any) error {
+func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputRequest, out any, opts []AskOption) error {
+	var o askOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	if !r.info.stateless {
 		return r.Session.conn.Call(ctx, in.Method, in.Params, out)
 	}
@@ -72,7 +88,10 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 		return fmt.Errorf("mcp: %s cannot ask the client for input", in.Method)
 	}
 	r.input.asks++
-	key := fmt.Sprintf("%s-%d", kind, r.input.asks)
+	key := o.key
+	if key == "" {
+		key = fmt.Sprintf("%s-%d", kind, r.input.asks)
+	}
 	if ok, err := r.input.answers.Decode(key, out); ok || err != nil {
 		if err != nil {
 			return invalidParams("inputResponses["+key+"]", err)
@@ -86,12 +105,21 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 	return ErrInputRequired
 }
 
+// missingCapability is the error for a request that needs a capability the
+// client did not declare; its data names it as a ClientCapabilities object
+// (for example {"requiredCapabilities": {"sampling": {}}}).
 func missingCapability(what, v string) *Error {
 	code := int64(CodeMissingClientCapability)
 	if !IsStateless(v) {
 		code = CodeInvalidRequest
 	}
-	return &Error{Code: code, Message: "Missing required client capability: " + what}
+	required := map[string]any{}
+	if name, sub, ok := strings.Cut(what, "."); ok {
+		required[name] = map[string]any{sub: map[string]any{}}
+	} else {
+		required[what] = map[string]any{}
+	}
+	return transport.NewError(code, "Missing required client capability: "+what, map[string]any{"requiredCapabilities": required})
 }
 
 // requestState is what the server entrusts to the client between rounds.

@@ -25,6 +25,7 @@ var serverMethods = map[string]func(*ServerSession, context.Context, *transport.
 	"prompts/list":             (*ServerSession).promptsList,
 	"prompts/get":              (*ServerSession).promptsGet,
 	"completion/complete":      (*ServerSession).complete,
+	"subscriptions/listen":     (*ServerSession).subscriptionsListen,
 }
 
 // decodeParams decodes a request's params into p; absent params decode as {}.

@@ -73,8 +73,11 @@ func (s *Server) RemoveResources(uris ...string) {
 	}
 }
 
-// ResourceUpdated tells the sessions subscribed to uri that it changed.
+// ResourceUpdated tells the sessions subscribed to uri (resources/subscribe)
+// and the open subscriptions/listen requests that asked for uri that it
+// changed.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	s.notifyListeners("notifications/resources/updated", uri)
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		subscribed := ss.subscriptions[uri]

@@ -58,13 +58,14 @@ type Server struct {
 	prompts   registry[*serverPrompt]
 	stateKey  []byte
 
-	mu       sync.RWMutex
-	sessions map[*ServerSession]struct{}
+	mu        sync.RWMutex
+	sessions  map[*ServerSession]struct{}
+	listeners map[*listener]struct{} // open subscriptions/listen requests
 }
 
 // NewServer returns a server that identifies itself as impl.
 func NewServer(impl *Implementation, opts *ServerOptions) *Server {
-	s := &Server{sessions: map[*ServerSession]struct{}{}}
+	s := &Server{sessions: map[*ServerSession]struct{}{}, listeners: map[*listener]struct{}{}}
 	if impl != nil {
 		s.impl = *impl
 	}
@@ -184,6 +185,7 @@ func (s *Server) RemoveTools(names ...string) {
 
 // changed tells every initialized legacy session that a list changed.
 func (s *Server) changed(method string) {
+	s.notifyListeners(method, "")
 	for _, ss := range s.Sessions() {
 		if ss.initializedLegacy() {
 			go func() {

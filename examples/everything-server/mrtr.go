@@ -20,35 +20,29 @@ import (
 // send real requests to the client, so they are useful there too.
 //
 // The scenarios document a key for each input request ("user_name",
-// "confirm", "step1", ...). The library names keys itself ("elicitation-1",
-// "sampling-2", ...) and has no way yet to choose them; the helpers below
-// take the documented key so that only they change once it does (see the
-// report: mcp.ServerRequest needs a way to name the key of an input
-// request). Only input-required-result-basic-elicitation checks the key.
+// "confirm", "step1", ...); mcp.InputKey sends it instead of the generated
+// "elicitation-1" style key.
 
-// elicitKey asks for form input under key (see above: key is not sent yet).
+// elicitKey asks for form input under key.
 func elicitKey(ctx context.Context, req askRequest, key string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	_ = key
-	return req.Elicit(ctx, p)
+	return req.Elicit(ctx, p, mcp.InputKey(key))
 }
 
 // sampleKey asks the client to sample under key.
 func sampleKey(ctx context.Context, req askRequest, key string, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	_ = key
-	return req.CreateMessage(ctx, p)
+	return req.CreateMessage(ctx, p, mcp.InputKey(key))
 }
 
 // rootsKey asks for the client's roots under key.
 func rootsKey(ctx context.Context, req askRequest, key string) (*mcp.ListRootsResult, error) {
-	_ = key
-	return req.ListRoots(ctx)
+	return req.ListRoots(ctx, mcp.InputKey(key))
 }
 
 // askRequest is what tool and prompt requests have in common for asking.
 type askRequest interface {
-	Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
-	CreateMessage(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
-	ListRoots(context.Context) (*mcp.ListRootsResult, error)
+	Elicit(context.Context, *mcp.ElicitParams, ...mcp.AskOption) (*mcp.ElicitResult, error)
+	CreateMessage(context.Context, *mcp.CreateMessageParams, ...mcp.AskOption) (*mcp.CreateMessageResult, error)
+	ListRoots(context.Context, ...mcp.AskOption) (*mcp.ListRootsResult, error)
 }
 
 // asking collects the errors of several questions asked in one run, so

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"context"
+
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/internal/peertest"
+)
+
+// The official conformance suite (@modelcontextprotocol/conformance,
+// pinned in internal/peers/node) runs against the fixture server and the
+// conformance client at both protocol eras. The suite's exit status is the
+// verdict: every scored scenario passes, and the client may fail only the
+// auth/* scenarios listed in examples/everything-client's baselines.
+
+var revisions = []string{"2025-11-25", "2026-07-28"}
+
+func TestConformanceServer(t *testing.T) {
+	conf := peertest.Conformance(t)
+	bin := peertest.BuildGo(t, "./examples/everything-server")
+	// Port 0, and the server says where it listens: no guessing, no polling.
+	srv := exec.Command(bin, "-http", "127.0.0.1:0")
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		srv.Wait()
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, u, ok := strings.Cut(sc.Text(), "url="); ok {
+				select {
+				case urls <- strings.Fields(u)[0]:
+				default:
+				}
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not report where it listens")
+	}
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			out := runSuite(t, append(conf, "server", "--url", url, "--requirements", rev))
+			if !strings.Contains(out, "Total:") {
+				t.Fatalf("no summary from the suite:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestConformanceClient(t *testing.T) {
+	conf := peertest.Conformance(t)
+	bin := peertest.BuildGo(t, "./examples/everything-client")
+	root := peertest.RepoRoot(t)
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			baseline := filepath.Join(root, "examples/everything-client", "expected-failures-"+rev+".yaml")
+			out := runSuite(t, append(conf, "client", "--command", bin, "--requirements", rev, "--expected-failures", baseline))
+			if !strings.Contains(out, "Baseline check passed") {
+				t.Fatalf("baseline check did not pass:\n%s", out)
+			}
+		})
+	}
+}
+
+// runSuite runs the suite and fails the test on a non-zero exit, showing
+// the suite's own summary.
+func runSuite(t *testing.T, argv []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tail := string(out)
+		if i := strings.Index(tail, "=== SUMMARY ==="); i >= 0 {
+			tail = tail[i:]
+		}
+		t.Fatalf("%s: %v\n%s", strings.Join(argv[2:], " "), err, tail)
+	}
+	return string(out)
+}
