@@ -1,6 +1,7 @@
 // Package examples holds runnable programs built on winbridge: the
-// conformance fixture server (everything-server), the smallest useful
-// server (echo), and, as their issues land, the winbridge bridge server, a
-// command-line client and a WinDbg server. Each is a main package in its
-// own directory; this file only documents the directory.
+// README's main job (demo), the bridge server (winbridge), the conformance
+// fixture server and client (everything-server, everything-client), the
+// smallest useful server (echo) and a command-line client (mcpc). Each is a
+// main package in its own directory; this file only documents the
+// directory.
 package examples
