@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,5 +100,71 @@ func TestCheckVersionAndBadSettings(t *testing.T) {
 	t.Setenv("WINBRIDGE_BACKEND", "bogus")
 	if code := run(nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "WINBRIDGE_BACKEND") {
 		t.Errorf("bad backend: %d %q", code, errOut.String())
+	}
+}
+
+func TestServesHTTPWithEcho(t *testing.T) {
+	bin := build(t)
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0", "-echo", "-backend", "local", "-allow-exe", "printf")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	lines := make(chan string, 256)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var url string
+	for url == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("server exited before listening")
+			}
+			if _, u, found := strings.Cut(l, "url="); found {
+				url = strings.Fields(u)[0]
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("server did not report its URL")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := transport.NewHTTPStream(ctx, url, &transport.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer very-secret-token"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Connect(ctx, stream, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": "printf", "args": []string{"over http"}})
+	if err != nil || res.IsError {
+		t.Fatalf("win.exec over HTTP: %v %+v", err, res)
+	}
+	// The echo shows the call, and never the secret.
+	deadline := time.After(10 * time.Second)
+	for sawCall := false; !sawCall; {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, "very-secret-token") {
+				t.Fatalf("the echo leaked a secret: %s", l)
+			}
+			sawCall = strings.Contains(l, "tools/call")
+		case <-deadline:
+			t.Fatal("no echo line for tools/call")
+		}
 	}
 }
