@@ -1,0 +1,230 @@
+package bench
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpgoserver "github.com/mark3labs/mcp-go/server"
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/winbridge/winbridge/bench/internal/servers/gosdksrv"
+	"github.com/winbridge/winbridge/bench/internal/servers/mcpgosrv"
+	"github.com/winbridge/winbridge/bench/internal/servers/wb"
+	wbclient "github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// HTTP sessions: each library's own Streamable HTTP handler, default
+// options, served by httptest.NewServer on 127.0.0.1 in this process, and
+// the same library's client connected to it. Client and server share the
+// process, so allocations cover both sides.
+//
+// Every client gets its own http.Client over a clone of
+// http.DefaultTransport with MaxIdleConnsPerHost raised to 128 (the
+// default, 2, would close and reopen connections under 64 concurrent
+// callers and measure TCP setup instead of the libraries); nothing else is
+// tuned.
+
+// httpSession is a session over HTTP plus what to tear down after it.
+type httpSession struct {
+	session
+	closeClient func() error
+	shutdown    func() // the handler's own shutdown, if it has one
+	ts          *httptest.Server
+	hc          *http.Client
+}
+
+func (s *httpSession) pid() int { return 0 }
+
+func (s *httpSession) close() error {
+	err := s.closeClient()
+	if s.shutdown != nil {
+		s.shutdown()
+	}
+	s.hc.CloseIdleConnections()
+	// Drop connections still held by streams (the standalone GET stream)
+	// so that Close does not wait for them.
+	s.ts.CloseClientConnections()
+	s.ts.Close()
+	return err
+}
+
+// newBenchHTTPClient is the http.Client every HTTP client library gets.
+func newBenchHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 256
+	tr.MaxIdleConnsPerHost = 128
+	return &http.Client{Transport: tr}
+}
+
+// startWinbridgeHTTP serves wb.New() with mcp.NewHTTPHandler and connects
+// with transport.NewHTTPStream + client.Connect. version "" is winbridge's
+// default: 2026-07-28, stateless (server/discover, no session).
+func startWinbridgeHTTP(version string) func(ctx context.Context) (session, error) {
+	return func(ctx context.Context) (session, error) {
+		h := mcp.NewHTTPHandler(wb.New(), nil)
+		ts := httptest.NewServer(h)
+		hc := newBenchHTTPClient()
+		shutdown := func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			h.Shutdown(ctx)
+		}
+		// The stream lives until Close, not until ctx (the start timeout).
+		stream, err := transport.NewHTTPStream(context.Background(), ts.URL, &transport.HTTPClientOptions{Client: hc})
+		if err != nil {
+			shutdown()
+			ts.Close()
+			return nil, err
+		}
+		c, err := wbclient.Connect(ctx, stream, &wbclient.Options{ProtocolVersion: version})
+		if err != nil {
+			stream.Close()
+			shutdown()
+			ts.CloseClientConnections()
+			ts.Close()
+			return nil, err
+		}
+		return &httpSession{
+			session:     &winbridgeSession{c: c},
+			closeClient: c.Close,
+			shutdown:    shutdown,
+			ts:          ts,
+			hc:          hc,
+		}, nil
+	}
+}
+
+// startGoSDKHTTP serves gosdksrv.New() with mcp.NewStreamableHTTPHandler
+// (stateful, SSE answers: the defaults) and connects with
+// mcp.StreamableClientTransport on protocol 2025-11-25.
+func startGoSDKHTTP(ctx context.Context) (session, error) {
+	srv := gosdksrv.New()
+	h := gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv }, nil)
+	ts := httptest.NewServer(h)
+	hc := newBenchHTTPClient()
+	cs, err := gosdkClient.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc},
+		&gosdk.ClientSessionOptions{ProtocolVersion: legacyVersion})
+	if err != nil {
+		ts.CloseClientConnections()
+		ts.Close()
+		return nil, err
+	}
+	return &httpSession{
+		session:     &gosdkSession{cs: cs},
+		closeClient: cs.Close,
+		ts:          ts,
+		hc:          hc,
+	}, nil
+}
+
+// startMCPGoHTTP serves mcpgosrv.New() with server.NewStreamableHTTPServer
+// used as an http.Handler (defaults: session ids generated but not kept,
+// JSON answers unless the tool sends notifications) and connects with
+// client.NewStreamableHttpClient + Initialize on protocol 2025-11-25.
+func startMCPGoHTTP(ctx context.Context) (session, error) {
+	h := mcpgoserver.NewStreamableHTTPServer(mcpgosrv.New())
+	ts := httptest.NewServer(h)
+	hc := newBenchHTTPClient()
+	shutdown := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h.Shutdown(ctx)
+	}
+	c, err := mcpgoclient.NewStreamableHttpClient(ts.URL+"/mcp", mcpgotransport.WithHTTPBasicClient(hc))
+	if err == nil {
+		err = c.Start(ctx)
+	}
+	if err == nil {
+		var req mcpgo.InitializeRequest
+		req.Params.ProtocolVersion = legacyVersion
+		req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
+		_, err = c.Initialize(ctx, req)
+	}
+	if err != nil {
+		if c != nil {
+			c.Close()
+		}
+		shutdown()
+		ts.CloseClientConnections()
+		ts.Close()
+		return nil, err
+	}
+	return &httpSession{
+		session:     &mcpgoSession{c: c},
+		closeClient: c.Close,
+		shutdown:    shutdown,
+		ts:          ts,
+		hc:          hc,
+	}, nil
+}
+
+var httpImpls = []impl{
+	{name: "winbridge", start: startWinbridgeHTTP(legacyVersion), mcp: true, concurrent: true},
+	{name: "winbridge-2026-07-28", start: startWinbridgeHTTP(""), mcp: true, concurrent: true},
+	{name: "gosdk", start: startGoSDKHTTP, mcp: true, concurrent: true},
+	{name: "mcpgo", start: startMCPGoHTTP, mcp: true, concurrent: true},
+}
+
+// BenchmarkHTTPSequential: one tools/call echo with a short text per op,
+// one caller, over loopback HTTP to an in-process server. Allocations
+// cover client and server.
+func BenchmarkHTTPSequential(b *testing.B) {
+	for _, im := range httpImpls {
+		b.Run(im.name, func(b *testing.B) {
+			s := mustStart(b, im)
+			defer s.close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				got, err := s.echo(ctx, shortText)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got != shortText {
+					b.Fatalf("echo returned %q", got)
+				}
+			}
+			reportRate(b, b.N, time.Since(start))
+		})
+	}
+}
+
+// BenchmarkHTTPConcurrent64: 64 goroutines share one client and call echo
+// as fast as they can, over loopback HTTP to an in-process server.
+func BenchmarkHTTPConcurrent64(b *testing.B) {
+	for _, im := range httpImpls {
+		b.Run(im.name, func(b *testing.B) {
+			s := mustStart(b, im)
+			defer s.close()
+			ctx := context.Background()
+			b.SetParallelism(max(1, 64/runtimeGOMAXPROCS()))
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					got, err := s.echo(ctx, shortText)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if got != shortText {
+						b.Errorf("echo returned %q", got)
+						return
+					}
+				}
+			})
+			reportRate(b, b.N, time.Since(start))
+		})
+	}
+}
