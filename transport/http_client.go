@@ -708,7 +708,9 @@ type eventReader struct {
 }
 
 func newEventReader(r io.Reader, max int) *eventReader {
-	return &eventReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	// Small: line() accumulates longer lines itself, and a response that is
+	// one short event should not cost a 64 KiB buffer.
+	return &eventReader{br: bufio.NewReaderSize(r, 4<<10), max: max}
 }
 
 func (r *eventReader) next() (sseEvent, error) {
