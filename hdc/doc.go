@@ -1,0 +1,43 @@
+// Package hdc offers MCP tools for hdc, the HarmonyOS/OpenHarmony device
+// connector, run through a winexec.Executor: hdc.exe from WSL (pshost,
+// powershell or direct backend) or a native hdc on Linux and macOS (local
+// backend).
+//
+// AddTools registers them on any mcp.Server in one call: hdc.run,
+// hdc.shell, hdc.list_targets, hdc.file_send, hdc.file_recv, hdc.hilog,
+// hdc.install and hdc.uninstall (hdc_run... with Options.SnakeCase).
+//
+// hdc itself hides what a caller needs, and the tools recover it:
+//
+//   - The hdc client always exits 0 and prints errors on stdout as
+//     "[Fail]..." lines, often with a code such as E005005. The tools find
+//     them (FindFailure) and answer with isError and failCode.
+//   - hdc shell never reports the device command's exit status. hdc.shell
+//     runs the command in its own sh -c on the device and appends a
+//     sentinel carrying $? with a nonce fresh for each call (PlanShell),
+//     then strips it from the output (CutSentinel) and returns the status
+//     as exitCode.
+//   - hdc joins its arguments with spaces and the device runs the result
+//     with sh -c, so a device pipeline must be one argument after "shell";
+//     the tools always pass it so, so pipes run on the device.
+//   - hdc.exe receives its arguments through the Windows ANSI code page:
+//     characters outside it are lost. Commands holding non-ASCII text,
+//     double quotes or backslashes travel base64-encoded (NeedsEncoding)
+//     and are decoded on the device by toybox's base64, byte for byte.
+//   - With several devices connected, commands without -t fail; the tools
+//     check first (hdc list targets) and list the keys in their error.
+//   - hilog without -x streams forever; hdc.hilog is always bounded
+//     (hilog -x | tail -n N on the device).
+//   - Local paths for file send/recv and install are made absolute here
+//     and converted for hdc.exe (winexec.WSLToWin), since hdc resolves
+//     relative paths against its own working directory.
+//
+// Destructive commands (install, uninstall, sideload, kill, start -r,
+// target boot, target mount, tmode, smode, fport rm, update, flash, erase,
+// format; IsDestructive) run only with confirm: true, whichever tool
+// reaches them; dryRun: true returns the exact argv without running
+// anything.
+//
+// docs/HDC.md in the repository documents every tool with an example call
+// and result.
+package hdc

@@ -1,0 +1,678 @@
+package hdc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// Options configure the tools of AddTools.
+type Options struct {
+	// SnakeCase names the tools hdc_run, hdc_shell... instead of hdc.run,
+	// hdc.shell..., for clients that reject dots in tool names.
+	SnakeCase bool
+
+	// Exe is the hdc program. Empty means the executor's Config.HDCExe
+	// (HDC_EXE), else "hdc.exe" when programs run on Windows (WSL, a
+	// launcher, the PowerShell and direct backends, or a Windows host) and
+	// "hdc" otherwise.
+	Exe string
+
+	// Env is added to the environment of every hdc run, e.g.
+	// OHOS_HDC_SERVER_PORT. The executor's policy must allow the names
+	// (ALLOW_ENV).
+	Env map[string]string
+
+	// LocalPath turns an absolute local path in Linux form into the form
+	// hdc understands. Nil means winexec.WSLToWin when hdc is a Windows
+	// program and the path unchanged otherwise. Tests under wine map to
+	// Z:\ with it.
+	LocalPath func(string) (string, error)
+}
+
+// ToolName returns name as registered under o: dots become underscores
+// with SnakeCase.
+func (o *Options) ToolName(name string) string {
+	if o != nil && o.SnakeCase {
+		return strings.ReplaceAll(name, ".", "_")
+	}
+	return name
+}
+
+// Tool names (with SnakeCase, dots become underscores).
+const (
+	ToolRun         = "hdc.run"
+	ToolShell       = "hdc.shell"
+	ToolListTargets = "hdc.list_targets"
+	ToolFileSend    = "hdc.file_send"
+	ToolFileRecv    = "hdc.file_recv"
+	ToolHilog       = "hdc.hilog"
+	ToolInstall     = "hdc.install"
+	ToolUninstall   = "hdc.uninstall"
+)
+
+// Result is the structured result of every hdc tool.
+type Result struct {
+	// ExitCode is, for hdc.shell and hdc.hilog, the exit status of the
+	// command on the device (-1 when it is unknown because the command
+	// did not finish: hdc failed or the call timed out); for the other
+	// tools, hdc's own exit code, which real hdc always leaves at 0.
+	ExitCode int `json:"exitCode"`
+	// Stdout is hdc's standard output, which carries the device's output
+	// (stdout and stderr merged on the device); the shell sentinel is
+	// removed.
+	Stdout string `json:"stdout"`
+	// Stderr is hdc's own standard error on the host.
+	Stderr     string `json:"stderr"`
+	DurationMs int64  `json:"durationMs"`
+	// TimedOut reports that hdc was killed after timeoutMs.
+	TimedOut bool `json:"timedOut"`
+	// FailCode is the code of a [Fail] line hdc printed (E005005...),
+	// "FAIL" for one without a code.
+	FailCode string `json:"failCode,omitempty"`
+	// FailMessage is the [Fail] line itself.
+	FailMessage string `json:"failMessage,omitempty"`
+	// Argv is the exact program and arguments run (or, with dryRun, that
+	// would run).
+	Argv []string `json:"argv"`
+	// DryRun reports that nothing ran.
+	DryRun bool `json:"dryRun,omitempty"`
+	// HostExitCode is the exit code of the hdc process itself.
+	HostExitCode int `json:"hostExitCode"`
+	// DeviceCommand is, for the shell tools, the script the device's sh
+	// runs (before encoding).
+	DeviceCommand string `json:"deviceCommand,omitempty"`
+	// Encoded reports that DeviceCommand travelled base64-encoded.
+	Encoded bool `json:"encoded,omitempty"`
+	// Truncated reports that output beyond the server's cap was dropped
+	// from the middle.
+	Truncated bool `json:"truncated,omitempty"`
+	// Targets are, for hdc.list_targets, the devices listed ([] for
+	// none); for the several-devices error, the connected keys.
+	Targets []Target `json:"targets,omitzero"`
+}
+
+// RunInput are the arguments of hdc.run.
+type RunInput struct {
+	Args       []string `json:"args" jsonschema:"description=hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
+	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a destructive command (install, uninstall, kill, start -r, target boot, tmode, fport rm...)"`
+	DryRun     bool     `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+}
+
+// ShellInput are the arguments of hdc.shell.
+type ShellInput struct {
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	Command    string `json:"command" jsonschema:"description=a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
+	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema:"description=run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+}
+
+// ListTargetsInput are the arguments of hdc.list_targets.
+type ListTargetsInput struct {
+	Verbose   bool `json:"verbose,omitempty" jsonschema:"description=list every known device with connection type, state and name (list targets -v); otherwise only the keys of connected devices"`
+	TimeoutMs int  `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+}
+
+// FileInput are the arguments of hdc.file_send and hdc.file_recv.
+type FileInput struct {
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	Local      string `json:"local" jsonschema:"description=path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
+	Remote     string `json:"remote" jsonschema:"description=path on the device, e.g. /data/local/tmp/a.txt"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+}
+
+// HilogInput are the arguments of hdc.hilog.
+type HilogInput struct {
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	Lines      int    `json:"lines,omitempty" jsonschema:"description=how many of the last log lines to return; default 200,minimum=0,maximum=100000"`
+	Filter     string `json:"filter,omitempty" jsonschema:"description=keep only lines containing this text (fixed string, not a pattern)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+}
+
+// InstallInput are the arguments of hdc.install.
+type InstallInput struct {
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	Path       string `json:"path" jsonschema:"description=the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
+	Replace    bool   `json:"replace,omitempty" jsonschema:"description=replace an installed application (install -r)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=must be true: installing changes the device"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+}
+
+// UninstallInput are the arguments of hdc.uninstall.
+type UninstallInput struct {
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	Bundle     string `json:"bundle" jsonschema:"description=bundle name, e.g. com.example.app"`
+	KeepData   bool   `json:"keepData,omitempty" jsonschema:"description=keep the application's data (uninstall -k)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=must be true: uninstalling changes the device"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+}
+
+// DefaultHilogLines is the number of log lines hdc.hilog returns by
+// default.
+const DefaultHilogLines = 200
+
+// MaxWire bounds the length of the device command sent through hdc
+// shell; a Windows command line holds at most 32,767 characters.
+const MaxWire = 30000
+
+const confirmRule = " Destructive commands (install, uninstall, sideload, kill, start -r, target boot, target mount, " +
+	"tmode, smode, fport rm, update, flash, erase, format) run only with confirm: true; dryRun: true returns the " +
+	"exact argv without running anything."
+
+const resultRule = " The result holds exitCode, stdout, stderr, durationMs, timedOut, failCode (when hdc printed " +
+	"[Fail]) and argv; isError is set when hdc reported [Fail], the device command failed or the call timed out. " +
+	"Without connectKey while several devices are connected, the call fails and lists their keys."
+
+// toolset holds what every hdc tool needs.
+type toolset struct {
+	ex        *winexec.Executor
+	exe       string
+	env       map[string]string
+	windows   bool
+	localPath func(string) (string, error)
+	newNonce  func() string
+}
+
+// AddTools registers the hdc tools on srv, running hdc through ex:
+// hdc.run, hdc.shell, hdc.list_targets, hdc.file_send, hdc.file_recv,
+// hdc.hilog, hdc.install and hdc.uninstall (hdc_run... with
+// opts.SnakeCase). opts may be nil.
+func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
+	t := newToolset(ex, opts)
+	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
+	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
+	readOnly := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), ReadOnlyHint: mcp.Ptr(true)}
+
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolRun),
+		Title: "Run hdc",
+		Description: "Runs the HarmonyOS/OpenHarmony device connector (hdc) with an exact argument list, adding -t " +
+			"connectKey when given. hdc always exits 0; this tool detects its [Fail] messages instead. Prefer " +
+			"hdc.shell for device commands: it returns their real exit code. hilog without -x streams forever, so " +
+			"it needs timeoutMs." + confirmRule + resultRule,
+		Annotations: destructive,
+	}, t.handleRun)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolShell),
+		Title: "Run a shell command on a device",
+		Description: "Runs a command line on the device with sh -c (hdc shell), pipes and redirections included: " +
+			"they run on the device, never on this machine. exitCode is the device command's real exit status. " +
+			"Commands with non-ASCII text, quotes or backslashes are sent base64-encoded so they arrive byte for " +
+			"byte. useBusybox runs common tools through busybox. This tool does not ask for confirm: a device " +
+			"command can change the device." + resultRule,
+		Annotations: destructive,
+	}, t.handleShell)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolListTargets),
+		Title: "List hdc devices",
+		Description: "Lists the devices hdc sees (hdc list targets [-v]) as targets: [{key, connectionType, " +
+			"state, name}]; [] when there are none.",
+		Annotations: readOnly,
+	}, t.handleListTargets)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolFileSend),
+		Title: "Copy a file to a device",
+		Description: "Copies a local file or directory to the device (hdc file send). The local path may be in " +
+			"WSL/Linux or Windows form and is converted for hdc. Overwrites the remote file." + resultRule,
+		Annotations: open,
+	}, t.fileHandler("send"))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolFileRecv),
+		Title: "Copy a file from a device",
+		Description: "Copies a file or directory from the device to this machine (hdc file recv). The local path " +
+			"may be in WSL/Linux or Windows form and is converted for hdc. Overwrites the local file." + resultRule,
+		Annotations: open,
+	}, t.fileHandler("recv"))
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolHilog),
+		Title: "Read the device log",
+		Description: "Returns the last lines of the device log (hilog -x, which exits after the buffered log, " +
+			"then tail on the device), optionally only lines containing filter. Never streams." + resultRule,
+		Annotations: readOnly,
+	}, t.handleHilog)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolInstall),
+		Title: "Install an application",
+		Description: "Installs a .hap/.hsp from this machine on the device (hdc install [-r]). Requires " +
+			"confirm: true; dryRun: true returns the argv without running it. The path may be in WSL/Linux or " +
+			"Windows form." + resultRule,
+		Annotations: destructive,
+	}, t.handleInstall)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:  opts.ToolName(ToolUninstall),
+		Title: "Uninstall an application",
+		Description: "Uninstalls an application from the device (hdc uninstall [-k] BUNDLE). Requires " +
+			"confirm: true; dryRun: true returns the argv without running it." + resultRule,
+		Annotations: destructive,
+	}, t.handleUninstall)
+}
+
+func newToolset(ex *winexec.Executor, opts *Options) *toolset {
+	if opts == nil {
+		opts = &Options{}
+	}
+	t := &toolset{ex: ex, exe: opts.Exe, env: opts.Env, localPath: opts.LocalPath, newNonce: NewNonce}
+	if t.exe == "" {
+		t.exe = DefaultExe(ex)
+	}
+	backend := ex.BackendName()
+	t.windows = strings.HasSuffix(strings.ToLower(t.exe), ".exe") ||
+		backend == winexec.BackendPowerShell || backend == winexec.BackendPSHost
+	return t
+}
+
+// DefaultExe is the hdc program used when Options.Exe is empty: the
+// executor's Config.HDCExe, else "hdc.exe" when programs run on Windows,
+// else "hdc".
+func DefaultExe(ex *winexec.Executor) string {
+	cfg := ex.Config()
+	if cfg.HDCExe != "" {
+		return cfg.HDCExe
+	}
+	switch ex.BackendName() {
+	case winexec.BackendPowerShell, winexec.BackendPSHost, winexec.BackendDirect:
+		return winexec.DefaultHDCExe
+	}
+	if len(cfg.Launcher) > 0 || winexec.IsWSL() || runtime.GOOS == "windows" {
+		return winexec.DefaultHDCExe
+	}
+	return "hdc"
+}
+
+// exec runs hdc with args and turns the outcome into a Result; the caller
+// decides what is an error.
+func (t *toolset) exec(ctx context.Context, args []string, timeoutMs int) (*winexec.Result, []string, error) {
+	argv := append([]string{t.exe}, args...)
+	res, err := t.ex.Run(ctx, winexec.Request{
+		Exe:     t.exe,
+		Args:    args,
+		Env:     t.env,
+		Timeout: time.Duration(timeoutMs) * time.Millisecond,
+	})
+	if err != nil {
+		var na *winexec.NotAllowedError
+		if errors.As(err, &na) {
+			return nil, argv, fmt.Errorf("%w (change the %s setting of the server to allow it)", err, na.Setting)
+		}
+		return nil, argv, err
+	}
+	return res, argv, nil
+}
+
+func baseResult(res *winexec.Result, argv []string) Result {
+	return Result{
+		ExitCode:     res.ExitCode,
+		HostExitCode: res.ExitCode,
+		Stdout:       res.StdoutText(),
+		Stderr:       res.StderrText(),
+		DurationMs:   res.Duration.Milliseconds(),
+		TimedOut:     res.TimedOut,
+		Argv:         argv,
+		Truncated:    res.Truncated(),
+	}
+}
+
+// withKey puts -t key in front of args when key is set.
+func withKey(key string, args ...string) []string {
+	if key == "" {
+		return args
+	}
+	return append([]string{"-t", key}, args...)
+}
+
+// fail returns r as a tool error whose text explains it.
+func fail(r Result, format string, a ...any) (*mcp.CallToolResult, Result, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, format, a...)
+	b.WriteString("\n")
+	if len(r.Argv) > 0 {
+		fmt.Fprintf(&b, "argv: %s\n", strings.Join(quoteAll(r.Argv), " "))
+	}
+	if r.Stdout != "" {
+		fmt.Fprintf(&b, "stdout:\n%s\n", r.Stdout)
+	}
+	if r.Stderr != "" {
+		fmt.Fprintf(&b, "stderr:\n%s\n", r.Stderr)
+	}
+	if r.Argv == nil {
+		r.Argv = []string{}
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, r, nil
+}
+
+func quoteAll(a []string) []string {
+	out := make([]string, len(a))
+	for i, s := range a {
+		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") {
+			s = strconv.Quote(s)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// checkTargets returns a tool error when no key was given and several
+// devices are connected, listing their keys. It runs hdc list targets.
+func (t *toolset) checkTargets(ctx context.Context, key string, timeoutMs int) (*mcp.CallToolResult, Result, bool) {
+	if key != "" {
+		return nil, Result{}, true
+	}
+	res, argv, err := t.exec(ctx, []string{"list", "targets"}, timeoutMs)
+	if err != nil {
+		r, out, _ := fail(Result{Argv: argv}, "checking the connected devices failed: %v", err)
+		return r, out, false
+	}
+	if res.TimedOut {
+		r, out, _ := fail(baseResult(res, argv), "hdc list targets timed out after %d ms while checking the connected devices", res.Duration.Milliseconds())
+		return r, out, false
+	}
+	ts := ParseTargets(res.StdoutText())
+	if len(ts) <= 1 {
+		return nil, Result{}, true
+	}
+	keys := make([]string, len(ts))
+	out := Result{ExitCode: -1, Argv: argv, Stdout: res.StdoutText(), DurationMs: res.Duration.Milliseconds(), Targets: ts}
+	for i, tg := range ts {
+		keys[i] = tg.Key
+	}
+	out.FailMessage = "several devices are connected: " + strings.Join(keys, ", ")
+	r, o, _ := fail(out, "%d devices are connected: pass connectKey, one of: %s", len(keys), strings.Join(keys, ", "))
+	return r, o, false
+}
+
+// finishPlain turns a finished non-shell run into the tool's answer:
+// [Fail] lines and timeouts are errors.
+func finishPlain(res *winexec.Result, argv []string, verb string) (*mcp.CallToolResult, Result, error) {
+	out := baseResult(res, argv)
+	if f := FindFailure(out.Stdout+"\n"+out.Stderr, verb); f != nil {
+		out.FailCode, out.FailMessage = failCode(f), f.Message
+	}
+	switch {
+	case out.TimedOut:
+		return fail(out, "hdc timed out after %d ms and was killed", out.DurationMs)
+	case out.FailCode != "":
+		return fail(out, "hdc reported a failure (%s): %s", out.FailCode, out.FailMessage)
+	case out.ExitCode != 0:
+		return fail(out, "hdc exited with code %d", out.ExitCode)
+	}
+	return nil, out, nil
+}
+
+func failCode(f *Failure) string {
+	if f.Code != "" {
+		return f.Code
+	}
+	return "FAIL"
+}
+
+func dryRun(argv []string) (*mcp.CallToolResult, Result, error) {
+	return nil, Result{Argv: argv, DryRun: true}, nil
+}
+
+func refuseDestructive(argv []string, what string) (*mcp.CallToolResult, Result, error) {
+	return fail(Result{Argv: argv, ExitCode: -1}, "%s is destructive and was not run: pass confirm: true to run it, or dryRun: true to see the exact argv", what)
+}
+
+func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, Result, error) {
+	c := ParseArgs(in.Args)
+	if in.ConnectKey != "" && c.ConnectKey != "" {
+		return fail(Result{ExitCode: -1}, "connectKey %q and a -t option in args were both given; use one", in.ConnectKey)
+	}
+	args := withKey(in.ConnectKey, in.Args...)
+	argv := append([]string{t.exe}, args...)
+	if c.Destructive && !in.Confirm && !in.DryRun {
+		return refuseDestructive(argv, "hdc "+c.Verb)
+	}
+	if in.DryRun {
+		return dryRun(argv)
+	}
+	if c.Verb == "hilog" && in.TimeoutMs <= 0 {
+		return fail(Result{Argv: argv, ExitCode: -1}, "hdc hilog streams the log forever: use hdc.hilog, or give timeoutMs to stop it")
+	}
+	if c.Verb == "shell" && len(c.Rest) == 0 {
+		return fail(Result{Argv: argv, ExitCode: -1}, "an interactive hdc shell cannot run here: give the command after \"shell\", or use hdc.shell")
+	}
+	if c.Device {
+		key := in.ConnectKey
+		if key == "" {
+			key = c.ConnectKey
+		}
+		if r, out, ok := t.checkTargets(ctx, key, in.TimeoutMs); !ok {
+			return r, out, nil
+		}
+	}
+	res, argv, err := t.exec(ctx, args, in.TimeoutMs)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return finishPlain(res, argv, c.Verb)
+}
+
+// shell runs script on the device through the sentinel wrapper.
+func (t *toolset) shell(ctx context.Context, key, command string, busybox bool, timeoutMs int, dry bool) (*mcp.CallToolResult, Result, error) {
+	if strings.IndexByte(command, 0) >= 0 {
+		return fail(Result{ExitCode: -1}, "the command contains a NUL byte, which no command line can carry")
+	}
+	plan := PlanShell(command, busybox, t.newNonce())
+	args := withKey(key, "shell", plan.Wire)
+	argv := append([]string{t.exe}, args...)
+	if len(plan.Wire) > MaxWire {
+		return fail(Result{Argv: argv, ExitCode: -1}, "the command is too long for a command line (%d characters sent, at most %d)", len(plan.Wire), MaxWire)
+	}
+	if dry {
+		return nil, Result{Argv: argv, DryRun: true, DeviceCommand: plan.Script, Encoded: plan.Encoded}, nil
+	}
+	if r, out, ok := t.checkTargets(ctx, key, timeoutMs); !ok {
+		return r, out, nil
+	}
+	res, argv, err := t.exec(ctx, args, timeoutMs)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	out := baseResult(res, argv)
+	out.DeviceCommand, out.Encoded = plan.Script, plan.Encoded
+	raw := res.Stdout.Bytes()
+	clean, status, ok := CutSentinel(raw, plan.Nonce)
+	noBusybox := false
+	if busybox {
+		clean, noBusybox = cutLine(clean, noBusyboxPrefix+plan.Nonce)
+	}
+	out.Stdout = winexec.Decode(clean, res.CodePage)
+	if ok {
+		out.ExitCode = status
+	} else {
+		out.ExitCode = -1
+		if f := FindFailure(out.Stdout+"\n"+out.Stderr, "shell"); f != nil {
+			out.FailCode, out.FailMessage = failCode(f), f.Message
+		}
+	}
+	switch {
+	case noBusybox:
+		return fail(out, "useBusybox: the device has no busybox (its tools are toybox); run the command without useBusybox")
+	case out.TimedOut:
+		return fail(out, "the command timed out after %d ms; hdc was killed", out.DurationMs)
+	case out.FailCode != "":
+		return fail(out, "hdc reported a failure (%s): %s", out.FailCode, out.FailMessage)
+	case !ok:
+		return fail(out, "the device command did not report an exit status (hdc exited with code %d); it may not have run", res.ExitCode)
+	case status != 0:
+		return fail(out, "the device command exited with status %d", status)
+	}
+	return nil, out, nil
+}
+
+func (t *toolset) handleShell(ctx context.Context, req *mcp.CallToolRequest, in ShellInput) (*mcp.CallToolResult, Result, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return fail(Result{ExitCode: -1}, "command is empty: an interactive hdc shell cannot run here")
+	}
+	return t.shell(ctx, in.ConnectKey, in.Command, in.UseBusybox, in.TimeoutMs, in.DryRun)
+}
+
+func (t *toolset) handleHilog(ctx context.Context, req *mcp.CallToolRequest, in HilogInput) (*mcp.CallToolResult, Result, error) {
+	n := in.Lines
+	if n <= 0 {
+		n = DefaultHilogLines
+	}
+	cmd := "hilog -x"
+	if in.Filter != "" {
+		cmd += " | grep -F -e " + shellQuote(in.Filter)
+	}
+	cmd += " | tail -n " + strconv.Itoa(n)
+	return t.shell(ctx, in.ConnectKey, cmd, false, in.TimeoutMs, in.DryRun)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (t *toolset) handleListTargets(ctx context.Context, req *mcp.CallToolRequest, in ListTargetsInput) (*mcp.CallToolResult, Result, error) {
+	args := []string{"list", "targets"}
+	if in.Verbose {
+		args = append(args, "-v")
+	}
+	res, argv, err := t.exec(ctx, args, in.TimeoutMs)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	r, out, err := finishPlain(res, argv, "list targets")
+	if r == nil && err == nil {
+		out.Targets = ParseTargets(out.Stdout)
+	}
+	return r, out, err
+}
+
+// local converts a local path for hdc: Windows-form paths are kept for a
+// Windows hdc and converted to Linux form for a native one; Linux-form
+// paths are made absolute (relative to this process's directory, not
+// hdc's) and converted for a Windows hdc.
+func (t *toolset) local(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("the local path is empty")
+	}
+	if winexec.IsWindowsPath(p) {
+		if t.windows {
+			return p, nil
+		}
+		return winexec.WinToWSL(p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if !t.windows {
+		return abs, nil
+	}
+	if t.localPath != nil {
+		return t.localPath(abs)
+	}
+	return winexec.WSLToWin(abs)
+}
+
+// checkANSI refuses paths a Windows hdc would receive mangled.
+func (t *toolset) checkANSI(what, p string) error {
+	if !t.windows {
+		return nil
+	}
+	for _, r := range p {
+		if r > 0x7e {
+			return fmt.Errorf("the %s path %q holds non-ASCII characters, which hdc.exe receives through the Windows ANSI code page and may lose; rename it or copy through an ASCII path (for the device side, hdc.shell with mv works)", what, p)
+		}
+	}
+	return nil
+}
+
+func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolRequest, FileInput) (*mcp.CallToolResult, Result, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in FileInput) (*mcp.CallToolResult, Result, error) {
+		if in.Remote == "" {
+			return fail(Result{ExitCode: -1}, "remote is empty")
+		}
+		lp, err := t.local(in.Local)
+		if err != nil {
+			return fail(Result{ExitCode: -1}, "local path %q: %v", in.Local, err)
+		}
+		if err := t.checkANSI("local", lp); err != nil {
+			return fail(Result{ExitCode: -1}, "%v", err)
+		}
+		if err := t.checkANSI("remote", in.Remote); err != nil {
+			return fail(Result{ExitCode: -1}, "%v", err)
+		}
+		args := []string{"file", "send", lp, in.Remote}
+		if dir == "recv" {
+			args = []string{"file", "recv", in.Remote, lp}
+		}
+		args = withKey(in.ConnectKey, args...)
+		if in.DryRun {
+			return dryRun(append([]string{t.exe}, args...))
+		}
+		if r, out, ok := t.checkTargets(ctx, in.ConnectKey, in.TimeoutMs); !ok {
+			return r, out, nil
+		}
+		res, argv, err := t.exec(ctx, args, in.TimeoutMs)
+		if err != nil {
+			return nil, Result{}, err
+		}
+		return finishPlain(res, argv, "file "+dir)
+	}
+}
+
+func (t *toolset) handleInstall(ctx context.Context, req *mcp.CallToolRequest, in InstallInput) (*mcp.CallToolResult, Result, error) {
+	lp, err := t.local(in.Path)
+	if err != nil {
+		return fail(Result{ExitCode: -1}, "path %q: %v", in.Path, err)
+	}
+	if err := t.checkANSI("package", lp); err != nil {
+		return fail(Result{ExitCode: -1}, "%v", err)
+	}
+	args := []string{"install"}
+	if in.Replace {
+		args = append(args, "-r")
+	}
+	args = withKey(in.ConnectKey, append(args, lp)...)
+	return t.guarded(ctx, args, in.ConnectKey, in.Confirm, in.DryRun, in.TimeoutMs, "install")
+}
+
+func (t *toolset) handleUninstall(ctx context.Context, req *mcp.CallToolRequest, in UninstallInput) (*mcp.CallToolResult, Result, error) {
+	if in.Bundle == "" {
+		return fail(Result{ExitCode: -1}, "bundle is empty")
+	}
+	args := []string{"uninstall"}
+	if in.KeepData {
+		args = append(args, "-k")
+	}
+	args = withKey(in.ConnectKey, append(args, in.Bundle)...)
+	return t.guarded(ctx, args, in.ConnectKey, in.Confirm, in.DryRun, in.TimeoutMs, "uninstall")
+}
+
+// guarded runs a destructive device command: confirm runs it, dryRun shows
+// it, neither refuses.
+func (t *toolset) guarded(ctx context.Context, args []string, key string, confirm, dry bool, timeoutMs int, verb string) (*mcp.CallToolResult, Result, error) {
+	argv := append([]string{t.exe}, args...)
+	if dry {
+		return dryRun(argv)
+	}
+	if !confirm {
+		return refuseDestructive(argv, "hdc "+verb)
+	}
+	if r, out, ok := t.checkTargets(ctx, key, timeoutMs); !ok {
+		return r, out, nil
+	}
+	res, argv, err := t.exec(ctx, args, timeoutMs)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return finishPlain(res, argv, verb)
+}
