@@ -36,7 +36,7 @@ func nativeFake(t testing.TB) string {
 			return
 		}
 		nativeExe = filepath.Join(nativeDir, "hdc")
-		cmd := exec.Command("go", "build", "-o", nativeExe, "./internal/fakehdc/cmd/hdc")
+		cmd := exec.Command("go", "build", "-o", nativeExe, "../internal/fakehdc/cmd/hdc")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			nativeErr = fmt.Errorf("building the fake hdc: %v\n%s", err, b)
 		}

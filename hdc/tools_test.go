@@ -15,7 +15,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/hdc"
-	"github.com/winbridge/winbridge/hdc/internal/fakehdc"
+	"github.com/winbridge/winbridge/internal/fakehdc"
 	"github.com/winbridge/winbridge/internal/wintest"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
@@ -52,7 +52,7 @@ var variants = []variant{
 	}},
 	{"wine", func(t *testing.T) (winexec.Config, string, func(string) (string, error)) {
 		w := wintest.NeedWine(t)
-		exe := wintest.GoWindowsExe(t, "internal/fakehdc/cmd/hdc")
+		exe := wintest.GoWindowsExe(t, "../internal/fakehdc/cmd/hdc")
 		// A C locale gives wine the ANSI code page 1252, whatever the
 		// machine's locale, so Chinese is outside it.
 		launcher := append([]string{"env", "LC_ALL=C.UTF-8"}, w.Launcher()[1:]...)

@@ -1,7 +1,17 @@
-// Command demo is the README's main job: it starts an MCP server as a child
-// process (itself, with the argument "serve"), connects to it over stdio
-// with the client SDK in both protocol eras, lists its tools, calls them,
-// and prints what happened. It needs nothing but Go and no network.
+// Command demo is the README's main job. It shows the bridge working end to
+// end on a machine with nothing but Go:
+//
+//  1. it builds the winbridge server and launches it as a child process
+//     with the client SDK's launcher (client.Launch), over stdio;
+//  2. it lists the server's tools;
+//  3. it runs a program through win.exec on the local backend, with
+//     arguments that break naive quoting;
+//  4. it converts a WSL path to its Windows form;
+//  5. it runs device commands through hdc.shell: on a real device if an
+//     hdc is on PATH, otherwise on a bundled fake device (a test double of
+//     hdc and its device daemon, the one the hdc package's tests use).
+//
+// No network is needed.
 package main
 
 import (
@@ -9,139 +19,186 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/fakehdc"
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		serve()
-		return
-	}
 	if err := run(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
 		os.Exit(1)
 	}
 }
 
-type sumIn struct {
-	A float64 `json:"a" jsonschema:"description=first addend"`
-	B float64 `json:"b" jsonschema:"description=second addend"`
-}
-
-type sumOut struct {
-	Sum float64 `json:"sum"`
-}
-
-type echoIn struct {
-	Text string `json:"text" jsonschema:"description=text to echo"`
-}
-
-// serve is the child: a stdio server with two tools.
-func serve() {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "demo-server", Version: "1.0.0"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "sum", Description: "Adds two numbers."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, sumOut, error) {
-			return nil, sumOut{Sum: in.A + in.B}, nil
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes text."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			fmt.Println("this stray print goes to stderr, not into the protocol")
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
-		})
-	stream, err := transport.Stdio(nil)
-	if err != nil {
-		slog.Error("demo server", "err", err)
-		os.Exit(1)
-	}
-	if err := srv.Run(context.Background(), stream); err != nil {
-		slog.Error("demo server", "err", err)
-		os.Exit(1)
-	}
-}
-
-// child is a server process and the byte stream to it.
-type child struct {
-	cmd *exec.Cmd
-	io.Reader
-	io.WriteCloser
-}
-
-func (c *child) Close() error { return c.WriteCloser.Close() }
-
-func start() (*child, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "serve")
-	cmd.Stderr = io.Discard
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &child{cmd: cmd, Reader: out, WriteCloser: in}, nil
-}
-
 func run(w io.Writer) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
-		ch, err := start()
-		if err != nil {
-			return err
-		}
-		c, err := client.Connect(ctx, transport.NewStream(transport.NewLineFramer(ch, 0), nil), &client.Options{ProtocolVersion: version})
-		if err != nil {
-			return err
-		}
-		info := c.ServerInfo()
-		fmt.Fprintf(w, "connected to %s %s over stdio, protocol %s\n", info.Name, info.Version, c.ProtocolVersion())
-		tools, err := c.ListTools(ctx)
-		if err != nil {
-			return err
-		}
-		var names []string
-		for _, t := range tools {
-			names = append(names, t.Name)
-		}
-		fmt.Fprintf(w, "  tools: %s\n", strings.Join(names, ", "))
-		res, err := c.CallTool(ctx, "sum", sumIn{A: 20, B: 22})
-		if err != nil {
-			return err
-		}
-		sc, _ := json.Marshal(res.StructuredContent)
-		fmt.Fprintf(w, "  sum(20, 22) -> %s\n", sc)
-		res, err = c.CallTool(ctx, "echo", echoIn{Text: `quotes " and \ backslashes, 中文`})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "  echo -> %s\n", res.TextOf())
-		res, err = c.CallTool(ctx, "sum", map[string]any{"a": "twenty"})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "  sum(\"twenty\") -> isError=%v: %s\n", res.IsError, res.TextOf())
-		c.Close()
-		if err := ch.cmd.Wait(); err != nil {
-			return fmt.Errorf("server exit: %w", err)
-		}
-		fmt.Fprintf(w, "  server exited cleanly\n")
+	dir, err := os.MkdirTemp("", "winbridge-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	step(w, "building the winbridge server")
+	server, err := build(ctx, dir, "github.com/winbridge/winbridge/examples/winbridge", "winbridge")
+	if err != nil {
+		return err
+	}
+	hdcPath, env, stop, err := device(ctx, w, dir)
+	if err != nil {
+		return err
+	}
+	defer stop()
+
+	step(w, "launching it over stdio with client.Launch")
+	p, err := client.Launch(ctx, &client.Command{
+		Path: server,
+		Args: []string{"-backend", "local", "-allow-exe", "printf,uname," + hdcPath, "-hdc-exe", hdcPath},
+		Env:  env,
+	}, &client.ProcessOptions{Client: &client.Options{ProtocolVersion: mcp.Version20251125}})
+	if err != nil {
+		return fmt.Errorf("launching the server: %w", err)
+	}
+	defer p.Close()
+	c, err := p.Client(ctx)
+	if err != nil {
+		return err
+	}
+	info := c.ServerInfo()
+	fmt.Fprintf(w, "  connected to %s %s (pid %d), protocol %s\n", info.Name, info.Version, p.Pid(), c.ProtocolVersion())
+
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	fmt.Fprintf(w, "  tools: %s\n", strings.Join(names, ", "))
+
+	step(w, "win.exec: printf with arguments that break naive quoting")
+	args := []string{"[%s] [%s] [%s]\n", `say "hi"`, "", `a|b & c; $HOME \ 中文`}
+	var ex struct {
+		ExitCode int    `json:"exitCode"`
+		Stdout   string `json:"stdout"`
+	}
+	if err := call(ctx, c, "win.exec", map[string]any{"exe": "printf", "args": args}, &ex); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  exit %d, stdout: %s", ex.ExitCode, ex.Stdout)
+	if want := `[say "hi"] [] [a|b & c; $HOME \ 中文]` + "\n"; ex.Stdout != want {
+		return fmt.Errorf("win.exec returned %q, want %q", ex.Stdout, want)
+	}
+
+	step(w, "path.wsl_to_win")
+	var path struct{ Path string }
+	if err := call(ctx, c, "path.wsl_to_win", map[string]string{"path": "/mnt/c/Users/me/Documents/report.txt"}, &path); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  /mnt/c/Users/me/Documents/report.txt -> %s\n", path.Path)
+
+	step(w, "hdc.list_targets")
+	var targets struct {
+		Targets []struct{ Key, ConnectionType, State string } `json:"targets"`
+	}
+	if err := call(ctx, c, "hdc.list_targets", map[string]any{"verbose": true}, &targets); err != nil {
+		return err
+	}
+	for _, t := range targets.Targets {
+		fmt.Fprintf(w, "  %s  %s  %s\n", t.Key, t.ConnectionType, t.State)
+	}
+
+	step(w, "hdc.shell: a pipeline that runs on the device, and its exit code")
+	var sh struct {
+		ExitCode int    `json:"exitCode"`
+		Stdout   string `json:"stdout"`
+	}
+	if err := call(ctx, c, "hdc.shell", map[string]string{"command": `echo "hello from the device: $(echo 中文 | wc -c) bytes" | tr a-z A-Z`}, &sh); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  exit %d, stdout: %s", sh.ExitCode, sh.Stdout)
+	res, err := c.CallTool(ctx, "hdc.shell", map[string]string{"command": "echo failing on purpose; exit 3"})
+	if err != nil {
+		return err
+	}
+	var failed struct {
+		ExitCode int `json:"exitCode"`
+	}
+	remarshal(res.StructuredContent, &failed)
+	fmt.Fprintf(w, "  'exit 3' on the device -> exitCode %d, isError %v\n", failed.ExitCode, res.IsError)
+	if failed.ExitCode != 3 || !res.IsError {
+		return fmt.Errorf("device exit status lost: %+v", res)
+	}
+
+	step(w, "closing: stdin closed, the server exits, nothing is left behind")
+	if err := p.Close(); err != nil {
+		return err
 	}
 	fmt.Fprintln(w, "demo: OK")
 	return nil
+}
+
+func step(w io.Writer, s string) { fmt.Fprintf(w, "\n== %s\n", s) }
+
+// call runs a tool and decodes its structured result; a tool error is an
+// error here.
+func call(ctx context.Context, c *client.Client, tool string, args, out any) error {
+	res, err := c.CallTool(ctx, tool, args)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		return fmt.Errorf("%s failed: %s", tool, res.TextOf())
+	}
+	remarshal(res.StructuredContent, out)
+	return nil
+}
+
+func remarshal(in, out any) {
+	b, _ := json.Marshal(in)
+	_ = json.Unmarshal(b, out)
+}
+
+// build compiles a main package of this module.
+func build(ctx context.Context, dir, pkg, name string) (string, error) {
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build %s: %w", pkg, err)
+	}
+	return out, nil
+}
+
+// device returns the hdc to use: a real one on PATH, or the bundled fake
+// with one fake device, started here.
+func device(ctx context.Context, w io.Writer, dir string) (hdcPath string, env []string, stop func(), err error) {
+	if p, err := exec.LookPath("hdc"); err == nil {
+		step(w, "using the real hdc at "+p)
+		return p, nil, func() {}, nil
+	}
+	step(w, "no hdc on PATH: starting the bundled fake device")
+	hdcPath, err = build(ctx, dir, "github.com/winbridge/winbridge/internal/fakehdc/cmd/hdc", "hdc")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	state := filepath.Join(dir, "fakehdc")
+	d, err := fakehdc.StartDaemon(state)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	cfg := fakehdc.Config{Daemon: d.Addr(), Targets: []fakehdc.Target{{Key: "FAKE0123456789", Conn: "USB", State: "Connected", Name: "demo-device"}}}
+	if err := fakehdc.WriteState(state, cfg); err != nil {
+		d.Close()
+		return "", nil, nil, err
+	}
+	return hdcPath, []string{fakehdc.EnvState + "=" + state}, func() { d.Close() }, nil
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"github.com/winbridge/winbridge/hdc"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/winexec"
 )
 
-// hdcExe is the hdc program the server uses: HDC_EXE, else hdc.exe for
-// Windows (WSL or a launcher) and hdc natively.
+// hdcExe is the hdc program the server uses: HDC_EXE, else what package
+// hdc picks for the backend (hdc.exe for Windows programs, hdc natively).
 func hdcExe(s *settings) string {
 	if s.cfg.HDCExe != "" {
 		return s.cfg.HDCExe
@@ -17,5 +18,7 @@ func hdcExe(s *settings) string {
 	return "hdc"
 }
 
-// addHDCTools registers the hdc tools; package hdc is not in this build yet.
-func addHDCTools(srv *mcp.Server, s *settings, ex *winexec.Executor) {}
+// addHDCTools registers the hdc tools.
+func addHDCTools(srv *mcp.Server, s *settings, ex *winexec.Executor) {
+	hdc.AddTools(srv, ex, &hdc.Options{SnakeCase: s.snakeCase, Exe: s.cfg.HDCExe})
+}

@@ -55,7 +55,7 @@ func TestServesToolsOverStdio(t *testing.T) {
 	for _, tl := range tools {
 		names = append(names, tl.Name)
 	}
-	for _, want := range []string{"win.exec", "path.wsl_to_win", "path.win_to_wsl"} {
+	for _, want := range []string{"win.exec", "path.wsl_to_win", "path.win_to_wsl", "hdc.shell", "hdc.run", "hdc.list_targets"} {
 		if !strings.Contains(strings.Join(names, ","), want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}

@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/winbridge/winbridge/hdc/internal/fakehdc"
+	"github.com/winbridge/winbridge/internal/fakehdc"
 )
 
 func main() { os.Exit(fakehdc.Main(os.Args[1:], os.Stdout, os.Stderr)) }
