@@ -1,0 +1,49 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// Connect to a server (here in the same process) and call a tool. Over
+// stdio, the stream would come from client.Launch or transport.NewStream.
+func ExampleConnect() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "adder", Version: "1.0.0"}, nil)
+	type in struct{ A, B int }
+	type out struct {
+		Sum int `json:"sum"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "sum"}, func(ctx context.Context, req *mcp.CallToolRequest, v in) (*mcp.CallToolResult, out, error) {
+		return nil, out{v.A + v.B}, nil
+	})
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+
+	c, err := client.Connect(context.Background(), a, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "sum", map[string]int{"A": 2, "B": 40})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.ProtocolVersion(), res.StructuredContent)
+	// Output: 2026-07-28 map[sum:42]
+}
+
+// Load an mcpServers configuration as Claude Desktop and others write it.
+func ExampleParseConfig() {
+	cfg, err := client.ParseConfig([]byte(`{"mcpServers": {
+		"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
+		"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", 7]}
+	}}`))
+	fmt.Println(cfg == nil, err)
+	// Output: true config: mcpServers.fs.args[2]: want string, got number
+}
