@@ -108,11 +108,12 @@ type HTTPFramer struct {
 	wg     sync.WaitGroup
 
 	mu        sync.Mutex
-	cause     error  // why reading ends; set before done closes
-	closing   bool   // shutdown began: no new background work
-	sessionID string // from the initialize response
-	version   string // negotiated by initialize
-	stateless string // the stateless version last used, for messages without _meta
+	cause     error                        // why reading ends; set before done closes
+	closing   bool                         // shutdown began: no new background work
+	sessionID string                       // from the initialize response
+	version   string                       // negotiated by initialize
+	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name
+	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration
 	inflight  map[string]context.CancelFunc // requests by id key
@@ -214,7 +215,8 @@ type outMsg struct {
 	version   string // _meta protocol version, if any
 	name      string // for Mcp-Name
 	hasName   bool
-	requestID json.RawMessage // of notifications/cancelled
+	requestID json.RawMessage            // of notifications/cancelled
+	args      map[string]json.RawMessage // of tools/call, for Mcp-Param-* headers
 }
 
 func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
@@ -228,10 +230,11 @@ func peekOut(msg []byte) *outMsg {
 			Name      *string                    `json:"name"`
 			URI       *string                    `json:"uri"`
 			RequestID json.RawMessage            `json:"requestId"`
+			Arguments map[string]json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(msg, &env)
-	m := &outMsg{raw: msg, requestID: env.Params.RequestID}
+	m := &outMsg{raw: msg, requestID: env.Params.RequestID, args: env.Params.Arguments}
 	m.id, _ = ParseID(env.ID)
 	if env.Method == nil {
 		m.response = true
@@ -373,6 +376,7 @@ func (f *HTTPFramer) do(ctx context.Context, method string, m *outMsg, stateless
 			req.Header.Set("Mcp-Protocol-Version", version)
 		}
 	}
+	f.setParamHeaders(req.Header, m)
 	return f.client.Do(req)
 }
 
@@ -527,6 +531,9 @@ func (f *HTTPFramer) incoming(msg []byte, m *outMsg) bool {
 		if id, err := ParseID(env.ID); err == nil && id.Key() == m.id.Key() {
 			isResp = true
 		}
+	}
+	if isResp && m.method == "tools/list" {
+		msg = f.learnTools(msg)
 	}
 	if isResp && m.method == "initialize" && env.Result.ProtocolVersion != "" {
 		f.mu.Lock()

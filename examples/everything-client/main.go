@@ -53,7 +53,6 @@ type runner struct {
 	url     string
 	version string
 	context json.RawMessage
-	params  *paramHeaders
 	http    *http.Client
 }
 
@@ -89,13 +88,11 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
-	params := &paramHeaders{tools: map[string]map[string]string{}}
 	r := &runner{
 		url:     os.Args[1],
 		version: os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"),
 		context: json.RawMessage(os.Getenv("MCP_CONFORMANCE_CONTEXT")),
-		params:  params,
-		http:    &http.Client{Transport: params},
+		http:    &http.Client{},
 	}
 	if err := run(ctx, r); err != nil {
 		slog.Error("everything-client", "scenario", name, "err", err)

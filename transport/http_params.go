@@ -1,0 +1,158 @@
+package transport
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// SEP-2243: a tool parameter annotated "x-mcp-header": "Name" travels both
+// in the body and as an Mcp-Param-Name header of the tools/call POST, so
+// that HTTP infrastructure (gateways, rate limiters) can route on it
+// without parsing JSON. The HTTP framer learns the annotations from the
+// tools/list responses it carries; a tool whose annotations are invalid
+// cannot be called the way its server expects, so the framer leaves it out
+// of the list it hands up, as the proposal requires of clients.
+
+// toolParamHeaders returns a tool's annotated parameters (parameter ->
+// header name), or an error if an annotation is invalid: empty, not an
+// HTTP token, a case-insensitive duplicate, or on a parameter that is not
+// a string, integer or boolean.
+func toolParamHeaders(schema json.RawMessage) (map[string]string, error) {
+	var s struct {
+		Properties map[string]map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	seen := map[string]bool{}
+	for param, prop := range s.Properties {
+		raw, ok := prop["x-mcp-header"]
+		if !ok {
+			continue
+		}
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil || name == "" {
+			return nil, fmt.Errorf("%s: x-mcp-header must be a non-empty string", param)
+		}
+		for i := 0; i < len(name); i++ {
+			if !isTokenChar(name[i]) {
+				return nil, fmt.Errorf("%s: x-mcp-header %q is not an HTTP token", param, name)
+			}
+		}
+		if seen[strings.ToLower(name)] {
+			return nil, fmt.Errorf("%s: duplicate x-mcp-header %q", param, name)
+		}
+		seen[strings.ToLower(name)] = true
+		var typ string
+		_ = json.Unmarshal(prop["type"], &typ)
+		if typ != "string" && typ != "integer" && typ != "boolean" {
+			return nil, fmt.Errorf("%s: x-mcp-header on a %q parameter", param, typ)
+		}
+		out[param] = name
+	}
+	return out, nil
+}
+
+func isTokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// paramHeaderValue renders an argument for its header: a string as
+// encodeHeaderValue writes it, numbers and booleans as JSON writes them.
+// Null or absent: no header.
+func paramHeaderValue(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw), true
+	}
+	return encodeHeaderValue(s), true
+}
+
+// learnTools records the annotations of a tools/list result and returns
+// the message with the tools whose annotations are invalid removed (msg
+// itself when nothing changes).
+func (f *HTTPFramer) learnTools(msg []byte) []byte {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(msg, &env) != nil {
+		return msg
+	}
+	var result map[string]json.RawMessage
+	if json.Unmarshal(env["result"], &result) != nil {
+		return msg
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(result["tools"], &tools) != nil {
+		return msg
+	}
+	kept := tools[:0:0]
+	dropped := false
+	f.mu.Lock()
+	if f.params == nil {
+		f.params = map[string]map[string]string{}
+	}
+	for _, t := range tools {
+		var head struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if json.Unmarshal(t, &head) != nil {
+			kept = append(kept, t)
+			continue
+		}
+		headers, err := toolParamHeaders(head.InputSchema)
+		if err != nil {
+			f.log.Warn("transport: leaving out a tool with an invalid x-mcp-header annotation", "tool", head.Name, "err", err)
+			delete(f.params, head.Name)
+			dropped = true
+			continue
+		}
+		if len(headers) > 0 {
+			f.params[head.Name] = headers
+		} else {
+			delete(f.params, head.Name)
+		}
+		kept = append(kept, t)
+	}
+	f.mu.Unlock()
+	if !dropped {
+		return msg
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return msg
+	}
+	result["tools"] = b
+	if env["result"], err = json.Marshal(result); err != nil {
+		return msg
+	}
+	out, err := json.Marshal(env)
+	if err != nil {
+		return msg
+	}
+	return out
+}
+
+// setParamHeaders adds the Mcp-Param-* headers of a tools/call.
+func (f *HTTPFramer) setParamHeaders(h http.Header, m *outMsg) {
+	if m == nil || m.method != "tools/call" || !m.hasName {
+		return
+	}
+	f.mu.Lock()
+	headers := f.params[m.name]
+	f.mu.Unlock()
+	for param, name := range headers {
+		if v, ok := paramHeaderValue(m.args[param]); ok {
+			h.Set("Mcp-Param-"+name, v)
+		}
+	}
+}
