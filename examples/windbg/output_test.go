@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The collector strips prompts and echoes and stops at the marker, however
+// cdb interleaves them.
+func TestCollector(t *testing.T) {
+	const m = "WINDBG_MCP_DONE_x"
+	for _, tc := range []struct {
+		name, command, stream, want, rest string
+	}{
+		{"no console echo", "k", "0:000>  # Child-SP\n00 frame\n0:000> " + m + "\n0:000> ", " # Child-SP\n00 frame", "0:000> "},
+		{"console echo", "k", "0:000> k\n # Child-SP\n0:000> .echo " + m + "\n" + m + "\n", " # Child-SP", ""},
+		{"CRLF and WOW64 prompt", "r", "0:000:x86> eax=1\r\n0:000:x86> " + m + "\r\n", "eax=1", ""},
+		{"output without newline", "db", "0:000> last line0:000> " + m + "\n", "last line", ""},
+		{"kernel prompt", "k", "0: kd> frame\n0: kd> " + m + "\n", "frame", ""},
+		{"the command's own output may equal it later", ".echo k", "0:000> k\n0:000> " + m + "\n", "k", ""},
+		{"idle prompts", "k", "0:000> \n0:000> 0:000> frame\n0:000> " + m + "\n", "frame", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCollector(m, tc.command, 1<<20)
+			rest := c.feed([]byte(tc.stream))
+			if !c.done || c.text() != tc.want || string(rest) != tc.rest {
+				t.Errorf("done=%v text=%q rest=%q; want %q, rest %q", c.done, c.text(), rest, tc.want, tc.rest)
+			}
+		})
+	}
+}
+
+func TestCollectorCapsOutput(t *testing.T) {
+	c := newCollector("M", "x", 10)
+	c.feed([]byte("0:000> 12345\n678901234\nabc\nM\n"))
+	if c.text() != "12345" || c.dropped != len("678901234\nabc\n") {
+		t.Errorf("text %q dropped %d", c.text(), c.dropped)
+	}
+	res := toolResult(ToolName, Config{MaxOutput: 10}, &Result{Output: c.text(), Dropped: c.dropped})
+	if res.IsError {
+		t.Error("cut output is not an error")
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	for _, ok := range []string{"k", "!analyze -v", "dt\tntdll!_PEB", "bp kernel32!CreateFileW; g", "r @$t0 = 1"} {
+		if err := CheckCommand(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", " ", "k\n", "k\r\nq", "\x02", "k\x00"} {
+		if err := CheckCommand(bad); err == nil || !strings.HasPrefix(err.Error(), "invalid command: ") {
+			t.Errorf("%q accepted (%v)", bad, err)
+		}
+	}
+}
