@@ -216,6 +216,27 @@ func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredRe
 	return res
 }
 
+// runWithInput runs user code that may ask the client for input: it sets
+// up the multi round-trip state, takes one of the session's slots, and,
+// when the run asked for input it did not have, answers with the input
+// requests whatever the run returned.
+func (ss *ServerSession) runWithInput(ctx context.Context, ci *callInfo, binding string, responses InputResponses, state string, run func(*input) (any, error)) (any, error) {
+	in, err := ss.prepareInput(ci, binding, responses, state)
+	if err != nil {
+		return nil, err
+	}
+	release, err := ss.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res, err := run(in)
+	if ir := ss.inputRequired(ci, in); ir != nil {
+		return ir, nil
+	}
+	return res, err
+}
+
 // bindingOf names a request for its state: method, target and arguments.
 func bindingOf(method, target string, args json.RawMessage) string {
 	h := sha256.Sum256(append([]byte(method+"\x00"+target+"\x00"), args...))

@@ -148,25 +148,15 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
 	}
-	in, err := ss.prepareInput(ci, bindingOf(r.Method, p.Name, p.Arguments), p.InputResponses, p.RequestState)
-	if err != nil {
-		return nil, err
-	}
-	release, err := ss.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
-	if ir := ss.inputRequired(ci, in); ir != nil {
-		return ir, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	res = forCallResult(res, ci.version)
-	ss.finish(ci, &res.ResultEnvelope)
-	return res, nil
+	return ss.runWithInput(ctx, ci, bindingOf(r.Method, p.Name, p.Arguments), p.InputResponses, p.RequestState, func(in *input) (any, error) {
+		res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
+		if err != nil {
+			return nil, err
+		}
+		res = forCallResult(res, ci.version)
+		ss.finish(ci, &res.ResultEnvelope)
+		return res, nil
+	})
 }
 
 // acquire takes one of the session's slots for user code; a request

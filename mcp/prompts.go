@@ -75,36 +75,26 @@ func (ss *ServerSession) promptsGet(ctx context.Context, r *transport.Request) (
 		}
 	}
 	args, _ := json.Marshal(p.Arguments)
-	in, err := ss.prepareInput(ci, bindingOf(r.Method, p.Name, args), p.InputResponses, p.RequestState)
-	if err != nil {
-		return nil, err
-	}
-	release, err := ss.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := sp.handler(ctx, &GetPromptRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
-	if ir := ss.inputRequired(ci, in); ir != nil {
-		return ir, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	c := *res
-	c.Messages = slices.Clone(c.Messages)
-	for i, m := range c.Messages {
-		if m == nil {
-			continue
+	return ss.runWithInput(ctx, ci, bindingOf(r.Method, p.Name, args), p.InputResponses, p.RequestState, func(in *input) (any, error) {
+		res, err := sp.handler(ctx, &GetPromptRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
+		if err != nil {
+			return nil, err
 		}
-		mm := *m
-		if blocks := forContent([]Content{mm.Content}, ci.version); len(blocks) == 1 {
-			mm.Content = blocks[0]
+		c := *res
+		c.Messages = slices.Clone(c.Messages)
+		for i, m := range c.Messages {
+			if m == nil {
+				continue
+			}
+			mm := *m
+			if blocks := forContent([]Content{mm.Content}, ci.version); len(blocks) == 1 {
+				mm.Content = blocks[0]
+			}
+			c.Messages[i] = &mm
 		}
-		c.Messages[i] = &mm
-	}
-	ss.finish(ci, &c.ResultEnvelope)
-	return &c, nil
+		ss.finish(ci, &c.ResultEnvelope)
+		return &c, nil
+	})
 }
 
 func (ss *ServerSession) complete(ctx context.Context, r *transport.Request) (any, error) {

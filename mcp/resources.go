@@ -193,37 +193,27 @@ func (ss *ServerSession) resourcesRead(ctx context.Context, r *transport.Request
 	if !ok {
 		return nil, notFound(p.URI, ci.version)
 	}
-	in, err := ss.prepareInput(ci, bindingOf(r.Method, p.URI, nil), p.InputResponses, p.RequestState)
-	if err != nil {
-		return nil, err
-	}
-	release, err := ss.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := h(ctx, &ReadResourceRequest{Session: ss, ID: r.ID, Params: &p, info: ci, vars: vars, input: in})
-	if ir := ss.inputRequired(ci, in); ir != nil {
-		return ir, nil
-	}
-	switch {
-	case errors.Is(err, ErrResourceNotFound):
-		return nil, notFound(p.URI, ci.version)
-	case err != nil:
-		return nil, err
-	case res == nil || len(res.Contents) == 0:
-		// An empty read is not a read (SEP-2164).
-		return nil, notFound(p.URI, ci.version)
-	}
-	if ci.stateless {
-		c := *res
-		c.CacheHint = ss.srv.cacheHint()
-		res = &c
-	} else if before(ci.version, Version20250618) {
-		res = forReadResult(res)
-	}
-	ss.finish(ci, &res.ResultEnvelope)
-	return res, nil
+	return ss.runWithInput(ctx, ci, bindingOf(r.Method, p.URI, nil), p.InputResponses, p.RequestState, func(in *input) (any, error) {
+		res, err := h(ctx, &ReadResourceRequest{Session: ss, ID: r.ID, Params: &p, info: ci, vars: vars, input: in})
+		switch {
+		case errors.Is(err, ErrResourceNotFound):
+			return nil, notFound(p.URI, ci.version)
+		case err != nil:
+			return nil, err
+		case res == nil || len(res.Contents) == 0:
+			// An empty read is not a read (SEP-2164).
+			return nil, notFound(p.URI, ci.version)
+		}
+		if ci.stateless {
+			c := *res
+			c.CacheHint = ss.srv.cacheHint()
+			res = &c
+		} else if before(ci.version, Version20250618) {
+			res = forReadResult(res)
+		}
+		ss.finish(ci, &res.ResultEnvelope)
+		return res, nil
+	})
 }
 
 func (ss *ServerSession) subscribe(_ context.Context, r *transport.Request) (any, error) {
