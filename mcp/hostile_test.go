@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"strings"
 	"testing"
@@ -150,4 +151,44 @@ func TestPipelinedAfterInitialize(t *testing.T) {
 			t.Fatalf("replies %v", replies)
 		}
 	}
+}
+
+// TestBatches: a 2025-03-26 session accepts JSON-RPC batches and answers
+// them with one array; other revisions refuse them.
+func TestBatches(t *testing.T) {
+	init := func(v string) string {
+		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + v + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	}
+	w := newWire(t)
+	w.send(init("2025-03-26"))
+	if got := w.recv(); !strings.Contains(got, `"protocolVersion":"2025-03-26"`) {
+		t.Fatalf("initialize: %s", got)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},` +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}},` +
+		`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"text":"in a batch"}}},` +
+		`{"jsonrpc":"2.0","id":true,"method":"ping"}]`)
+	got := w.recv()
+	var replies []map[string]any
+	if err := json.Unmarshal([]byte(got), &replies); err != nil {
+		t.Fatalf("not an array: %s", got)
+	}
+	if len(replies) != 3 {
+		t.Fatalf("want 3 responses (two requests, one invalid element; none for the notification): %s", got)
+	}
+	for _, want := range []string{`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":"b","result":{"content":[{"type":"text","text":"in a batch"}]}}`, `"id":null,"error":{"code":-32600`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("batch response lacks %s:\n%s", want, got)
+		}
+	}
+	// A batch of notifications only gets no response; the next request does.
+	w.send(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`)
+	w.exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	w.exchange(`[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"}}`)
+
+	w2 := newWire(t)
+	w2.send(init("2025-11-25"))
+	w2.recv()
+	w2.exchange(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported; send each message on its own line"}}`)
 }

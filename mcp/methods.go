@@ -53,6 +53,9 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 		return nil, invalidParams(`initialize needs "protocolVersion"`, nil)
 	}
 	v := negotiate(p.ProtocolVersion, ss.srv.opts.Versions)
+	// Only 2025-03-26 had JSON-RPC batches. initialize runs on the read
+	// loop, so the next message read already sees the setting.
+	ss.conn.AllowBatches(v == Version20250326)
 	ss.mu.Lock()
 	ss.initialized = true
 	ss.version = v

@@ -425,3 +425,7 @@ type printfLogger struct{ log *slog.Logger }
 func (l printfLogger) Printf(format string, args ...any) {
 	l.log.Debug(fmt.Sprintf(format, args...))
 }
+
+// AllowBatches turns the acceptance of JSON-RPC batches on or off (see
+// Stream.AllowBatches).
+func (c *Conn) AllowBatches(on bool) { c.s.AllowBatches(on) }

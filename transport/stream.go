@@ -56,6 +56,9 @@ type Stream struct {
 	closed   bool
 	rerr     error // why reading stopped
 
+	batches bool              // JSON-RPC batches accepted (MCP 2025-03-26)
+	batchOf map[uint64]*batch // by slot: the batch an unanswered request came in
+
 	drainTimeout time.Duration
 	idle         chan struct{} // closed when inflight empties while draining
 	done         chan struct{} // closed by Close
@@ -64,6 +67,13 @@ type Stream struct {
 type inboundMsg struct {
 	id     ID // zero for notifications
 	params json.RawMessage
+}
+
+// batch collects the responses to the requests of one incoming JSON-RPC
+// batch, which are sent back together, as one array.
+type batch struct {
+	pending int      // requests not yet answered or released
+	replies [][]byte // responses so far, and errors for invalid elements
 }
 
 // reply is a response payload held for a Conn call (tickets mode).
@@ -118,6 +128,16 @@ func (s *Stream) ReadObject(v any) error {
 			s.rerr = err
 			s.mu.Unlock()
 			return err
+		}
+		if s.batching() && len(trimJSONSpace(frame)) > 0 && trimJSONSpace(frame)[0] == '[' {
+			msg, err := s.acceptBatch(trimJSONSpace(frame))
+			if err != nil {
+				return err
+			}
+			if msg != nil {
+				return json.Unmarshal(msg, v)
+			}
+			continue
 		}
 		msg, rej := s.accept(frame)
 		if rej != nil {
@@ -309,6 +329,14 @@ func (s *Stream) WriteObject(v any) error {
 		} else {
 			out = append(append(out, `,"result":`...), s.payload(m["result"])...)
 		}
+		if grp := s.batchOf[slot]; grp != nil {
+			arr := s.batchDone(slot, grp, append(out, '}'))
+			s.mu.Unlock()
+			if arr == nil {
+				return nil // the batch waits for its other responses
+			}
+			return s.writeRaw(arr)
+		}
 	}
 	s.mu.Unlock()
 	err = s.writeRaw(append(out, '}'))
@@ -413,6 +441,7 @@ func (s *Stream) Close() error {
 	s.closed = true
 	clear(s.inbound)
 	clear(s.inflight)
+	clear(s.batchOf)
 	clear(s.outgoing)
 	clear(s.payloads)
 	clear(s.results)
@@ -470,11 +499,18 @@ func (s *Stream) takeInbound(slot uint64) (ID, json.RawMessage, bool) {
 // release forgets an incoming request that will not be answered.
 func (s *Stream) release(slot uint64) {
 	s.mu.Lock()
+	var arr []byte
 	if in, ok := s.inbound[slot]; ok {
 		s.forget(in.id.Key())
 		delete(s.inbound, slot)
+		if grp := s.batchOf[slot]; grp != nil {
+			arr = s.batchDone(slot, grp, nil)
+		}
 	}
 	s.mu.Unlock()
+	if arr != nil {
+		_ = s.writeRaw(arr)
+	}
 }
 
 // takeResult returns the payload of the response to our request n.
