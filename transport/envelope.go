@@ -83,7 +83,7 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 	if !json.Valid(b) {
 		var v any
 		err := json.Unmarshal(b, &v) // only to say what is wrong
-		return env, &rejection{code: CodeParseError, message: "parse error: " + trimJSONErr(err)}
+		return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
 	}
 	// The members alias b; what outlives the read is copied by the stream.
 	m := make(map[string]json.RawMessage, 6)
@@ -249,10 +249,6 @@ func describeJSON(raw json.RawMessage) string {
 		return "a fractional or exponent number"
 	}
 	return string(raw)
-}
-
-func trimJSONErr(err error) string {
-	return err.Error()
 }
 
 // appendErrorResponse appends a JSON-RPC error response.
