@@ -277,13 +277,9 @@ func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool
 // 2026-07-28, input the tool asks for (sampling, elicitation, roots) is
 // answered by the Options handlers and the call retried automatically.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
-	p := &mcp.CallToolParams{Name: name}
-	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, fmt.Errorf("tools/call %s: encoding arguments: %w", name, err)
-		}
-		p.Arguments = b
+	p, err := callToolParams(name, args)
+	if err != nil {
+		return nil, err
 	}
 	var res mcp.CallToolResult
 	if err := c.callWithInput(ctx, "tools/call", p, &res, opts...); err != nil {
@@ -304,14 +300,10 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts 
 		}
 		return &res, nil
 	}}
-	p := &mcp.CallToolParams{Name: name}
-	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
-			f.err = fmt.Errorf("tools/call %s: encoding arguments: %w", name, err)
-			return f
-		}
-		p.Arguments = b
+	p, err := callToolParams(name, args)
+	if err != nil {
+		f.err = err
+		return f
 	}
 	pr, err := c.prepare(ctx, "tools/call", p, opts)
 	if err != nil {
@@ -321,4 +313,17 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts 
 	f.call = c.conn.Go(pr.ctx, "tools/call", pr.params)
 	f.cleanup = pr.done
 	return f
+}
+
+// callToolParams encodes a tool call's arguments (nil means none).
+func callToolParams(name string, args any) (*mcp.CallToolParams, error) {
+	p := &mcp.CallToolParams{Name: name}
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("tools/call %s: encoding arguments: %w", name, err)
+		}
+		p.Arguments = b
+	}
+	return p, nil
 }

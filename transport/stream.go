@@ -129,8 +129,10 @@ func (s *Stream) ReadObject(v any) error {
 			s.mu.Unlock()
 			return err
 		}
-		if s.batching() && len(trimJSONSpace(frame)) > 0 && trimJSONSpace(frame)[0] == '[' {
-			msg, err := s.acceptBatch(trimJSONSpace(frame))
+		// An array is a batch; the cheap test comes first, so ordinary
+		// messages do not take the lock.
+		if t := trimJSONSpace(frame); len(t) > 0 && t[0] == '[' && s.batching() {
+			msg, err := s.acceptBatch(t)
 			if err != nil {
 				return err
 			}

@@ -32,11 +32,10 @@ func customHeaders(ctx context.Context, r *runner) error {
 		return err
 	}
 	defer c.Close()
-	tools, err := c.ListTools(ctx)
-	if err != nil {
+	// Listing the tools is what teaches the transport their annotations.
+	if _, err := c.ListTools(ctx); err != nil {
 		return err
 	}
-	_ = tools // listing them is what teaches the transport the annotations
 	for _, call := range sc.ToolCalls {
 		if _, err := c.CallTool(ctx, call.Name, call.Arguments); err != nil {
 			return fmt.Errorf("%s: %w", call.Name, err)
