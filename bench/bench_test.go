@@ -677,6 +677,59 @@ func reportRate(b *testing.B, calls int, d time.Duration) {
 	}
 }
 
+// cpuMeter reads the CPU time (user + system) of this process and of a
+// server process, so that a benchmark can say how much of a round trip is
+// work and how much is waiting. The kernel counts in clock ticks (10 ms);
+// a run of a second or more makes that precise enough.
+type cpuMeter struct {
+	pid            int
+	client, server time.Duration
+}
+
+func startCPU(pid int) cpuMeter {
+	return cpuMeter{pid: pid, client: procCPU(os.Getpid()), server: procCPU(pid)}
+}
+
+// report adds client-cpu-µs/call and server-cpu-µs/call (omitted when the
+// server is this process).
+func (m cpuMeter) report(b *testing.B, calls int) {
+	if calls == 0 {
+		return
+	}
+	c := procCPU(os.Getpid()) - m.client
+	b.ReportMetric(float64(c.Microseconds())/float64(calls), "client-cpu-µs/call")
+	if m.pid != 0 && m.pid != os.Getpid() {
+		s := procCPU(m.pid) - m.server
+		b.ReportMetric(float64(s.Microseconds())/float64(calls), "server-cpu-µs/call")
+	}
+}
+
+// procCPU is the user + system CPU time of a process, from /proc; zero if
+// unreadable.
+func procCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: utime and stime are fields 14 and 15 of the whole line.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(ut+st) * tick
+}
+
 // BenchmarkSequential: one tools/call echo with a short text per op, one
 // caller, child process over stdio. Allocations are the client side's
 // (the server is another process).
@@ -689,6 +742,7 @@ func BenchmarkSequential(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
+			cpu := startCPU(s.pid())
 			for range b.N {
 				got, err := s.echo(ctx, shortText)
 				if err != nil {
@@ -699,6 +753,7 @@ func BenchmarkSequential(b *testing.B) {
 				}
 			}
 			reportRate(b, b.N, time.Since(start))
+			cpu.report(b, b.N)
 		})
 	}
 }
@@ -718,6 +773,7 @@ func BenchmarkConcurrent64(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
+			cpu := startCPU(s.pid())
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					got, err := s.echo(ctx, shortText)
@@ -732,6 +788,7 @@ func BenchmarkConcurrent64(b *testing.B) {
 				}
 			})
 			reportRate(b, b.N, time.Since(start))
+			cpu.report(b, b.N)
 		})
 	}
 }
