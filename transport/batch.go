@@ -45,13 +45,25 @@ func (s *Stream) acceptBatch(frame []byte) ([]byte, error) {
 		s.mu.Lock()
 		before := s.nextSlot
 		s.mu.Unlock()
-		msg, rej := s.accept(e)
+		req, resp, rej := s.accept(e)
 		if rej != nil {
 			grp.replies = append(grp.replies, appendErrorResponse(nil, rej.id, rej.code, rej.message))
 			continue
 		}
-		if msg == nil {
+		if req == nil && resp == nil {
 			continue
+		}
+		// Batches are rare: their messages wait as encoded JSON, like
+		// other injected messages.
+		var msg []byte
+		var err error
+		if req != nil {
+			msg, err = json.Marshal(req)
+		} else {
+			msg, err = json.Marshal(resp)
+		}
+		if err != nil {
+			return nil, err
 		}
 		s.mu.Lock()
 		if slot := s.nextSlot; slot > before {

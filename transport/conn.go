@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // DefaultTimeout bounds a call whose context has no deadline.
@@ -145,8 +148,17 @@ func marshal(v any) (json.RawMessage, error) {
 		if v == nil {
 			return nil, nil
 		}
-		if !json.Valid(v) {
+		if !jsonscan.Valid(v) {
 			return nil, errors.New("json.RawMessage holds invalid JSON")
+		}
+		if jsonscan.HasLineBreak(v) {
+			// Only insignificant white space can hold a raw line break in
+			// valid JSON, and a line-delimited message cannot carry one.
+			var c bytes.Buffer
+			if err := json.Compact(&c, v); err != nil {
+				return nil, err
+			}
+			return c.Bytes(), nil
 		}
 		return v, nil
 	case nil:

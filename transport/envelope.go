@@ -5,6 +5,7 @@ import (
 
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -61,6 +62,10 @@ func (r *rejection) Error() string { return r.message }
 func decodeEnvelope(b []byte) (envelope, *rejection) {
 	var env envelope
 	b = trimJSONSpace(b)
+	if len(b) > 0 && b[0] == '{' && jsonscan.Valid(b) {
+		return splitEnvelope(env, b)
+	}
+	// The slow path only has to say what is wrong.
 	if !utf8.Valid(b) {
 		return env, &rejection{code: CodeParseError, message: "parse error: message is not valid UTF-8"}
 	}
@@ -80,11 +85,16 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 		}
 		return env, &rejection{code: CodeInvalidRequest, message: "invalid request: a JSON-RPC message must be a JSON object"}
 	}
-	if !json.Valid(b) {
-		var v any
-		err := json.Unmarshal(b, &v) // only to say what is wrong
-		return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
+	var v any
+	err := json.Unmarshal(b, &v)
+	if err == nil {
+		err = errors.New("invalid JSON") // cannot happen: jsonscan.Valid agrees with json.Valid
 	}
+	return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
+}
+
+// splitEnvelope reads the members of a valid JSON object.
+func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 	// The members alias b; what outlives the read is copied by the stream.
 	m := make(map[string]json.RawMessage, 6)
 	if err := jsonscan.Members(b, func(k string, v []byte) bool {

@@ -102,9 +102,20 @@ func FuzzDecodeEnvelope(f *testing.F) {
 				}
 				s.outgoing[env.id.Key()] = 1
 			}
-			msg, rej := s.accept(data)
-			if rej != nil || msg == nil {
-				t.Fatalf("accept: %v, %q", rej, msg)
+			req, resp, rej := s.accept(data)
+			if rej != nil || (req == nil) == (resp == nil) {
+				t.Fatalf("accept: %v, %v, %v", rej, req, resp)
+			}
+			// What jsonrpc2 is handed, as its own encoder writes it.
+			var msg []byte
+			var err error
+			if req != nil {
+				msg, err = json.Marshal(req)
+			} else {
+				msg, err = json.Marshal(resp)
+			}
+			if err != nil {
+				t.Fatalf("jsonrpc2 cannot encode what the stream hands it: %v", err)
 			}
 			switch env.kind {
 			case kindRequest, kindNotification:
@@ -119,7 +130,6 @@ func FuzzDecodeEnvelope(f *testing.F) {
 					continue
 				}
 				// Reply as jsonrpc2 would; the peer's id comes back.
-				var err error
 				if tickets {
 					s.stash(9, json.RawMessage(`{"r":1}`))
 					err = s.WriteObject(&jsonrpc2.Response{ID: r.ID, Result: rawPtr(`9`)})

@@ -15,12 +15,19 @@ import (
 // stream is closed. A stray fmt.Println in user code, or a library that
 // prints, then lands on stderr instead of corrupting the stream. The stream
 // ends cleanly when standard input reaches end of file.
+//
+// On Unix, when standard input is a pipe or a socket (as it is for a
+// launched server), the stream reads it through Go's poller, which puts the
+// pipe in non-blocking mode until the stream is closed; a child process that
+// inherits descriptor 0 meanwhile sees it non-blocking. Nothing but the
+// stream should read the protocol's input anyway.
 func Stdio(opts *StreamOptions) (*Stream, error) {
 	out, restore, err := divertStdout()
 	if err != nil {
 		return nil, err
 	}
-	rwc := &stdioRWC{in: os.Stdin, out: out, restore: restore}
+	in, release := pollableStdin()
+	rwc := &stdioRWC{in: in, out: out, restore: func() { release(); restore() }}
 	return NewStream(NewLineFramer(rwc, 0), opts), nil
 }
 

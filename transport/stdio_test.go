@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const stdioChildEnv = "WINBRIDGE_TRANSPORT_STDIO_CHILD"
@@ -25,7 +27,16 @@ const (
 	childNotDiverted   = 11
 	childNotRestored   = 12
 	childProtocolWrote = 13
+	childNotPolled     = 14
+	childStillNonblock = 15
 )
+
+// nonblocking reports whether descriptor 0's open file is in non-blocking
+// mode.
+func stdinNonblocking() bool {
+	flags, err := unix.FcntlInt(0, unix.F_GETFL, 0)
+	return err == nil && flags&unix.O_NONBLOCK != 0
+}
 
 // fileID identifies the open file behind a descriptor.
 func fileID(fd int) [2]uint64 {
@@ -52,6 +63,10 @@ func TestStdioChild(t *testing.T) {
 	if fileID(1) != stderr || fileID(1) == stdout {
 		os.Exit(childNotDiverted)
 	}
+	// Standard input is a pipe: it is read through the poller.
+	if !stdinNonblocking() {
+		os.Exit(childNotPolled)
+	}
 	conn := NewConn(s, HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
 		fmt.Println("stray from fmt.Println")
 		_, _ = syscall.Write(1, []byte("stray on descriptor 1\n"))
@@ -71,6 +86,10 @@ func TestStdioChild(t *testing.T) {
 	_ = s.Close()
 	if fileID(1) != stdout {
 		os.Exit(childNotRestored)
+	}
+	// The pipe is left as the stream found it, for whoever reads it next.
+	if stdinNonblocking() {
+		os.Exit(childStillNonblock)
 	}
 	if err := s.WriteObject(map[string]any{"jsonrpc": "2.0", "method": "late"}); err == nil {
 		os.Exit(childProtocolWrote)

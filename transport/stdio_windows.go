@@ -26,3 +26,6 @@ func divertStdout() (*os.File, func(), error) {
 	dup := os.NewFile(uintptr(stdout), "protocol-stdout")
 	return dup, restore, nil
 }
+
+// pollableStdin returns os.Stdin: Windows pipes are not served by the poller.
+func pollableStdin() (*os.File, func()) { return os.Stdin, func() {} }

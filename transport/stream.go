@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"github.com/winbridge/winbridge/internal/jsonscan"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,10 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // StreamOptions configure a Stream. The zero value is ready to use.
@@ -141,7 +143,7 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			continue
 		}
-		msg, rej := s.accept(frame)
+		req, resp, rej := s.accept(frame)
 		if rej != nil {
 			s.log.Debug("transport: rejected message", "code", rej.code, "reason", rej.message)
 			if err := s.writeRaw(appendErrorResponse(nil, rej.id, rej.code, rej.message)); err != nil {
@@ -149,10 +151,31 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			continue
 		}
-		if msg != nil {
-			return json.Unmarshal(s.before(msg), v)
+		if req != nil || resp != nil {
+			return s.hand(v, req, resp)
 		}
 	}
+}
+
+// hand gives jsonrpc2 an accepted message, behind any injected ones.
+func (s *Stream) hand(v any, req *jsonrpc2.Request, resp *jsonrpc2.Response) error {
+	s.mu.Lock()
+	if len(s.injected) == 0 {
+		s.mu.Unlock()
+		return deliver(v, req, resp)
+	}
+	s.mu.Unlock()
+	var b []byte
+	var err error
+	if req != nil {
+		b, err = json.Marshal(req)
+	} else {
+		b, err = json.Marshal(resp)
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(s.before(b), v)
 }
 
 // before returns the oldest injected message, queueing msg behind it, or
@@ -170,65 +193,91 @@ func (s *Stream) before(msg []byte) []byte {
 }
 
 // accept validates an incoming message and returns what jsonrpc2 should
-// see, or nil when the message is to be dropped.
-func (s *Stream) accept(frame []byte) ([]byte, *rejection) {
+// see, or nothing when the message is to be dropped.
+func (s *Stream) accept(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Response, *rejection) {
 	env, rej := decodeEnvelope(frame)
 	if rej != nil {
-		return nil, rej
+		return nil, nil, rej
 	}
 	if env.kind == 0 {
 		s.log.Debug("transport: dropped a message that cannot be answered", "reason", env.note)
-		return nil, nil
+		return nil, nil, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch env.kind {
 	case kindRequest, kindNotification:
+		method, err := decodeMethod(env.method)
+		if err != nil {
+			return nil, nil, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: member \"method\" is not a valid string"}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if env.kind == kindRequest {
 			if _, dup := s.inflight[env.id.Key()]; dup {
-				return nil, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: id " + env.id.String() + " is already in use by a request in progress"}
+				return nil, nil, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: id " + env.id.String() + " is already in use by a request in progress"}
 			}
 		}
 		s.nextSlot++
 		slot := s.nextSlot
-		b := make([]byte, 0, 64+len(env.method))
-		b = append(b, `{"jsonrpc":"2.0","method":`...)
-		b = append(b, env.method...)
 		if env.kind == kindRequest {
 			s.inflight[env.id.Key()] = slot
-			b = strconv.AppendUint(append(b, `,"id":`...), slot, 10)
 		}
+		params := env.params
 		switch {
 		case s.tickets:
 			s.inbound[slot] = &inboundMsg{id: env.id, params: bytes.Clone(env.params)}
-			b = strconv.AppendUint(append(b, `,"params":`...), slot, 10)
+			params = strconv.AppendUint(nil, slot, 10)
 		case env.kind == kindRequest:
 			s.inbound[slot] = &inboundMsg{id: env.id}
-			fallthrough
+			params = bytes.Clone(params)
 		default:
-			if env.params != nil {
-				b = append(append(b, `,"params":`...), env.params...)
-			}
+			params = bytes.Clone(params)
 		}
-		return append(b, '}'), nil
+		return rpcRequest(method, slot, env.kind == kindNotification, params), nil, nil
 	case kindResponse:
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		n, ok := s.outgoing[env.id.Key()]
 		if !ok {
 			s.log.Debug("transport: dropped a response to an unknown id", "id", env.id.String())
-			return nil, nil
+			return nil, nil, nil
 		}
 		delete(s.outgoing, env.id.Key())
 		if s.tickets {
 			s.results[n] = reply{result: bytes.Clone(env.result), err: bytes.Clone(env.errObj)}
-			return responseFor(strconv.AppendUint(nil, n, 10), env.errObj), nil
+			return nil, ticketResponse(n, env.errObj != nil), nil
 		}
-		b := append([]byte(`{"jsonrpc":"2.0","id":`), env.id.raw...)
+		resp := &jsonrpc2.Response{}
+		if err := json.Unmarshal([]byte(env.id.raw), &resp.ID); err != nil {
+			return nil, nil, nil // cannot happen: the id is one jsonrpc2 sent
+		}
 		if env.errObj != nil {
-			return append(append(append(b, `,"error":`...), env.errObj...), '}'), nil
+			resp.Error = &jsonrpc2.Error{}
+			if err := json.Unmarshal(env.errObj, resp.Error); err != nil {
+				resp.Error = &jsonrpc2.Error{Code: CodeInternalError, Message: "peer sent a malformed error object"}
+			}
+			return nil, resp, nil
 		}
-		return append(append(append(b, `,"result":`...), env.result...), '}'), nil
+		result := json.RawMessage(bytes.Clone(env.result))
+		resp.Result = &result
+		return nil, resp, nil
 	}
-	return nil, nil
+	return nil, nil, nil
+}
+
+// ticketResult is the result jsonrpc2 sees in tickets mode: the real one
+// waits in s.results. jsonrpc2 only reads it.
+var ticketResult = json.RawMessage("0")
+
+// ticketResponse is the stand-in response jsonrpc2 sees in tickets mode,
+// telling only whether the call failed.
+func ticketResponse(n uint64, isErr bool) *jsonrpc2.Response {
+	r := &jsonrpc2.Response{ID: jsonrpc2.ID{Num: n}}
+	if isErr {
+		r.Error = &jsonrpc2.Error{Code: CodeInternalError, Message: "error response"}
+	} else {
+		r.Result = &ticketResult
+	}
+	return r
 }
 
 // responseFor is the stand-in response jsonrpc2 sees in tickets mode: the
@@ -275,18 +324,9 @@ func (s *Stream) tooLarge(tl *TooLargeError) []byte {
 // WriteObject implements jsonrpc2.ObjectStream: it restores the peer's ids
 // (and, in tickets mode, the payloads) in what jsonrpc2 sends.
 func (s *Stream) WriteObject(v any) error {
-	b, err := json.Marshal(v)
+	m, err := splitOutgoing(v)
 	if err != nil {
 		return err
-	}
-	// jsonrpc2 carries only envelopes here (payloads travel as tickets), so
-	// splitting them needs no decoding.
-	m := make(map[string]json.RawMessage, 5)
-	if err := jsonscan.Members(b, func(k string, v []byte) bool {
-		m[k] = v
-		return true
-	}); err != nil {
-		return fmt.Errorf("transport: jsonrpc2 wrote an unreadable message: %w", err)
 	}
 	out := make([]byte, 0, 128)
 	out = append(out, `{"jsonrpc":"2.0"`...)
@@ -296,40 +336,40 @@ func (s *Stream) WriteObject(v any) error {
 		return ErrClosed
 	}
 	var sent string // key of our request id, forgotten if the write fails
-	if method, ok := m["method"]; ok {
-		if rawID, ok := m["id"]; ok {
-			id, err := ParseID(rawID)
+	if m.isRequest {
+		if m.id != nil {
+			id, err := ParseID(m.id)
 			if err != nil {
 				s.mu.Unlock()
-				return fmt.Errorf("transport: jsonrpc2 wrote request id %s: %w", rawID, err)
+				return fmt.Errorf("transport: jsonrpc2 wrote request id %s: %w", m.id, err)
 			}
 			n, _ := strconv.ParseUint(id.raw, 10, 64)
 			s.outgoing[id.Key()] = n
 			sent = id.Key()
-			out = append(append(out, `,"id":`...), rawID...)
+			out = append(append(out, `,"id":`...), m.id...)
 		}
-		out = append(append(out, `,"method":`...), method...)
-		if p, ok := m["params"]; ok {
-			out = append(append(out, `,"params":`...), s.payload(p)...)
+		out = append(append(out, `,"method":`...), m.method...)
+		if m.params != nil {
+			out = append(append(out, `,"params":`...), s.payload(m.params)...)
 		}
 	} else {
-		slot, err := strconv.ParseUint(string(m["id"]), 10, 64)
+		slot, err := strconv.ParseUint(string(m.id), 10, 64)
 		in := s.inbound[slot]
 		if err != nil || in == nil || in.id.IsZero() {
-			if _, isErr := m["error"]; !isErr {
-				s.payload(m["result"]) // discard the payload stashed for it
+			if m.errObj == nil {
+				s.payload(m.result) // discard the payload stashed for it
 			}
 			s.mu.Unlock()
-			s.log.Debug("transport: dropped a reply to a request already answered or released", "id", string(m["id"]))
+			s.log.Debug("transport: dropped a reply to a request already answered or released", "id", string(m.id))
 			return nil
 		}
 		delete(s.inbound, slot)
 		s.forget(in.id.Key())
 		out = append(append(out, `,"id":`...), in.id.raw...)
-		if e, ok := m["error"]; ok {
-			out = append(append(out, `,"error":`...), e...)
+		if m.errObj != nil {
+			out = append(append(out, `,"error":`...), m.errObj...)
 		} else {
-			out = append(append(out, `,"result":`...), s.payload(m["result"])...)
+			out = append(append(out, `,"result":`...), s.payload(m.result)...)
 		}
 		if grp := s.batchOf[slot]; grp != nil {
 			arr := s.batchDone(slot, grp, append(out, '}'))
@@ -370,7 +410,7 @@ func (s *Stream) payload(v json.RawMessage) json.RawMessage {
 
 // writeRaw writes one complete message.
 func (s *Stream) writeRaw(msg []byte) error {
-	if bytes.ContainsAny(msg, "\r\n") {
+	if jsonscan.HasLineBreak(msg) {
 		// Only insignificant white space can hold a raw line break in valid
 		// JSON, so compacting keeps the message and restores one per line.
 		var c bytes.Buffer

@@ -120,15 +120,17 @@ func Skip(b []byte, i int) int {
 func skipString(b []byte, i int) int {
 	i++
 	for {
-		j := bytes.IndexAny(b[i:], "\"\\")
-		if j < 0 {
+		// Two memchr-speed searches instead of one byte-at-a-time search
+		// for either character: a long string rarely holds a backslash.
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
 			return len(b)
 		}
-		i += j
-		if b[i] == '"' {
-			return i + 1
+		e := bytes.IndexByte(b[i:i+q], '\\')
+		if e < 0 {
+			return i + q + 1
 		}
-		i += 2 // a backslash and the character it escapes
+		i += e + 2 // a backslash and the character it escapes
 	}
 }
 
