@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/rawio"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -107,6 +108,12 @@ type child struct {
 	log   *slog.Logger
 
 	stdin  *os.File // our write end
+
+	// protoIn and protoOut are stdin and stdout as the protocol reads and
+	// writes them: with raw system calls where the platform allows
+	// (internal/rawio), else the files themselves.
+	protoIn  io.Writer
+	protoOut io.Reader
 	stdout *os.File // our read end
 	stderr *os.File // our read end
 	tail   *ring
@@ -191,6 +198,13 @@ func startChild(spec *Command, cfg childConfig) (*child, error) {
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
+	}
+	ch.protoIn, ch.protoOut = inW, outR
+	if raw := rawio.New(inW); raw != nil {
+		ch.protoIn = raw
+	}
+	if raw := rawio.New(outR); raw != nil {
+		ch.protoOut = raw
 	}
 	if err := ch.group.attach(cmd.Process); err != nil {
 		// Without a group the tree cannot be killed as one; the process
@@ -351,8 +365,8 @@ func (ch *child) kill() {
 // while it shuts down, and is closed once the child is gone.
 type stdoutRWC struct{ ch *child }
 
-func (r stdoutRWC) Read(p []byte) (int, error)  { return r.ch.stdout.Read(p) }
-func (r stdoutRWC) Write(p []byte) (int, error) { return r.ch.stdin.Write(p) }
+func (r stdoutRWC) Read(p []byte) (int, error)  { return r.ch.protoOut.Read(p) }
+func (r stdoutRWC) Write(p []byte) (int, error) { return r.ch.protoIn.Write(p) }
 func (r stdoutRWC) Close() error {
 	r.ch.framerShut.Store(true)
 	r.ch.closeStdin()
@@ -427,7 +441,14 @@ func (f *childFramer) end(err error) error {
 // WriteFrame implements transport.Framer.
 func (f *childFramer) WriteFrame(msg []byte) error {
 	if err := f.lf.WriteFrame(msg); err != nil {
-		if f.ch.waitExited(0) {
+		// A broken pipe means the child closed its stdin, nearly always by
+		// exiting: give the exit a moment to be reaped, so the error says
+		// why (its status and stderr) rather than only "broken pipe".
+		wait := time.Duration(0)
+		if errors.Is(err, syscall.EPIPE) {
+			wait = exitAfterStdout
+		}
+		if f.ch.waitExited(wait) {
 			return fmt.Errorf("%w: %w", err, f.ch.exitErr)
 		}
 		return err

@@ -68,11 +68,12 @@ type ConnOptions struct {
 // the read loop and the pending calls; Conn adds futures, timeouts, the
 // cause of a close, and carries payloads beside jsonrpc2 (see Stream).
 type Conn struct {
-	rpc       *jsonrpc2.Conn
-	s         *Stream
-	h         Handler
-	timeout   time.Duration
-	abandoned func(*Conn, ID, string, error)
+	rpc        *jsonrpc2.Conn
+	s          *Stream
+	h          Handler
+	timeout    time.Duration
+	timeoutErr error // the cause of a call's end at timeout, made once
+	abandoned  func(*Conn, ID, string, error)
 
 	seq   atomic.Uint64 // our request ids and payload tickets
 	ready chan struct{} // closed once rpc is set: the read loop starts before
@@ -92,6 +93,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}
+	c.timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, c.timeout)
 	if c.h == nil {
 		c.h = HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
 			if !r.IsNotification() {
@@ -252,7 +254,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 	call := &Call{c: c, method: method, done: make(chan struct{})}
 	call.ctx, call.cancel = ctx, func() {}
 	if _, ok := ctx.Deadline(); !ok && c.timeout > 0 {
-		call.ctx, call.cancel = context.WithTimeoutCause(ctx, c.timeout, fmt.Errorf("%w after %v", ErrTimeout, c.timeout))
+		call.ctx, call.cancel = context.WithTimeoutCause(ctx, c.timeout, c.timeoutErr)
 	}
 	if err := ctx.Err(); err != nil {
 		// Not sent, so there is nothing to abandon or tell the peer.

@@ -96,19 +96,16 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 // splitEnvelope reads the members of a valid JSON object.
 func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 	// The members alias b; what outlives the read is copied by the stream.
-	m := make(map[string]json.RawMessage, 6)
-	if err := jsonscan.Members(b, func(k string, v []byte) bool {
-		m[k] = v
-		return true
-	}); err != nil {
+	var m members
+	if err := jsonscan.MemberBytes(b, m.set); err != nil {
 		return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
 	}
-	method, hasMethod := m["method"]
-	result, hasResult := m["result"]
-	errObj, hasError := m["error"]
+	method, hasMethod := m.method, m.method != nil
+	result, hasResult := m.result, m.result != nil
+	errObj, hasError := m.errObj, m.errObj != nil
 	isResponse := !hasMethod && (hasResult || hasError)
 	// Recover the id first so that every later rejection can name it.
-	rawID, hasID := m["id"]
+	rawID, hasID := m.id, m.id != nil
 	if hasID {
 		id, err := ParseID(rawID)
 		if err != nil {
@@ -121,12 +118,12 @@ func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 		env.id = id
 	}
 	if isResponse {
-		return decodeResponse(env, m, hasID, result, hasResult, errObj, hasError)
+		return decodeResponse(env, &m, hasID, result, hasResult, errObj, hasError)
 	}
 	reject := func(format string, args ...any) (envelope, *rejection) {
 		return env, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: " + fmt.Sprintf(format, args...)}
 	}
-	if !isVersion(m["jsonrpc"]) {
+	if !isVersion(m.version) {
 		return reject(`member "jsonrpc" must be "2.0"`)
 	}
 	if !hasMethod {
@@ -139,7 +136,7 @@ func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 		return reject(`member "method" must be a string`)
 	}
 	env.method = method
-	if p, ok := m["params"]; ok && string(p) != "null" {
+	if p := m.params; p != nil && string(p) != "null" {
 		if p[0] != '{' && p[0] != '[' {
 			return reject(`member "params" must be an object or an array`)
 		}
@@ -153,9 +150,34 @@ func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 	return env, nil
 }
 
+// members are the members of a message that JSON-RPC defines, each nil
+// when absent (a present value is never empty). Of duplicates the last
+// counts, as in encoding/json.
+type members struct {
+	version, id, method, params, result, errObj json.RawMessage
+}
+
+func (m *members) set(key, value []byte) bool {
+	switch string(key) {
+	case "jsonrpc":
+		m.version = value
+	case "id":
+		m.id = value
+	case "method":
+		m.method = value
+	case "params":
+		m.params = value
+	case "result":
+		m.result = value
+	case "error":
+		m.errObj = value
+	}
+	return true
+}
+
 // decodeResponse finishes decoding a message that has "result" or "error"
 // and no "method". It is never answered.
-func decodeResponse(env envelope, m map[string]json.RawMessage, hasID bool, result json.RawMessage, hasResult bool, errObj json.RawMessage, hasError bool) (envelope, *rejection) {
+func decodeResponse(env envelope, m *members, hasID bool, result json.RawMessage, hasResult bool, errObj json.RawMessage, hasError bool) (envelope, *rejection) {
 	if !hasID {
 		env.note = "a response without an id"
 		return env, nil
@@ -166,7 +188,7 @@ func decodeResponse(env envelope, m map[string]json.RawMessage, hasID bool, resu
 		env.errObj = appendErrorObject(nil, CodeInternalError, "peer sent a malformed response: "+why)
 		return env, nil
 	}
-	if !isVersion(m["jsonrpc"]) {
+	if !isVersion(m.version) {
 		return malformed(`member "jsonrpc" must be "2.0"`)
 	}
 	if hasResult && hasError {

@@ -41,7 +41,7 @@ func ParseID(raw []byte) (ID, error) {
 		if !isJSONInteger(raw) {
 			return ID{}, ErrInvalidID
 		}
-		return ID{raw: string(raw), key: "n" + string(raw)}, nil
+		return intID(string(raw)), nil
 	}
 	return ID{}, ErrInvalidID
 }
@@ -66,8 +66,9 @@ func isJSONInteger(b []byte) bool {
 
 // IntID returns the id for a non-negative integer.
 func IntID(n uint64) ID {
-	s := strconv.FormatUint(n, 10)
-	return ID{raw: s, key: "n" + s}
+	var buf [24]byte
+	k := string(strconv.AppendUint(append(buf[:0], 'n'), n, 10))
+	return ID{raw: k[1:], key: k}
 }
 
 // StringID returns the id for a string.
@@ -105,4 +106,11 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	}
 	*id = v
 	return nil
+}
+
+// intID is the ID of the JSON integer s, with the key and the raw text in
+// one string: an id is made for every message.
+func intID(s string) ID {
+	k := "n" + s
+	return ID{raw: k[1:], key: k}
 }

@@ -38,10 +38,13 @@ func asRPCMessage(v any) *rpcMessage {
 		if !isRPCMessage(t) {
 			return nil
 		}
-		rpcMessageType.Store(&t)
+		rememberRPCMessage(t)
 	}
 	return (*rpcMessage)(reflect.ValueOf(v).UnsafePointer())
 }
+
+// rememberRPCMessage is apart so that only the first call allocates.
+func rememberRPCMessage(t reflect.Type) { rpcMessageType.Store(&t) }
 
 func isRPCMessage(t reflect.Type) bool {
 	if t == nil || t.Kind() != reflect.Pointer {
@@ -80,8 +83,11 @@ func deliver(v any, req *jsonrpc2.Request, resp *jsonrpc2.Response) error {
 type rpcOut struct {
 	isRequest bool
 	id        json.RawMessage // nil for a notification
-	method    json.RawMessage // a JSON string
-	params    json.RawMessage // nil when absent
+	method    json.RawMessage // a JSON string, unless req is set
+	num       uint64          // the id, when hasNum (direct path, integer id)
+	hasNum    bool
+	req       *jsonrpc2.Request // direct path: method and id read from it
+	params    json.RawMessage   // nil when absent
 	result    json.RawMessage
 	errObj    json.RawMessage // non-nil for an error response
 }
@@ -99,9 +105,13 @@ func splitOutgoing(v any) (rpcOut, error) {
 		}
 		o.isRequest = true
 		if !r.Notif {
-			o.id = appendRPCID(nil, r.ID)
+			if r.ID.IsString {
+				o.id = appendRPCID(nil, r.ID)
+			} else {
+				o.num, o.hasNum = r.ID.Num, true
+			}
 		}
-		o.method = appendJSONString(nil, r.Method)
+		o.req = r
 		if r.Params != nil {
 			o.params = *r.Params
 		}

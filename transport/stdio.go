@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/winbridge/winbridge/internal/rawio"
 )
 
 // Stdio returns a newline-delimited JSON Stream on the process's standard
@@ -27,23 +29,31 @@ func Stdio(opts *StreamOptions) (*Stream, error) {
 		return nil, err
 	}
 	in, release := pollableStdin()
-	rwc := &stdioRWC{in: in, out: out, restore: func() { release(); restore() }}
+	rwc := &stdioRWC{r: in, w: out, out: out, restore: func() { release(); restore() }}
+	if raw := rawio.New(in); raw != nil {
+		rwc.r = raw
+	}
+	if raw := rawio.New(out); raw != nil {
+		rwc.w = raw
+	}
 	return NewStream(NewLineFramer(rwc, 0), opts), nil
 }
 
 type stdioRWC struct {
-	in      *os.File
+	r       io.Reader
+	w       io.Writer
 	out     *os.File
 	restore func()
 	once    sync.Once
 }
 
-func (s *stdioRWC) Read(p []byte) (int, error)  { return s.in.Read(p) }
-func (s *stdioRWC) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s *stdioRWC) Read(p []byte) (int, error)  { return s.r.Read(p) }
+func (s *stdioRWC) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// Close restores descriptor 1 and closes the private copy. Standard input is
-// left open: closing a terminal or file descriptor does not unblock a read on
-// every platform, and the process owns it, not the stream.
+// Close restores descriptor 1 and closes the private copies. Standard input
+// itself is left open: closing a terminal or file descriptor does not
+// unblock a read on every platform, and the process owns it, not the
+// stream.
 func (s *stdioRWC) Close() error {
 	var err error
 	s.once.Do(func() {

@@ -10,7 +10,8 @@ import (
 )
 
 // divertStdout duplicates descriptor 1 for the protocol and points
-// descriptor 1 at standard error.
+// descriptor 1 at standard error. The duplicate is served by the poller
+// when it is a pipe or a socket (see pollable).
 func divertStdout() (*os.File, func(), error) {
 	fd, err := unix.FcntlInt(uintptr(1), unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
@@ -24,8 +25,12 @@ func divertStdout() (*os.File, func(), error) {
 	if err != nil {
 		saved = -1
 	}
+	polled := setPollable(fd)
 	restore := func() {
 		if saved >= 0 {
+			if polled {
+				_ = unix.SetNonblock(saved, false)
+			}
 			_ = unix.Dup2(saved, 1)
 			unix.Close(saved)
 		}
@@ -39,25 +44,15 @@ func divertStdout() (*os.File, func(), error) {
 // Why: os.Stdin is a blocking descriptor, so a read occupies an OS thread
 // in a system call, and a request handed to a worker goroutine must wait
 // for another thread to be woken to run it. A poller-served read parks only
-// the goroutine: the worker runs at once on the same thread, which roughly
-// halves the latency of a stdio round trip. The descriptor is a duplicate,
-// and O_NONBLOCK (a property of the shared pipe, not of the descriptor) is
-// cleared again by the returned function. Terminals and files keep
-// blocking reads: a terminal is shared with the shell, which must not find
-// it non-blocking.
+// the goroutine, and the worker runs at once on the same thread. The
+// descriptor is a duplicate; the returned function closes it and clears
+// O_NONBLOCK again, which belongs to the pipe shared with descriptor 0.
 func pollableStdin() (*os.File, func()) {
-	var st unix.Stat_t
-	if err := unix.Fstat(0, &st); err != nil {
-		return os.Stdin, func() {}
-	}
-	if mode := st.Mode & unix.S_IFMT; mode != unix.S_IFIFO && mode != unix.S_IFSOCK {
-		return os.Stdin, func() {}
-	}
 	fd, err := unix.FcntlInt(0, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
 		return os.Stdin, func() {}
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
+	if !setPollable(fd) {
 		unix.Close(fd)
 		return os.Stdin, func() {}
 	}
@@ -66,4 +61,19 @@ func pollableStdin() (*os.File, func()) {
 		_ = unix.SetNonblock(0, false)
 		f.Close()
 	}
+}
+
+// setPollable puts fd in non-blocking mode, so that os.NewFile hands it to
+// the poller, when it is a pipe or a socket. Terminals and files are left
+// alone: a terminal is shared with the shell, which must not find it
+// non-blocking, and a regular file is never waited for.
+func setPollable(fd int) bool {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return false
+	}
+	if mode := st.Mode & unix.S_IFMT; mode != unix.S_IFIFO && mode != unix.S_IFSOCK {
+		return false
+	}
+	return unix.SetNonblock(fd, true) == nil
 }

@@ -337,7 +337,13 @@ func (s *Stream) WriteObject(v any) error {
 	}
 	var sent string // key of our request id, forgotten if the write fails
 	if m.isRequest {
-		if m.id != nil {
+		switch {
+		case m.hasNum:
+			id := IntID(m.num)
+			s.outgoing[id.Key()] = m.num
+			sent = id.Key()
+			out = append(append(out, `,"id":`...), id.raw...)
+		case m.id != nil:
 			id, err := ParseID(m.id)
 			if err != nil {
 				s.mu.Unlock()
@@ -348,7 +354,12 @@ func (s *Stream) WriteObject(v any) error {
 			sent = id.Key()
 			out = append(append(out, `,"id":`...), m.id...)
 		}
-		out = append(append(out, `,"method":`...), m.method...)
+		out = append(out, `,"method":`...)
+		if m.req != nil {
+			out = appendJSONString(out, m.req.Method)
+		} else {
+			out = append(out, m.method...)
+		}
 		if m.params != nil {
 			out = append(append(out, `,"params":`...), s.payload(m.params)...)
 		}

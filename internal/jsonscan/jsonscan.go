@@ -22,6 +22,13 @@ var ErrNotObject = errors.New("jsonscan: not a JSON object")
 // (decoded) and the value's raw bytes, which alias b. It stops early when f
 // returns false.
 func Members(b []byte, f func(key string, value []byte) bool) error {
+	return MemberBytes(b, func(key, value []byte) bool { return f(string(key), value) })
+}
+
+// MemberBytes is Members with the key as bytes, which alias b unless the
+// key had to be decoded; they are valid only during the call. A caller that
+// only compares keys (switch string(key)) then allocates nothing.
+func MemberBytes(b []byte, f func(key, value []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotObject
@@ -36,14 +43,13 @@ func Members(b []byte, f func(key string, value []byte) bool) error {
 		}
 		end := skipString(b, i)
 		key := b[i+1 : end-1]
-		var k string
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			// Escapes and invalid UTF-8 decode as encoding/json decodes them.
+			var k string
 			if err := json.Unmarshal(b[i:end], &k); err != nil {
 				return err
 			}
-		} else {
-			k = string(key)
+			key = []byte(k)
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -51,7 +57,7 @@ func Members(b []byte, f func(key string, value []byte) bool) error {
 		}
 		i = skipSpace(b, i+1)
 		vend := Skip(b, i)
-		if !f(k, b[i:vend]) {
+		if !f(key, b[i:vend]) {
 			return nil
 		}
 		i = skipSpace(b, vend)
