@@ -13,9 +13,9 @@ import (
 
 // The reason this package exists: a stdio server or client, which imports
 // mcp, transport and client but not mcphttp, must not link net/http (nor
-// crypto/tls behind it), whose initialisation costs every process start
-// about a millisecond and a hundred-odd page faults. Checked for each
-// operating system the module supports, since stdio has per-OS files.
+// crypto/tls and crypto/x509 behind it), whose initialisation every
+// process start would pay for. Checked for each operating system the
+// module supports, since stdio has per-OS files.
 func TestStdioPackagesDoNotLinkHTTP(t *testing.T) {
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goBin); err != nil {

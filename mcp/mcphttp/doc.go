@@ -17,9 +17,9 @@
 //     for stdio and other framers.
 //
 // HTTP lives in its own package so that a program that speaks MCP over
-// stdio, importing only mcp, transport and client, does not link net/http
-// and crypto/tls, which cost every process start about a millisecond of
-// CPU and over a hundred page faults. The handler is built on mcp's public
+// stdio, importing only mcp, transport and client, does not link net/http,
+// crypto/tls and crypto/x509, whose initialisation every process start
+// would pay for in CPU time and page faults. The handler is built on mcp's public
 // API, the way any other transport would be: Server.Connect on a stream
 // over a framer of its own per session, Server.CheckVersion for the
 // version header, Server.Logger.
