@@ -4,12 +4,14 @@
 // The module is organised in layers, each its own package:
 //
 //   - transport moves whole JSON-RPC messages: newline-delimited JSON over
-//     any byte stream (stdio, pipes, sockets), in-memory pairs, and
-//     Streamable HTTP. It validates every message and translates request
-//     ids so that the JSON-RPC engine below never sees what it cannot hold.
+//     any byte stream (stdio, pipes, sockets) and in-memory pairs. It
+//     validates every message and translates request ids so that the
+//     JSON-RPC engine below never sees what it cannot hold.
 //   - mcp holds the protocol: the types of every revision from 2024-11-05 to
 //     2026-07-28, the connection that runs github.com/sourcegraph/jsonrpc2 on
 //     a transport stream, and the Server with typed tool handlers.
+//   - mcp/mcphttp is the Streamable HTTP transport, server handler and
+//     client stream, apart so that stdio programs do not link net/http.
 //   - client is the MCP client: typed calls with futures, timeouts and
 //     cancellation, and the launching and supervision of servers that run as
 //     child processes.

@@ -17,8 +17,7 @@ import (
 	"github.com/winbridge/winbridge/bench/internal/servers/mcpgosrv"
 	"github.com/winbridge/winbridge/bench/internal/servers/wb"
 	wbclient "github.com/winbridge/winbridge/client"
-	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 // HTTP sessions: each library's own Streamable HTTP handler, default
@@ -64,12 +63,12 @@ func newBenchHTTPClient() *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// startWinbridgeHTTP serves wb.New() with mcp.NewHTTPHandler and connects
-// with transport.NewHTTPStream + client.Connect. version "" is winbridge's
+// startWinbridgeHTTP serves wb.New() with mcphttp.NewHandler and connects
+// with mcphttp.NewStream + client.Connect. version "" is winbridge's
 // default: 2026-07-28, stateless (server/discover, no session).
 func startWinbridgeHTTP(version string) func(ctx context.Context) (session, error) {
 	return func(ctx context.Context) (session, error) {
-		h := mcp.NewHTTPHandler(wb.New(), nil)
+		h := mcphttp.NewHandler(wb.New(), nil)
 		ts := httptest.NewServer(h)
 		hc := newBenchHTTPClient()
 		shutdown := func() {
@@ -78,7 +77,7 @@ func startWinbridgeHTTP(version string) func(ctx context.Context) (session, erro
 			h.Shutdown(ctx)
 		}
 		// The stream lives until Close, not until ctx (the start timeout).
-		stream, err := transport.NewHTTPStream(context.Background(), ts.URL, &transport.HTTPClientOptions{Client: hc})
+		stream, err := mcphttp.NewStream(context.Background(), ts.URL, &mcphttp.ClientOptions{Client: hc})
 		if err != nil {
 			shutdown()
 			ts.Close()

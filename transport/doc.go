@@ -6,7 +6,9 @@
 //   - A Framer reads and writes one message at a time over some medium:
 //     NewLineFramer speaks newline-delimited JSON over any io.ReadWriteCloser
 //     (stdin/stdout, pipes, sockets); Pipe connects two in-memory framers;
-//     the Streamable HTTP transport is another Framer.
+//     the Streamable HTTP transport is another Framer, in package
+//     mcp/mcphttp, kept out of this package so that stdio programs do not
+//     link net/http.
 //   - A Stream is the jsonrpc2.ObjectStream over a Framer. It validates every
 //     incoming message and answers the malformed ones itself (parse errors,
 //     invalid requests, oversized lines, batches) without closing the
@@ -17,6 +19,9 @@
 //     futures, per-call timeouts, a handler that receives raw params, and
 //     payloads carried beside jsonrpc2 so that large messages skip its
 //     reflection-based codec. Package mcp builds its sessions on Conn.
+//
+// TapFramer wraps any Framer to log each frame, secrets masked: the
+// diagnostic echo for stdio (mcphttp.EchoHandler is the one for HTTP).
 //
 // Stdio prepares the process's standard streams for a server: it keeps the
 // real stdout for protocol messages and points descriptor 1 at stderr, so a

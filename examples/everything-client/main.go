@@ -24,7 +24,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 // scenario is what the client does for one scenario.
@@ -58,7 +58,7 @@ type runner struct {
 
 // connect opens a client session over Streamable HTTP.
 func (r *runner) connect(ctx context.Context, opts client.Options) (*client.Client, error) {
-	stream, err := transport.NewHTTPStream(ctx, r.url, &transport.HTTPClientOptions{Client: r.http})
+	stream, err := mcphttp.NewStream(ctx, r.url, &mcphttp.ClientOptions{Client: r.http})
 	if err != nil {
 		return nil, err
 	}

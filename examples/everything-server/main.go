@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -62,7 +63,7 @@ func serveStdio(ctx context.Context, srv *mcp.Server) error {
 // ends. The handler accepts only loopback Host and Origin headers (DNS
 // rebinding protection, which dns-rebinding-protection checks).
 func serveHTTP(ctx context.Context, srv *mcp.Server, addr string) error {
-	h := mcp.NewHTTPHandler(srv, nil)
+	h := mcphttp.NewHandler(srv, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -10,13 +10,14 @@ import (
 
 	"github.com/winbridge/winbridge/internal/peertest"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 // TestTSClientOverHTTP has the TypeScript SDK's client talk to the fixture
 // over Streamable HTTP: handshake, tool list, a text tool, a tool with
 // progress, and an erroring tool.
 func TestTSClientOverHTTP(t *testing.T) {
-	ts := httptest.NewServer(mcp.NewHTTPHandler(newServer(), nil))
+	ts := httptest.NewServer(mcphttp.NewHandler(newServer(), nil))
 	defer ts.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -19,10 +20,10 @@ import (
 // protection); with -echo every request is summarised on stderr, secrets
 // masked.
 func serveHTTP(ctx context.Context, s *settings, srv *mcp.Server, log *slog.Logger, stderr io.Writer) int {
-	h := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Logger: log})
+	h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: log})
 	var handler http.Handler = h
 	if s.echo {
-		handler = transport.EchoHandler(h, &transport.EchoOptions{Writer: stderr})
+		handler = mcphttp.EchoHandler(h, &transport.EchoOptions{Writer: stderr})
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)

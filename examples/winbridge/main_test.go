@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -141,7 +142,7 @@ func TestServesHTTPWithEcho(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	stream, err := transport.NewHTTPStream(ctx, url, &transport.HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer very-secret-token"}}})
+	stream, err := mcphttp.NewStream(ctx, url, &mcphttp.ClientOptions{Header: http.Header{"Authorization": {"Bearer very-secret-token"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

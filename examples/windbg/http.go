@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
 // server is the MCP endpoint: the handler, wrapped in the echo, and the
 // cdb session behind it.
 type server struct {
-	mcp  *mcp.HTTPHandler
+	mcp  *mcphttp.Handler
 	http http.Handler // mux with /mcp, echoed
 	sess *Session
 }
@@ -34,9 +35,9 @@ func newServer(s *settings, sess *Session, log *slog.Logger, echo io.Writer) *se
 				". Start with k (stack), lm (modules), r (registers) or !analyze -v.",
 		})
 	addEvalTool(srv, sess, s.snakeCase)
-	h := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Logger: log})
+	h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: log})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", transport.EchoHandler(h, &transport.EchoOptions{Writer: echo, MaxText: s.echoMaxText}))
+	mux.Handle("/mcp", mcphttp.EchoHandler(h, &transport.EchoOptions{Writer: echo, MaxText: s.echoMaxText}))
 	return &server{mcp: h, http: mux, sess: sess}
 }
 

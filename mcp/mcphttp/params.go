@@ -1,4 +1,4 @@
-package transport
+package mcphttp
 
 import (
 	"encoding/json"
@@ -81,7 +81,7 @@ func paramHeaderValue(raw json.RawMessage) (string, bool) {
 // learnTools records the annotations of a tools/list result and returns
 // the message with the tools whose annotations are invalid removed (msg
 // itself when nothing changes).
-func (f *HTTPFramer) learnTools(msg []byte) []byte {
+func (f *Framer) learnTools(msg []byte) []byte {
 	var env map[string]json.RawMessage
 	if json.Unmarshal(msg, &env) != nil {
 		return msg
@@ -111,7 +111,7 @@ func (f *HTTPFramer) learnTools(msg []byte) []byte {
 		}
 		headers, err := toolParamHeaders(head.InputSchema)
 		if err != nil {
-			f.log.Warn("transport: leaving out a tool with an invalid x-mcp-header annotation", "tool", head.Name, "err", err)
+			f.log.Warn("mcphttp: leaving out a tool with an invalid x-mcp-header annotation", "tool", head.Name, "err", err)
 			delete(f.params, head.Name)
 			dropped = true
 			continue
@@ -143,7 +143,7 @@ func (f *HTTPFramer) learnTools(msg []byte) []byte {
 }
 
 // setParamHeaders adds the Mcp-Param-* headers of a tools/call.
-func (f *HTTPFramer) setParamHeaders(h http.Header, m *outMsg) {
+func (f *Framer) setParamHeaders(h http.Header, m *outMsg) {
 	if m == nil || m.method != "tools/call" || !m.hasName {
 		return
 	}

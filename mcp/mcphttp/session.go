@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -30,9 +31,9 @@ import (
 // A stateless session (2026-07-28) serves a single POST and has no
 // standalone stream: what cannot go to the POST's stream is dropped.
 type httpSession struct {
-	h  *HTTPHandler
+	h  *Handler
 	id string // "" for a stateless session
-	ss *ServerSession
+	ss *mcp.ServerSession
 
 	in       chan []byte
 	done     chan struct{}
@@ -55,7 +56,7 @@ type pendingCall struct {
 	token  string       // its progress token key, if any
 }
 
-func (h *HTTPHandler) newSession(id string) *httpSession {
+func (h *Handler) newSession(id string) *httpSession {
 	s := &httpSession{
 		h:       h,
 		id:      id,
@@ -108,7 +109,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		id, err := transport.ParseID(env.ID)
 		p := s.pending[id.Key()]
 		if err != nil || p == nil {
-			s.h.log.Debug("mcp http: dropped a response nobody waits for", "session", s.id, "id", string(env.ID))
+			s.h.log.Debug("mcphttp: dropped a response nobody waits for", "session", s.id, "id", string(env.ID))
 			return nil
 		}
 		s.forgetLocked(id.Key())
@@ -138,7 +139,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		}
 	}
 	if target == nil {
-		s.h.log.Debug("mcp http: dropped a message with no stream to carry it", "method", *env.Method)
+		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", *env.Method)
 		return nil
 	}
 	target.push(msg, false)
@@ -202,7 +203,7 @@ func (s *httpSession) idle() {
 	}
 	s.mu.Unlock()
 	if !busy {
-		s.h.log.Debug("mcp http: closing an idle session", "session", s.id)
+		s.h.log.Debug("mcphttp: closing an idle session", "session", s.id)
 		s.end()
 	}
 }
@@ -234,7 +235,7 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 	defer s.mu.Unlock()
 	key := m.id.Key()
 	if _, dup := s.pending[key]; dup {
-		return nil, httpErr(http.StatusBadRequest, CodeInvalidRequest, "invalid request: id "+m.id.String()+" is already in use by a request in progress").withID(m)
+		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: id "+m.id.String()+" is already in use by a request in progress").withID(m)
 	}
 	p := &pendingCall{resp: make(chan []byte, 1)}
 	if sse {
@@ -248,7 +249,7 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 			s.streams[id] = p.stream
 		}
 	}
-	if tok, ok := m.meta[MetaProgressToken]; ok {
+	if tok, ok := m.meta[mcp.MetaProgressToken]; ok {
 		p.token = tokenKey(tok)
 		s.tokens[p.token] = key
 	}

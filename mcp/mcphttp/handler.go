@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -22,18 +23,18 @@ const (
 	HeaderLastEventID     = "Last-Event-Id"
 )
 
-// Defaults of HTTPOptions.
+// Defaults of HandlerOptions.
 const (
-	DefaultHTTPMaxBody   = transport.DefaultMaxMessageSize
-	DefaultHTTPKeepAlive = 15 * time.Second
-	DefaultHTTPRetry     = time.Second
-	DefaultHTTPHistory   = 256
+	DefaultMaxBody   = transport.DefaultMaxMessageSize
+	DefaultKeepAlive = 15 * time.Second
+	DefaultRetry     = time.Second
+	DefaultHistory   = 256
 )
 
-// HTTPOptions configure an HTTPHandler. The zero value is ready to use and
+// HandlerOptions configure a Handler. The zero value is ready to use and
 // safe for a server bound to a loopback address: only loopback Host and
 // Origin headers are accepted.
-type HTTPOptions struct {
+type HandlerOptions struct {
 	// AllowedHosts are the values of the Host header the handler accepts:
 	// a host name or address matches any port, "host:port" only that port,
 	// and "*" any host. Nil means loopback only: localhost, 127.0.0.1 and
@@ -46,21 +47,21 @@ type HTTPOptions struct {
 	// always accepted.
 	AllowedOrigins []string
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Zero means
-	// DefaultHTTPMaxBody (32 MiB).
+	// DefaultMaxBody (32 MiB).
 	MaxBodyBytes int64
 	// JSONResponse makes every POST answer with one JSON object, never an
 	// SSE stream; messages the server sends before the result then go to
 	// the session's GET stream (legacy sessions) or are dropped.
 	JSONResponse bool
 	// KeepAlive is the interval of SSE comments that keep idle streams
-	// open through proxies. Zero means DefaultHTTPKeepAlive; negative
+	// open through proxies. Zero means DefaultKeepAlive; negative
 	// disables them.
 	KeepAlive time.Duration
 	// Retry is the reconnection delay announced to clients in SSE "retry:"
-	// fields. Zero means DefaultHTTPRetry.
+	// fields. Zero means DefaultRetry.
 	Retry time.Duration
 	// History is how many events each SSE stream of a session keeps for
-	// clients resuming with Last-Event-ID. Zero means DefaultHTTPHistory.
+	// clients resuming with Last-Event-ID. Zero means DefaultHistory.
 	History int
 	// SessionTimeout closes a legacy session that has seen no request and
 	// has no open stream or pending request for this long. Zero means
@@ -70,15 +71,15 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 }
 
-// HTTPHandler serves a Server over the Streamable HTTP transport on one
+// Handler serves an mcp.Server over the Streamable HTTP transport on one
 // endpoint. Legacy clients (2024-11-05 to 2025-11-25) get a session per
 // initialize, named by the Mcp-Session-Id header, with a GET stream for
 // messages not tied to a request. Stateless clients (2026-07-28) send
 // self-describing requests; each POST is served on a session of its own
 // that ends with the response.
-type HTTPHandler struct {
-	srv  *Server
-	opts HTTPOptions
+type Handler struct {
+	srv  *mcp.Server
+	opts HandlerOptions
 	log  *slog.Logger
 
 	mu       sync.Mutex
@@ -88,37 +89,37 @@ type HTTPHandler struct {
 	done     chan struct{}  // closed by Shutdown
 }
 
-// NewHTTPHandler returns a handler that serves srv. Mount it on one path,
+// NewHandler returns a handler that serves srv. Mount it on one path,
 // for example mux.Handle("/mcp", h), and listen on a loopback address
 // unless AllowedHosts and AllowedOrigins say otherwise.
-func NewHTTPHandler(srv *Server, opts *HTTPOptions) *HTTPHandler {
-	h := &HTTPHandler{srv: srv, sessions: map[string]*httpSession{}, done: make(chan struct{})}
+func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
+	h := &Handler{srv: srv, sessions: map[string]*httpSession{}, done: make(chan struct{})}
 	if opts != nil {
 		h.opts = *opts
 	}
 	if h.opts.MaxBodyBytes <= 0 {
-		h.opts.MaxBodyBytes = DefaultHTTPMaxBody
+		h.opts.MaxBodyBytes = DefaultMaxBody
 	}
 	if h.opts.KeepAlive == 0 {
-		h.opts.KeepAlive = DefaultHTTPKeepAlive
+		h.opts.KeepAlive = DefaultKeepAlive
 	}
 	if h.opts.Retry <= 0 {
-		h.opts.Retry = DefaultHTTPRetry
+		h.opts.Retry = DefaultRetry
 	}
 	if h.opts.History <= 0 {
-		h.opts.History = DefaultHTTPHistory
+		h.opts.History = DefaultHistory
 	}
 	h.log = h.opts.Logger
 	if h.log == nil {
-		h.log = srv.log
+		h.log = srv.Logger()
 	}
 	return h
 }
 
 // ServeHTTP implements http.Handler.
-func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.enter() {
-		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "server is shutting down"))
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down"))
 		return
 	}
 	defer h.active.Done()
@@ -139,12 +140,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.delete(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, CodeInvalidRequest, "method "+r.Method+" is not allowed; use POST, GET or DELETE"))
+		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, mcp.CodeInvalidRequest, "method "+r.Method+" is not allowed; use POST, GET or DELETE"))
 	}
 }
 
 // enter registers a request unless the handler is shutting down.
-func (h *HTTPHandler) enter() bool {
+func (h *Handler) enter() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -159,7 +160,7 @@ func (h *HTTPHandler) enter() bool {
 // requests in progress to return or for ctx to end. Call it before
 // http.Server.Shutdown, which would otherwise wait for SSE streams that
 // never end on their own (or register it with http.Server.RegisterOnShutdown).
-func (h *HTTPHandler) Shutdown(ctx context.Context) error {
+func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	if !h.closed {
 		h.closed = true
@@ -187,20 +188,20 @@ func (h *HTTPHandler) Shutdown(ctx context.Context) error {
 }
 
 // SessionCount returns the number of open legacy sessions.
-func (h *HTTPHandler) SessionCount() int {
+func (h *Handler) SessionCount() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.sessions)
 }
 
-func (h *HTTPHandler) session(id string) *httpSession {
+func (h *Handler) session(id string) *httpSession {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.sessions[id]
 }
 
 // register adds a legacy session under a fresh id.
-func (h *HTTPHandler) register(s *httpSession) error {
+func (h *Handler) register(s *httpSession) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -210,7 +211,7 @@ func (h *HTTPHandler) register(s *httpSession) error {
 	return nil
 }
 
-func (h *HTTPHandler) unregister(s *httpSession) {
+func (h *Handler) unregister(s *httpSession) {
 	h.mu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
@@ -218,7 +219,7 @@ func (h *HTTPHandler) unregister(s *httpSession) {
 	h.mu.Unlock()
 }
 
-var errShuttingDown = errors.New("mcp: HTTP handler is shutting down")
+var errShuttingDown = errors.New("mcphttp: handler is shutting down")
 
 // newSessionID returns 128 random bits in hex: visible ASCII, as the
 // transport requires, and unguessable, since the id is all that ties a

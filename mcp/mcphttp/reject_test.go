@@ -1,4 +1,4 @@
-package mcp_test
+package mcphttp_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 const (
@@ -20,7 +21,7 @@ func openSession(t *testing.T, url string) string {
 	t.Helper()
 	resp := rawPost(t, url, initBody, nil)
 	defer resp.Body.Close()
-	sid := resp.Header.Get(mcp.HeaderSessionID)
+	sid := resp.Header.Get(mcphttp.HeaderSessionID)
 	if resp.StatusCode != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %s, session %q", resp.Status, sid)
 	}
@@ -39,18 +40,18 @@ type rpcReply struct {
 // Every refusal has its exact status and JSON-RPC error, under the
 // request's id once the body was read, null before.
 func TestHTTPRejects(t *testing.T) {
-	_, url := serveHTTP(t, httpTestServer(), &mcp.HTTPOptions{MaxBodyBytes: 1024})
+	_, url := serveHTTP(t, httpTestServer(), &mcphttp.HandlerOptions{MaxBodyBytes: 1024})
 	live := openSession(t, url)
 	deleted := openSession(t, url)
 	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(mcp.HeaderSessionID, deleted)
-	req.Header.Set(mcp.HeaderProtocolVersion, mcp.Version20251125)
+	req.Header.Set(mcphttp.HeaderSessionID, deleted)
+	req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20251125)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE: %v %v", resp, err)
 	}
-	inSession := map[string]string{mcp.HeaderSessionID: live, mcp.HeaderProtocolVersion: mcp.Version20251125}
+	inSession := map[string]string{mcphttp.HeaderSessionID: live, mcphttp.HeaderProtocolVersion: mcp.Version20251125}
 	stateless := func(extra map[string]string) map[string]string {
-		h := map[string]string{mcp.HeaderProtocolVersion: mcp.Version20260728, mcp.HeaderMethod: "tools/list"}
+		h := map[string]string{mcphttp.HeaderProtocolVersion: mcp.Version20260728, mcphttp.HeaderMethod: "tools/list"}
 		for k, v := range extra {
 			h[k] = v
 		}
@@ -75,40 +76,40 @@ func TestHTTPRejects(t *testing.T) {
 		{"accept json only", "POST", ping, map[string]string{"Accept": "application/json"}, 406, mcp.CodeInvalidRequest, "null", "Accept"},
 		{"accept missing", "POST", ping, map[string]string{"Accept": "-"}, 406, mcp.CodeInvalidRequest, "null", "Accept"},
 		{"accept excluded by q=0", "POST", ping, map[string]string{"Accept": "application/json, text/event-stream;q=0"}, 406, mcp.CodeInvalidRequest, "null", "Accept"},
-		{"GET without event-stream", "GET", "", map[string]string{"Accept": "application/json", mcp.HeaderSessionID: live, mcp.HeaderProtocolVersion: mcp.Version20251125}, 406, mcp.CodeInvalidRequest, "null", "text/event-stream"},
+		{"GET without event-stream", "GET", "", map[string]string{"Accept": "application/json", mcphttp.HeaderSessionID: live, mcphttp.HeaderProtocolVersion: mcp.Version20251125}, 406, mcp.CodeInvalidRequest, "null", "text/event-stream"},
 		{"body too large", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2000) + `"}}`, nil, 413, mcp.CodeInvalidRequest, "null", "1024 bytes"},
 		{"foreign Origin", "POST", initBody, map[string]string{"Origin": "http://evil.example.com"}, 403, mcp.CodeInvalidRequest, "null", "Origin"},
 		{"null Origin", "POST", initBody, map[string]string{"Origin": "null"}, 403, mcp.CodeInvalidRequest, "null", "Origin"},
 		{"foreign Host", "POST", initBody, map[string]string{"Host": "evil.example.com"}, 403, mcp.CodeInvalidRequest, "null", "Host"},
 		{"rebound Host with port", "POST", initBody, map[string]string{"Host": "evil.example.com:80"}, 403, mcp.CodeInvalidRequest, "null", "Host"},
-		{"unknown session", "POST", ping, map[string]string{mcp.HeaderSessionID: "0123", mcp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "7", "session not found"},
-		{"deleted session", "POST", ping, map[string]string{mcp.HeaderSessionID: deleted, mcp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "7", "session not found"},
-		{"GET of deleted session", "GET", "", map[string]string{"Accept": "text/event-stream", mcp.HeaderSessionID: deleted, mcp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "null", "session not found"},
-		{"DELETE of deleted session", "DELETE", "", map[string]string{mcp.HeaderSessionID: deleted, mcp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "null", "session not found"},
-		{"no session", "POST", ping, nil, 400, mcp.CodeInvalidRequest, "7", mcp.HeaderSessionID},
+		{"unknown session", "POST", ping, map[string]string{mcphttp.HeaderSessionID: "0123", mcphttp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "7", "session not found"},
+		{"deleted session", "POST", ping, map[string]string{mcphttp.HeaderSessionID: deleted, mcphttp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "7", "session not found"},
+		{"GET of deleted session", "GET", "", map[string]string{"Accept": "text/event-stream", mcphttp.HeaderSessionID: deleted, mcphttp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "null", "session not found"},
+		{"DELETE of deleted session", "DELETE", "", map[string]string{mcphttp.HeaderSessionID: deleted, mcphttp.HeaderProtocolVersion: mcp.Version20251125}, 404, mcp.CodeInvalidRequest, "null", "session not found"},
+		{"no session", "POST", ping, nil, 400, mcp.CodeInvalidRequest, "7", mcphttp.HeaderSessionID},
 		{"malformed JSON", "POST", `{"jsonrpc":"2.0","id":1,`, nil, 400, mcp.CodeParseError, "null", "parse error"},
 		{"invalid UTF-8", "POST", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", nil, 400, mcp.CodeParseError, "null", "UTF-8"},
 		{"empty body", "POST", "", nil, 400, mcp.CodeParseError, "null", "parse error"},
 		{"not an object", "POST", `"hello"`, nil, 400, mcp.CodeInvalidRequest, "null", "JSON object"},
 		{"batch", "POST", `[` + ping + `,` + ping + `]`, inSession, 400, mcp.CodeInvalidRequest, "null", "batches"},
 		{"null id", "POST", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, inSession, 400, mcp.CodeInvalidRequest, "null", "id"},
-		{"legacy version header missing", "POST", ping, map[string]string{mcp.HeaderSessionID: live}, 400, mcp.CodeHeaderMismatch, "7", "missing"},
-		{"legacy version header differs from session", "POST", ping, map[string]string{mcp.HeaderSessionID: live, mcp.HeaderProtocolVersion: mcp.Version20250618}, 400, mcp.CodeHeaderMismatch, "7", "does not match the session"},
-		{"unsupported version header", "POST", ping, map[string]string{mcp.HeaderProtocolVersion: "2099-01-01"}, 400, mcp.CodeUnsupportedProtocolVersion, "7", "Unsupported"},
-		{"malformed version header", "POST", ping, map[string]string{mcp.HeaderSessionID: live, mcp.HeaderProtocolVersion: "invalid-protocol-version"}, 400, mcp.CodeUnsupportedProtocolVersion, "7", "Unsupported"},
-		{"version header legacy, body 2026", "POST", toolsList, map[string]string{mcp.HeaderProtocolVersion: mcp.Version20251125, mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "7", "_meta protocol version"},
-		{"version header missing, body 2026", "POST", toolsList, map[string]string{mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "7", "missing " + mcp.HeaderProtocolVersion},
+		{"legacy version header missing", "POST", ping, map[string]string{mcphttp.HeaderSessionID: live}, 400, mcp.CodeHeaderMismatch, "7", "missing"},
+		{"legacy version header differs from session", "POST", ping, map[string]string{mcphttp.HeaderSessionID: live, mcphttp.HeaderProtocolVersion: mcp.Version20250618}, 400, mcp.CodeHeaderMismatch, "7", "does not match the session"},
+		{"unsupported version header", "POST", ping, map[string]string{mcphttp.HeaderProtocolVersion: "2099-01-01"}, 400, mcp.CodeUnsupportedProtocolVersion, "7", "Unsupported"},
+		{"malformed version header", "POST", ping, map[string]string{mcphttp.HeaderSessionID: live, mcphttp.HeaderProtocolVersion: "invalid-protocol-version"}, 400, mcp.CodeUnsupportedProtocolVersion, "7", "Unsupported"},
+		{"version header legacy, body 2026", "POST", toolsList, map[string]string{mcphttp.HeaderProtocolVersion: mcp.Version20251125, mcphttp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "7", "_meta protocol version"},
+		{"version header missing, body 2026", "POST", toolsList, map[string]string{mcphttp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "7", "missing " + mcphttp.HeaderProtocolVersion},
 		{"version header 2026, body legacy", "POST", strings.Replace(toolsList, "2026-07-28", "2025-11-25", 1), stateless(nil), 400, mcp.CodeHeaderMismatch, "7", "_meta protocol version"},
-		{"Mcp-Method differs", "POST", toolsList, stateless(map[string]string{mcp.HeaderMethod: "prompts/list"}), 400, mcp.CodeHeaderMismatch, "7", mcp.HeaderMethod},
-		{"Mcp-Method case differs", "POST", toolsList, stateless(map[string]string{mcp.HeaderMethod: "TOOLS/LIST"}), 400, mcp.CodeHeaderMismatch, "7", mcp.HeaderMethod},
-		{"Mcp-Method missing", "POST", toolsList, stateless(map[string]string{mcp.HeaderMethod: "-"}), 400, mcp.CodeHeaderMismatch, "7", "missing " + mcp.HeaderMethod},
-		{"Mcp-Name differs", "POST", toolsCall, stateless(map[string]string{mcp.HeaderMethod: "tools/call", mcp.HeaderName: "wrong_tool"}), 400, mcp.CodeHeaderMismatch, "7", mcp.HeaderName},
-		{"Mcp-Name missing", "POST", toolsCall, stateless(map[string]string{mcp.HeaderMethod: "tools/call"}), 400, mcp.CodeHeaderMismatch, "7", "missing " + mcp.HeaderName},
-		{"_meta missing", "POST", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, stateless(map[string]string{mcp.HeaderMethod: "server/discover"}), 400, mcp.CodeInvalidParams, "7", "_meta"},
-		{"stateless initialize", "POST", strings.Replace(initBody, `"id":1`, `"id":7`, 1), stateless(map[string]string{mcp.HeaderMethod: "initialize"}), 404, mcp.CodeMethodNotFound, "7", "server/discover"},
-		{"stateless unknown method", "POST", `{"jsonrpc":"2.0","id":7,"method":"no/such","params":{` + meta2026 + `}}`, stateless(map[string]string{mcp.HeaderMethod: "no/such"}), 404, mcp.CodeMethodNotFound, "7", "no/such"},
-		{"stateless ping", "POST", `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + meta2026 + `}}`, stateless(map[string]string{mcp.HeaderMethod: "ping"}), 404, mcp.CodeMethodNotFound, "7", "ping"},
-		{"stateless GET", "GET", "", map[string]string{"Accept": "text/event-stream", mcp.HeaderProtocolVersion: mcp.Version20260728}, 405, mcp.CodeInvalidRequest, "null", "no GET stream"},
+		{"Mcp-Method differs", "POST", toolsList, stateless(map[string]string{mcphttp.HeaderMethod: "prompts/list"}), 400, mcp.CodeHeaderMismatch, "7", mcphttp.HeaderMethod},
+		{"Mcp-Method case differs", "POST", toolsList, stateless(map[string]string{mcphttp.HeaderMethod: "TOOLS/LIST"}), 400, mcp.CodeHeaderMismatch, "7", mcphttp.HeaderMethod},
+		{"Mcp-Method missing", "POST", toolsList, stateless(map[string]string{mcphttp.HeaderMethod: "-"}), 400, mcp.CodeHeaderMismatch, "7", "missing " + mcphttp.HeaderMethod},
+		{"Mcp-Name differs", "POST", toolsCall, stateless(map[string]string{mcphttp.HeaderMethod: "tools/call", mcphttp.HeaderName: "wrong_tool"}), 400, mcp.CodeHeaderMismatch, "7", mcphttp.HeaderName},
+		{"Mcp-Name missing", "POST", toolsCall, stateless(map[string]string{mcphttp.HeaderMethod: "tools/call"}), 400, mcp.CodeHeaderMismatch, "7", "missing " + mcphttp.HeaderName},
+		{"_meta missing", "POST", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, stateless(map[string]string{mcphttp.HeaderMethod: "server/discover"}), 400, mcp.CodeInvalidParams, "7", "_meta"},
+		{"stateless initialize", "POST", strings.Replace(initBody, `"id":1`, `"id":7`, 1), stateless(map[string]string{mcphttp.HeaderMethod: "initialize"}), 404, mcp.CodeMethodNotFound, "7", "server/discover"},
+		{"stateless unknown method", "POST", `{"jsonrpc":"2.0","id":7,"method":"no/such","params":{` + meta2026 + `}}`, stateless(map[string]string{mcphttp.HeaderMethod: "no/such"}), 404, mcp.CodeMethodNotFound, "7", "no/such"},
+		{"stateless ping", "POST", `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + meta2026 + `}}`, stateless(map[string]string{mcphttp.HeaderMethod: "ping"}), 404, mcp.CodeMethodNotFound, "7", "ping"},
+		{"stateless GET", "GET", "", map[string]string{"Accept": "text/event-stream", mcphttp.HeaderProtocolVersion: mcp.Version20260728}, 405, mcp.CodeInvalidRequest, "null", "no GET stream"},
 		{"PUT", "PUT", ping, nil, 405, mcp.CodeInvalidRequest, "null", "not allowed"},
 	}
 	for _, tc := range cases {
@@ -147,7 +148,7 @@ func TestHTTPRejects(t *testing.T) {
 func TestHTTPUnsupportedVersionData(t *testing.T) {
 	_, url := serveHTTP(t, httpTestServer(), nil)
 	resp := rawPost(t, url, `{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`,
-		map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"})
+		map[string]string{mcphttp.HeaderProtocolVersion: "2099-01-01", mcphttp.HeaderMethod: "tools/list"})
 	defer resp.Body.Close()
 	var got rpcReply
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Error == nil {
@@ -172,14 +173,14 @@ func TestHTTPAccepts(t *testing.T) {
 		status int
 	}{
 		{"lower-case header names", toolsCall, map[string]string{"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "sum", "Accept": "application/json, text/event-stream"}, 200},
-		{"white space around values", toolsCall, map[string]string{mcp.HeaderProtocolVersion: "2026-07-28", mcp.HeaderMethod: " tools/call ", mcp.HeaderName: "  sum  ", "Accept": "application/json, text/event-stream"}, 200},
-		{"base64 name", toolsCall, map[string]string{mcp.HeaderProtocolVersion: "2026-07-28", mcp.HeaderMethod: "tools/call", mcp.HeaderName: "=?base64?c3Vt?=", "Accept": "application/json, text/event-stream"}, 200},
-		{"stray session id", toolsCall, map[string]string{mcp.HeaderProtocolVersion: "2026-07-28", mcp.HeaderMethod: "tools/call", mcp.HeaderName: "sum", mcp.HeaderSessionID: "whatever"}, 200},
-		{"wildcard Accept", toolsCall, map[string]string{mcp.HeaderProtocolVersion: "2026-07-28", mcp.HeaderMethod: "tools/call", mcp.HeaderName: "sum", "Accept": "*/*"}, 200},
+		{"white space around values", toolsCall, map[string]string{mcphttp.HeaderProtocolVersion: "2026-07-28", mcphttp.HeaderMethod: " tools/call ", mcphttp.HeaderName: "  sum  ", "Accept": "application/json, text/event-stream"}, 200},
+		{"base64 name", toolsCall, map[string]string{mcphttp.HeaderProtocolVersion: "2026-07-28", mcphttp.HeaderMethod: "tools/call", mcphttp.HeaderName: "=?base64?c3Vt?=", "Accept": "application/json, text/event-stream"}, 200},
+		{"stray session id", toolsCall, map[string]string{mcphttp.HeaderProtocolVersion: "2026-07-28", mcphttp.HeaderMethod: "tools/call", mcphttp.HeaderName: "sum", mcphttp.HeaderSessionID: "whatever"}, 200},
+		{"wildcard Accept", toolsCall, map[string]string{mcphttp.HeaderProtocolVersion: "2026-07-28", mcphttp.HeaderMethod: "tools/call", mcphttp.HeaderName: "sum", "Accept": "*/*"}, 200},
 		{"loopback Origin", initBody, map[string]string{"Origin": "http://localhost:5173"}, 200},
 		{"localhost Host", initBody, map[string]string{"Host": "localhost:1234"}, 200},
 		{"IPv6 loopback Host", initBody, map[string]string{"Host": "[::1]:1234"}, 200},
-		{"stateless notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`, map[string]string{mcp.HeaderProtocolVersion: "2026-07-28", mcp.HeaderMethod: "notifications/cancelled"}, 202},
+		{"stateless notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`, map[string]string{mcphttp.HeaderProtocolVersion: "2026-07-28", mcphttp.HeaderMethod: "notifications/cancelled"}, 202},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,7 +199,7 @@ func TestHTTPAccepts(t *testing.T) {
 
 // Allowlists replace the loopback defaults.
 func TestHTTPAllowlists(t *testing.T) {
-	_, url := serveHTTP(t, httpTestServer(), &mcp.HTTPOptions{AllowedHosts: []string{"mcp.example.com", "127.0.0.1"}, AllowedOrigins: []string{"https://app.example.com"}})
+	_, url := serveHTTP(t, httpTestServer(), &mcphttp.HandlerOptions{AllowedHosts: []string{"mcp.example.com", "127.0.0.1"}, AllowedOrigins: []string{"https://app.example.com"}})
 	for _, tc := range []struct {
 		hdr    map[string]string
 		status int

@@ -1,4 +1,4 @@
-package mcp_test
+package mcphttp_test
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 // sseLines reads an SSE body line by line.
@@ -67,9 +68,9 @@ func openSSE(t *testing.T, method, url, body string, hdr map[string]string) *sse
 // and the retry hint, then progress, then the result, each with an id
 // naming the stream and the position.
 func TestHTTPSSEFraming(t *testing.T) {
-	_, url := serveHTTP(t, httpTestServer(), &mcp.HTTPOptions{Retry: 1500 * time.Millisecond})
+	_, url := serveHTTP(t, httpTestServer(), &mcphttp.HandlerOptions{Retry: 1500 * time.Millisecond})
 	sid := openSession(t, url)
-	hdr := map[string]string{mcp.HeaderSessionID: sid, mcp.HeaderProtocolVersion: mcp.Version20251125}
+	hdr := map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125}
 	s := openSSE(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"steps":2},"_meta":{"progressToken":"p"}}}`, hdr)
 	if got := strings.Join(s.event(t), "|"); got != "id: 1_0|retry: 1500|data: " {
 		t.Fatalf("priming event %q", got)
@@ -87,9 +88,9 @@ func TestHTTPSSEFraming(t *testing.T) {
 
 // Idle streams carry keep-alive comments.
 func TestHTTPKeepAlive(t *testing.T) {
-	_, url := serveHTTP(t, httpTestServer(), &mcp.HTTPOptions{KeepAlive: 5 * time.Millisecond})
+	_, url := serveHTTP(t, httpTestServer(), &mcphttp.HandlerOptions{KeepAlive: 5 * time.Millisecond})
 	sid := openSession(t, url)
-	s := openSSE(t, http.MethodGet, url, "", map[string]string{mcp.HeaderSessionID: sid, mcp.HeaderProtocolVersion: mcp.Version20251125})
+	s := openSSE(t, http.MethodGet, url, "", map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125})
 	if got := s.event(t); len(got) != 3 || got[0] != "id: 0_0" {
 		t.Fatalf("priming event %q", got)
 	}
@@ -104,7 +105,7 @@ func TestHTTPResumeStandaloneStream(t *testing.T) {
 	srv := httpTestServer()
 	_, url := serveHTTP(t, srv, nil)
 	sid := openSession(t, url)
-	hdr := map[string]string{mcp.HeaderSessionID: sid, mcp.HeaderProtocolVersion: mcp.Version20251125}
+	hdr := map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125}
 	// The session must be initialized for list changes to reach it.
 	resp := rawPost(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
 	resp.Body.Close()
@@ -121,7 +122,7 @@ func TestHTTPResumeStandaloneStream(t *testing.T) {
 	srv.RemoveTools("ask")
 	// The server notices the dropped stream when it next writes or when the
 	// connection closes; until then a new reader is refused with 409.
-	resumeHdr := map[string]string{mcp.HeaderSessionID: sid, mcp.HeaderProtocolVersion: mcp.Version20251125, "Last-Event-ID": "0_0"}
+	resumeHdr := map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125, "Last-Event-ID": "0_0"}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
@@ -159,10 +160,10 @@ func rawGet(t *testing.T, url string, hdr map[string]string) *http.Response {
 
 // JSONResponse never streams; stateless calls without progress answer JSON.
 func TestHTTPJSONResponse(t *testing.T) {
-	_, url := serveHTTP(t, httpTestServer(), &mcp.HTTPOptions{JSONResponse: true})
+	_, url := serveHTTP(t, httpTestServer(), &mcphttp.HandlerOptions{JSONResponse: true})
 	sid := openSession(t, url)
 	resp := rawPost(t, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"steps":2},"_meta":{"progressToken":"p"}}}`,
-		map[string]string{mcp.HeaderSessionID: sid, mcp.HeaderProtocolVersion: mcp.Version20251125})
+		map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125})
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("%s %s", resp.Status, resp.Header.Get("Content-Type"))

@@ -1,4 +1,4 @@
-package mcp_test
+package mcphttp_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/peertest"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -41,7 +42,7 @@ func TestHTTPTypeScriptClient(t *testing.T) {
 	defer cancel()
 	srv := httpTestServer()
 	h, url := serveHTTPWrapped(t, srv, nil, func(next http.Handler) http.Handler {
-		return transport.EchoHandler(next, &transport.EchoOptions{Handler: quietLog.Handler()})
+		return mcphttp.EchoHandler(next, &transport.EchoOptions{Handler: quietLog.Handler()})
 	})
 	out, err := peertest.RunNode(t, ctx, "ts-client.mjs", "--url", url,
 		"--call", `sum={"a":20,"b":22}`, "--call", `count={"steps":3}`)

@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ type eventStream struct {
 	limit int
 
 	mu       sync.Mutex
-	events   []sseEvent
+	events   []queuedEvent
 	next     int  // number of the next event
 	sent     int  // number of the last event written to a client
 	final    bool // the last event is queued: the stream ends after it
@@ -28,7 +28,7 @@ type eventStream struct {
 	wake     chan struct{}
 }
 
-type sseEvent struct {
+type queuedEvent struct {
 	n    int
 	data []byte
 }
@@ -44,7 +44,7 @@ func (es *eventStream) push(msg []byte, final bool) {
 		es.mu.Unlock()
 		return
 	}
-	es.events = append(es.events, sseEvent{n: es.next, data: msg})
+	es.events = append(es.events, queuedEvent{n: es.next, data: msg})
 	es.next++
 	if len(es.events) > es.limit {
 		es.events = es.events[len(es.events)-es.limit:]
@@ -103,7 +103,7 @@ func (es *eventStream) sentUpTo() int {
 
 // since returns the events after number n, and whether the stream is
 // finished once they are written.
-func (es *eventStream) since(n int) (evs []sseEvent, done, closed bool) {
+func (es *eventStream) since(n int) (evs []queuedEvent, done, closed bool) {
 	es.mu.Lock()
 	defer es.mu.Unlock()
 	for _, e := range es.events {
@@ -192,7 +192,7 @@ func (sw *sseWriter) write(b []byte) error {
 // serveStream writes es to w from event number after+1 until the stream is
 // finished, the session ends, the handler shuts down or the client goes.
 // It reports whether the stream was written to its end.
-func (h *HTTPHandler) serveStream(r *http.Request, sw *sseWriter, es *eventStream, after int) bool {
+func (h *Handler) serveStream(r *http.Request, sw *sseWriter, es *eventStream, after int) bool {
 	defer es.detach()
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {

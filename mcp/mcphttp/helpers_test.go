@@ -1,4 +1,4 @@
-package mcp_test
+package mcphttp_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -61,22 +62,22 @@ func httpTestServer() *mcp.Server {
 	return srv
 }
 
-// serveHTTP starts srv behind an HTTPHandler on a loopback httptest server.
-func serveHTTP(t testing.TB, srv *mcp.Server, opts *mcp.HTTPOptions) (*mcp.HTTPHandler, string) {
+// serveHTTP starts srv behind a Handler on a loopback httptest server.
+func serveHTTP(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOptions) (*mcphttp.Handler, string) {
 	t.Helper()
 	return serveHTTPWrapped(t, srv, opts, nil)
 }
 
 // serveHTTPWrapped is serveHTTP with middleware around the handler.
-func serveHTTPWrapped(t testing.TB, srv *mcp.Server, opts *mcp.HTTPOptions, wrap func(http.Handler) http.Handler) (*mcp.HTTPHandler, string) {
+func serveHTTPWrapped(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOptions, wrap func(http.Handler) http.Handler) (*mcphttp.Handler, string) {
 	t.Helper()
 	if opts == nil {
-		opts = &mcp.HTTPOptions{}
+		opts = &mcphttp.HandlerOptions{}
 	}
 	if opts.Logger == nil {
 		opts.Logger = quietLog
 	}
-	h := mcp.NewHTTPHandler(srv, opts)
+	h := mcphttp.NewHandler(srv, opts)
 	var served http.Handler = h
 	if wrap != nil {
 		served = wrap(h)
@@ -94,10 +95,10 @@ func serveHTTPWrapped(t testing.TB, srv *mcp.Server, opts *mcp.HTTPOptions, wrap
 }
 
 // dialHTTP connects our client over HTTP and returns it with its framer.
-func dialHTTP(t testing.TB, url string, opts *client.Options) (*client.Client, *transport.HTTPFramer) {
+func dialHTTP(t testing.TB, url string, opts *client.Options) (*client.Client, *mcphttp.Framer) {
 	t.Helper()
 	ctx := context.Background()
-	f, err := transport.NewHTTPFramer(ctx, url, &transport.HTTPClientOptions{Logger: quietLog, RetryDelay: 10 * time.Millisecond})
+	f, err := mcphttp.NewFramer(ctx, url, &mcphttp.ClientOptions{Logger: quietLog, RetryDelay: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcp
+package mcphttp
 
 import (
 	"encoding/json"
@@ -7,16 +7,18 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // post serves a POSTed message: checks, then routing by era.
-func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
-		writeHTTPError(w, httpErr(http.StatusNotAcceptable, CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream"))
+		writeHTTPError(w, httpErr(http.StatusNotAcceptable, mcp.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream"))
 		return
 	}
 	if !isJSON(r) {
-		writeHTTPError(w, httpErr(http.StatusUnsupportedMediaType, CodeInvalidRequest, "unsupported media type: Content-Type must be application/json"))
+		writeHTTPError(w, httpErr(http.StatusUnsupportedMediaType, mcp.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json"))
 		return
 	}
 	body, e := h.readBody(w, r)
@@ -30,12 +32,14 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hv, _ := headerValue(r, HeaderProtocolVersion)
-	if hv != "" && !h.srv.supports(hv) {
-		writeHTTPError(w, (&httpError{status: http.StatusBadRequest, err: h.srv.unsupported(hv)}).withID(m))
-		return
+	if hv != "" {
+		if err := h.srv.CheckVersion(hv); err != nil {
+			writeHTTPError(w, (&httpError{status: http.StatusBadRequest, err: err}).withID(m))
+			return
+		}
 	}
-	mv, _ := m.metaString(MetaProtocolVersion)
-	if IsStateless(hv) || IsStateless(mv) {
+	mv, _ := m.metaString(mcp.MetaProtocolVersion)
+	if mcp.IsStateless(hv) || mcp.IsStateless(mv) {
 		h.postStateless(w, r, m, hv)
 		return
 	}
@@ -54,8 +58,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads a POST body within MaxBodyBytes.
-func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
-	tooLarge := httpErr(http.StatusRequestEntityTooLarge, CodeInvalidRequest, "request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
+	tooLarge := httpErr(http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		return nil, tooLarge
 	}
@@ -65,33 +69,33 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 	case errors.As(err, &mbe):
 		return nil, tooLarge
 	case err != nil:
-		return nil, httpErr(http.StatusBadRequest, CodeParseError, "parse error: reading the body: "+err.Error())
+		return nil, httpErr(http.StatusBadRequest, mcp.CodeParseError, "parse error: reading the body: "+err.Error())
 	}
 	return body, nil
 }
 
 // lookup finds the legacy session a request names and checks its
 // protocol version header.
-func (h *HTTPHandler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpError) {
+func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpError) {
 	sid, _ := headerValue(r, HeaderSessionID)
 	if sid == "" {
-		return nil, httpErr(http.StatusBadRequest, CodeInvalidRequest,
-			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+LatestVersion+" with its _meta").withID(m)
+		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+mcp.LatestVersion+" with its _meta").withID(m)
 	}
 	s := h.session(sid)
 	if s == nil {
-		return nil, httpErr(http.StatusNotFound, CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
+		return nil, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
 	}
 	hv, _ := headerValue(r, HeaderProtocolVersion)
 	v := s.ss.ProtocolVersion()
 	switch {
-	case hv == "" && !before(v, Version20250618):
-		return nil, httpErr(http.StatusBadRequest, CodeHeaderMismatch, "bad request: missing "+HeaderProtocolVersion+" header (the session negotiated "+v+")").withID(m)
+	case hv == "" && !before(v, mcp.Version20250618):
+		return nil, httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "bad request: missing "+HeaderProtocolVersion+" header (the session negotiated "+v+")").withID(m)
 	case hv != "" && hv != v:
-		if !h.srv.supports(hv) {
-			return nil, (&httpError{status: http.StatusBadRequest, err: h.srv.unsupported(hv)}).withID(m)
+		if err := h.srv.CheckVersion(hv); err != nil {
+			return nil, (&httpError{status: http.StatusBadRequest, err: err}).withID(m)
 		}
-		return nil, httpErr(http.StatusBadRequest, CodeHeaderMismatch, "bad request: "+HeaderProtocolVersion+" "+hv+" does not match the session's "+v).withID(m)
+		return nil, httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "bad request: "+HeaderProtocolVersion+" "+hv+" does not match the session's "+v).withID(m)
 	}
 	return s, nil
 }
@@ -99,11 +103,11 @@ func (h *HTTPHandler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *htt
 // initialize opens a legacy session. The session is registered before the
 // answer is sent, since the client's next POST may follow at once; a
 // failed initialize closes it again and names no session.
-func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
 	s := h.newSession(newSessionID())
 	if err := h.register(s); err != nil {
 		s.end()
-		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "server is shutting down").withID(m))
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down").withID(m))
 		return
 	}
 	s.enter()
@@ -132,13 +136,13 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcM
 	case <-r.Context().Done():
 		s.end()
 	case <-s.done:
-		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "session closed").withID(m))
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session closed").withID(m))
 	}
 }
 
 // postStateless serves a 2026-07-28 message on a session of its own,
 // after checking that its headers agree with its body.
-func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMessage, hv string) {
+func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMessage, hv string) {
 	if e := checkStateless(r, m, hv); e != nil {
 		writeHTTPError(w, e)
 		return
@@ -159,13 +163,13 @@ func (h *HTTPHandler) postStateless(w http.ResponseWriter, r *http.Request, m *r
 // headers, so the two must say the same.
 func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 	mismatch := func(msg string) *httpError {
-		return httpErr(http.StatusBadRequest, CodeHeaderMismatch, "header mismatch: "+msg).withID(m)
+		return httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "header mismatch: "+msg).withID(m)
 	}
 	if hv == "" {
 		return mismatch("missing " + HeaderProtocolVersion + " header")
 	}
 	if m.response {
-		return httpErr(http.StatusBadRequest, CodeInvalidRequest, "invalid request: no request of this server awaits a response in "+hv).withID(m)
+		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: no request of this server awaits a response in "+hv).withID(m)
 	}
 	mh, ok := headerValue(r, HeaderMethod)
 	switch {
@@ -189,18 +193,18 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 	if m.method == "initialize" {
 		// Before the _meta checks: an initialize has none, and what it
 		// needs to hear is that the method is gone.
-		return httpErr(http.StatusNotFound, CodeMethodNotFound, "Method not found: initialize does not exist in "+hv+"; use server/discover").withID(m)
+		return httpErr(http.StatusNotFound, mcp.CodeMethodNotFound, "Method not found: initialize does not exist in "+hv+"; use server/discover").withID(m)
 	}
 	var missing []string
-	for _, k := range []string{MetaProtocolVersion, MetaClientCapabilities} {
+	for _, k := range []string{mcp.MetaProtocolVersion, mcp.MetaClientCapabilities} {
 		if _, ok := m.meta[k]; !ok {
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
-		return httpErr(http.StatusBadRequest, CodeInvalidParams, "invalid params: _meta lacks "+strings.Join(missing, ", ")).withID(m)
+		return httpErr(http.StatusBadRequest, mcp.CodeInvalidParams, "invalid params: _meta lacks "+strings.Join(missing, ", ")).withID(m)
 	}
-	if mv, _ := m.metaString(MetaProtocolVersion); mv != hv {
+	if mv, _ := m.metaString(mcp.MetaProtocolVersion); mv != hv {
 		return mismatch(HeaderProtocolVersion + " " + hv + " does not match _meta protocol version " + strconv.Quote(mv))
 	}
 	return nil
@@ -209,10 +213,10 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 // exchange hands a message to a session and answers the POST: 202 for a
 // notification or response, the response as JSON, or an SSE stream that
 // ends with the response.
-func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage) {
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage) {
 	if !m.isRequest() {
 		if !s.deliver(r.Context(), m.raw) {
-			writeHTTPError(w, httpErr(http.StatusNotFound, CodeInvalidRequest, "session not found: it ended"))
+			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -226,7 +230,7 @@ func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSe
 	if !s.deliver(r.Context(), m.raw) {
 		s.forget(m)
 		if r.Context().Err() == nil {
-			writeHTTPError(w, httpErr(http.StatusNotFound, CodeInvalidRequest, "session not found: it ended").withID(m))
+			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended").withID(m))
 		}
 		return
 	}
@@ -244,7 +248,7 @@ func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSe
 			return // the session closed already
 		}
 		sw := startSSE(w, s.id)
-		if p.stream.id != "" && !before(s.ss.ProtocolVersion(), Version20251125) {
+		if p.stream.id != "" && !before(s.ss.ProtocolVersion(), mcp.Version20251125) {
 			if sw.prime(p.stream.eventID(0), h.opts.Retry) != nil {
 				p.stream.detach()
 				return
@@ -269,14 +273,14 @@ func (h *HTTPHandler) exchange(w http.ResponseWriter, r *http.Request, s *httpSe
 		s.forget(m)
 	case <-s.done:
 		s.forget(m)
-		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, CodeInternalError, "session closed before the response").withID(m))
+		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session closed before the response").withID(m))
 	}
 }
 
 // answerAlone waits for the first message of a stateless request's stream.
 // If it is the final response, it answers with it as JSON under the status
 // it implies and reports true; otherwise the caller streams.
-func (h *HTTPHandler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
+func (h *Handler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
 	for {
 		evs, done, closed := es.since(0)
 		switch {
@@ -301,13 +305,17 @@ func (h *HTTPHandler) answerAlone(w http.ResponseWriter, r *http.Request, es *ev
 // may come before the result (a tool call, or any request asking for
 // progress) and the client takes streams; as one JSON object otherwise,
 // which is cheaper and simpler for everyone.
-func (h *HTTPHandler) wantsSSE(r *http.Request, m *rpcMessage) bool {
+func (h *Handler) wantsSSE(r *http.Request, m *rpcMessage) bool {
 	if h.opts.JSONResponse || !accepts(r, "text/event-stream") {
 		return false
 	}
-	_, progress := m.meta[MetaProgressToken]
+	_, progress := m.meta[mcp.MetaProgressToken]
 	return m.method == "tools/call" || m.method == "subscriptions/listen" || progress
 }
+
+// before reports whether revision v is older than r; revisions are dates,
+// so they order as strings, and "" (not known yet) is older than none.
+func before(v, r string) bool { return v != "" && v < r }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
@@ -318,14 +326,14 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 
 // get opens the standalone SSE stream of a legacy session, or resumes a
 // stream after Last-Event-ID.
-func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if !accepts(r, "text/event-stream") {
-		writeHTTPError(w, httpErr(http.StatusNotAcceptable, CodeInvalidRequest, "not acceptable: Accept must list text/event-stream"))
+		writeHTTPError(w, httpErr(http.StatusNotAcceptable, mcp.CodeInvalidRequest, "not acceptable: Accept must list text/event-stream"))
 		return
 	}
-	if hv, _ := headerValue(r, HeaderProtocolVersion); IsStateless(hv) && h.srv.supports(hv) {
+	if hv, _ := headerValue(r, HeaderProtocolVersion); mcp.IsStateless(hv) && h.srv.CheckVersion(hv) == nil {
 		w.Header().Set("Allow", "POST")
-		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: "+hv+" has no GET stream"))
+		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, mcp.CodeInvalidRequest, "method not allowed: "+hv+" has no GET stream"))
 		return
 	}
 	s, e := h.lookup(r, nil)
@@ -347,11 +355,11 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		after = es.sentUpTo()
 	}
 	if !es.attach() {
-		writeHTTPError(w, httpErr(http.StatusConflict, CodeInvalidRequest, "conflict: this stream is already open in another request"))
+		writeHTTPError(w, httpErr(http.StatusConflict, mcp.CodeInvalidRequest, "conflict: this stream is already open in another request"))
 		return
 	}
 	sw := startSSE(w, s.id)
-	if !resumed && !before(s.ss.ProtocolVersion(), Version20251125) {
+	if !resumed && !before(s.ss.ProtocolVersion(), mcp.Version20251125) {
 		if sw.prime(es.eventID(after), h.opts.Retry) != nil {
 			es.detach()
 			return
@@ -363,7 +371,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 }
 
 // delete ends a legacy session.
-func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	s, e := h.lookup(r, nil)
 	if e != nil {
 		writeHTTPError(w, e)

@@ -1,4 +1,4 @@
-package mcp_test
+package mcphttp_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 				_, url := serveHTTP(b, httpTestServer(), nil)
 				hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 				defer hc.CloseIdleConnections()
-				stream, err := transport.NewHTTPStream(context.Background(), url, &transport.HTTPClientOptions{Client: hc, Logger: quietLog, Stream: &transport.StreamOptions{Logger: quietLog}})
+				stream, err := mcphttp.NewStream(context.Background(), url, &mcphttp.ClientOptions{Client: hc, Logger: quietLog, Stream: &transport.StreamOptions{Logger: quietLog}})
 				if err != nil {
 					b.Fatal(err)
 				}

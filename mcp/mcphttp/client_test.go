@@ -1,17 +1,23 @@
-package transport
+package mcphttp
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/transport"
 )
+
+// quiet drops the framer's diagnostics.
+var quiet = slog.New(slog.DiscardHandler)
 
 // seenRequest is what a fake server saw of one request.
 type seenRequest struct {
@@ -39,23 +45,23 @@ func (s *fakeServer) requests() []seenRequest {
 	return append([]seenRequest(nil), s.seen...)
 }
 
-func newTestFramer(t *testing.T, url string, opts *HTTPClientOptions) *HTTPFramer {
+func newTestFramer(t *testing.T, url string, opts *ClientOptions) *Framer {
 	t.Helper()
 	if opts == nil {
-		opts = &HTTPClientOptions{}
+		opts = &ClientOptions{}
 	}
 	opts.Logger = quiet
 	if opts.RetryDelay == 0 {
 		opts.RetryDelay = time.Millisecond
 	}
-	f, err := NewHTTPFramer(context.Background(), url, opts)
+	f, err := NewFramer(context.Background(), url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return f
 }
 
-func readFrame(t *testing.T, f Framer) string {
+func readFrame(t *testing.T, f transport.Framer) string {
 	t.Helper()
 	b, err := f.ReadFrame()
 	if err != nil {
@@ -90,7 +96,7 @@ func TestHTTPFramerHeaders(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	f := newTestFramer(t, ts.URL, &HTTPClientOptions{Header: http.Header{"Authorization": {"Bearer t"}}})
+	f := newTestFramer(t, ts.URL, &ClientOptions{Header: http.Header{"Authorization": {"Bearer t"}}})
 	if err := f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +181,7 @@ func TestHTTPFramerResumesStream(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	f := newTestFramer(t, ts.URL, &HTTPClientOptions{RetryDelay: time.Hour}) // only the server's hint can make this finish
+	f := newTestFramer(t, ts.URL, &ClientOptions{RetryDelay: time.Hour}) // only the server's hint can make this finish
 	defer f.Close()
 	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	readFrame(t, f)
@@ -216,7 +222,7 @@ func TestHTTPFramerErrors(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	f := newTestFramer(t, ts.URL, &HTTPClientOptions{NoListen: true})
+	f := newTestFramer(t, ts.URL, &ClientOptions{NoListen: true})
 	defer f.Close()
 	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	readFrame(t, f)
@@ -225,7 +231,7 @@ func TestHTTPFramerErrors(t *testing.T) {
 		t.Fatalf("400: %s", got)
 	}
 	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":3,"method":"teapot"}`))
-	if got := readFrame(t, f); !strings.Contains(got, `"id":3,"error":{"code":-32603,"message":"transport: HTTP 418 I'm a teapot`) {
+	if got := readFrame(t, f); !strings.Contains(got, `"id":3,"error":{"code":-32603,"message":"mcphttp: HTTP 418 I'm a teapot`) {
 		t.Fatalf("418: %s", got)
 	}
 	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`))
@@ -234,12 +240,12 @@ func TestHTTPFramerErrors(t *testing.T) {
 	if !errors.Is(err, ErrSessionExpired) || !errors.As(err, &expired) || expired.SessionID != "s" || expired.Method != "POST" {
 		t.Fatalf("after 404: %v", err)
 	}
-	if err := f.WriteFrame([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)); !errors.Is(err, ErrClosed) {
+	if err := f.WriteFrame([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("write after expiry: %v", err)
 	}
 }
 
-// An event larger than the limit is reported as *TooLargeError and the
+// An event larger than the limit is reported as *transport.TooLargeError and the
 // stream goes on.
 func TestHTTPFramerTooLarge(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -249,11 +255,11 @@ func TestHTTPFramerTooLarge(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":1}\n\n")
 	}))
 	defer ts.Close()
-	f := newTestFramer(t, ts.URL, &HTTPClientOptions{MaxMessageSize: 100, NoListen: true})
+	f := newTestFramer(t, ts.URL, &ClientOptions{MaxMessageSize: 100, NoListen: true})
 	defer f.Close()
 	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":9,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
 	_, err := f.ReadFrame()
-	var tl *TooLargeError
+	var tl *transport.TooLargeError
 	if !errors.As(err, &tl) || tl.Limit != 100 || tl.Size != int64(len(`{"jsonrpc":"2.0","id":9,"result":"`)+500+2) || !strings.HasPrefix(string(tl.Head), `{"jsonrpc":"2.0","id":9`) {
 		t.Fatalf("oversized event: %v %+v", err, tl)
 	}

@@ -1,4 +1,4 @@
-package mcp_test
+package mcphttp_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -107,8 +108,8 @@ func TestHTTPSessionExpired(t *testing.T) {
 	h, url := serveHTTP(t, httpTestServer(), nil)
 	c, f := dialHTTP(t, url, &client.Options{ProtocolVersion: mcp.Version20251125})
 	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(mcp.HeaderSessionID, f.SessionID())
-	req.Header.Set(mcp.HeaderProtocolVersion, mcp.Version20251125)
+	req.Header.Set(mcphttp.HeaderSessionID, f.SessionID())
+	req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20251125)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -118,12 +119,12 @@ func TestHTTPSessionExpired(t *testing.T) {
 		t.Fatalf("DELETE: %s, %d sessions left", resp.Status, h.SessionCount())
 	}
 	_, err = c.CallTool(context.Background(), "sum", map[string]float64{"a": 1, "b": 2})
-	var expired *transport.SessionExpiredError
-	if !errors.Is(err, transport.ErrSessionExpired) || !errors.As(err, &expired) || expired.SessionID == "" {
+	var expired *mcphttp.SessionExpiredError
+	if !errors.Is(err, mcphttp.ErrSessionExpired) || !errors.As(err, &expired) || expired.SessionID == "" {
 		t.Fatalf("call after DELETE: %v, want ErrSessionExpired", err)
 	}
 	<-c.Done()
-	if err := c.Conn().Err(); !errors.Is(err, transport.ErrSessionExpired) || !errors.Is(err, transport.ErrClosed) {
+	if err := c.Conn().Err(); !errors.Is(err, mcphttp.ErrSessionExpired) || !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("close cause %v", err)
 	}
 }

@@ -1,0 +1,347 @@
+// Package echo is the machinery behind the diagnostic echo of
+// transport.TapFramer and mcphttp.EchoHandler: masking secrets in JSON and
+// headers, cutting long text with a mark, and summarising JSON-RPC
+// messages. It lives apart from both so that the HTTP half can share it
+// without package transport linking net/http.
+package echo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Config mirrors transport.EchoOptions field for field, so that callers
+// convert with Config(opts): the compiler then keeps the two in step.
+type Config struct {
+	Handler                 slog.Handler
+	Writer                  io.Writer
+	Level                   slog.Level
+	MaxText                 int
+	MaxCapture              int
+	MaskHeaders, MaskFields []string
+}
+
+// Masked replaces a sensitive value wherever the echo shows one.
+const Masked = "[masked]"
+
+// Echo renders and logs messages as the options ask.
+type Echo struct {
+	Log        *slog.Logger
+	Level      slog.Level
+	maxText    int
+	maxCapture int
+	extra      map[string]bool // normalized extra names
+}
+
+// New applies the defaults of EchoOptions: slog.Default() at info level,
+// text cut at 1024 bytes, bodies captured up to 1 MiB.
+func New(c Config) *Echo {
+	e := &Echo{Level: c.Level, maxText: c.MaxText, maxCapture: c.MaxCapture, extra: map[string]bool{}}
+	switch {
+	case c.Handler != nil:
+		e.Log = slog.New(c.Handler)
+	case c.Writer != nil:
+		e.Log = slog.New(slog.NewTextHandler(c.Writer, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	default:
+		e.Log = slog.Default()
+	}
+	if e.maxText <= 0 {
+		e.maxText = 1024
+	}
+	if e.maxCapture <= 0 {
+		e.maxCapture = 1 << 20
+	}
+	for _, n := range slices.Concat(c.MaskHeaders, c.MaskFields) {
+		e.extra[normalizeName(n)] = true
+	}
+	return e
+}
+
+// Enabled reports whether records at the echo's level are wanted, so that
+// callers skip the rendering otherwise.
+func (e *Echo) Enabled() bool { return e.Log.Enabled(context.Background(), e.Level) }
+
+// NewCapture returns a capture bounded by the echo's capture limit.
+func (e *Echo) NewCapture() *Capture { return &Capture{limit: e.maxCapture} }
+
+// normalizeName folds case and drops '-' and '_', so that api_key, apiKey
+// and X-Api-Key compare alike.
+func normalizeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// Sensitive reports whether a header or JSON member holds a secret: the
+// credential headers, API keys, and anything named like a token, secret,
+// password or credential. progressToken and maxTokens are protocol
+// bookkeeping, not secrets, and stay visible.
+func (e *Echo) Sensitive(name string) bool {
+	n := normalizeName(name)
+	switch n {
+	case "progresstoken", "maxtokens":
+		return false
+	case "authorization", "proxyauthorization", "cookie", "setcookie", "xapikey", "apikey":
+		return true
+	}
+	if e.extra[n] {
+		return true
+	}
+	for _, s := range []string{"token", "secret", "password", "passwd", "apikey", "credential", "privatekey"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Cut shortens s to the text limit with an explicit mark; hidden counts
+// bytes of the original that never made it into s (beyond the capture).
+func (e *Echo) Cut(s string, hidden int) string {
+	if len(s) <= e.maxText && hidden == 0 {
+		return s
+	}
+	keep := min(len(s), e.maxText)
+	for keep < len(s) && keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + "…[truncated " + strconv.Itoa(len(s)-keep+hidden) + " bytes]"
+}
+
+// maskJSON re-encodes JSON compactly with the values of sensitive members
+// replaced. It copes with a prefix of a document (a capped capture): what
+// could be read is rendered, and ok is false.
+func (e *Echo) maskJSON(data []byte) (out string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		object bool
+		n      int  // members or elements so far
+		key    bool // an object expects a key next
+	}
+	var b strings.Builder
+	var stack []*frame
+	emit := func(v any) {
+		enc, _ := json.Marshal(v)
+		b.Write(enc)
+	}
+	valueDone := func() {
+		if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			top.n++
+			if top.object {
+				top.key = true
+			}
+		}
+	}
+	sepForValue := func() {
+		if len(stack) > 0 {
+			if top := stack[len(stack)-1]; !top.object && top.n > 0 {
+				b.WriteByte(',')
+			}
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return b.String(), len(stack) == 0
+		}
+		if err != nil {
+			return b.String(), false
+		}
+		if d, isDelim := tok.(json.Delim); isDelim {
+			switch d {
+			case '{', '[':
+				sepForValue()
+				b.WriteRune(rune(d))
+				stack = append(stack, &frame{object: d == '{', key: d == '{'})
+			default:
+				b.WriteRune(rune(d))
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+			continue
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].key {
+			top := stack[len(stack)-1]
+			name, _ := tok.(string)
+			if top.n > 0 {
+				b.WriteByte(',')
+			}
+			emit(name)
+			b.WriteByte(':')
+			top.key = false
+			if e.Sensitive(name) {
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					b.WriteString(strconv.Quote(Masked))
+					return b.String(), false
+				}
+				b.WriteString(strconv.Quote(Masked))
+				valueDone()
+			}
+			continue
+		}
+		sepForValue()
+		emit(tok)
+		valueDone()
+	}
+}
+
+// Render shows a captured body: JSON masked and compacted, an SSE body
+// (sse true) as its events' data (each masked) joined by " | ", anything
+// else as text; all cut to the limit.
+func (e *Echo) Render(c *Capture, sse bool) string {
+	if c.total == 0 {
+		return ""
+	}
+	hidden := int(c.total - int64(len(c.buf)))
+	if sse {
+		var parts []string
+		for _, d := range SSEData(c.buf) {
+			s, _ := e.maskJSON(d)
+			if s == "" {
+				s = string(d)
+			}
+			parts = append(parts, s)
+		}
+		return e.Cut(strings.Join(parts, " | "), hidden)
+	}
+	if s, _ := e.maskJSON(c.buf); s != "" {
+		return e.Cut(s, hidden)
+	}
+	return e.Cut(string(c.buf), hidden)
+}
+
+// SSEData returns the data of each event in an SSE body.
+func SSEData(body []byte) [][]byte {
+	var out [][]byte
+	var cur []byte
+	has := false
+	for line := range bytes.SplitSeq(body, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			if has && len(cur) > 0 {
+				out = append(out, cur)
+			}
+			cur, has = nil, false
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			if has {
+				cur = append(cur, '\n')
+			}
+			cur = append(cur, bytes.TrimPrefix(v, []byte(" "))...)
+			has = true
+		}
+	}
+	if has && len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// Summary is what a message says at a glance.
+type Summary struct {
+	Method  string
+	ID      string
+	Outcome string // "result", "error <code>", or ""
+}
+
+// Summarize reads the summary of one JSON-RPC message; anything else
+// summarises as empty.
+func Summarize(msg []byte) Summary {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code json.Number `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(msg, &env) != nil {
+		return Summary{}
+	}
+	s := Summary{Method: env.Method, ID: string(env.ID)}
+	switch {
+	case env.Error != nil:
+		s.Outcome = "error " + env.Error.Code.String()
+	case env.Result != nil:
+		s.Outcome = "result"
+	}
+	return s
+}
+
+// HeaderText renders headers (an http.Header, which this package cannot
+// name without linking net/http) in a stable order with sensitive values
+// masked.
+func (e *Echo) HeaderText(h map[string][]string) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		v := strings.Join(h[k], ", ")
+		if e.Sensitive(k) {
+			v = Masked
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(k + ": " + v)
+	}
+	return e.Cut(b.String(), 0)
+}
+
+// Capture keeps the first bytes of a body and counts all of them.
+type Capture struct {
+	buf   []byte
+	limit int
+	total int64
+}
+
+// Add records p: all of it in the count, what fits in the kept bytes.
+func (c *Capture) Add(p []byte) {
+	c.total += int64(len(p))
+	if room := c.limit - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+}
+
+// Bytes returns the kept bytes.
+func (c *Capture) Bytes() []byte { return c.buf }
+
+// LogFrame logs one frame of a Framer: its direction ("send" or "recv"),
+// summary, and the message masked and cut.
+func (e *Echo) LogFrame(dir string, msg []byte) {
+	if !e.Enabled() {
+		return
+	}
+	s := Summarize(msg)
+	attrs := []slog.Attr{slog.String("dir", dir)}
+	if s.Method != "" {
+		attrs = append(attrs, slog.String("rpc", s.Method))
+	}
+	if s.ID != "" {
+		attrs = append(attrs, slog.String("id", s.ID))
+	}
+	if s.Outcome != "" {
+		attrs = append(attrs, slog.String("outcome", s.Outcome))
+	}
+	c := e.NewCapture()
+	c.Add(msg)
+	attrs = append(attrs, slog.String("msg", e.Render(c, false)))
+	e.Log.LogAttrs(context.Background(), e.Level, "mcp frame", attrs...)
+}

@@ -1,0 +1,143 @@
+package mcphttp
+
+import (
+	"encoding/json"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// httpError is a refusal: an HTTP status and the JSON-RPC error in the body.
+type httpError struct {
+	status int
+	id     json.RawMessage // nil: null
+	err    *mcp.Error
+}
+
+func httpErr(status int, code int64, message string) *httpError {
+	return &httpError{status: status, err: &mcp.Error{Code: code, Message: message}}
+}
+
+// withID names the request the refusal answers, when it is known.
+func (e *httpError) withID(m *rpcMessage) *httpError {
+	if m != nil && !m.id.IsZero() {
+		e.id = m.id.Raw()
+	}
+	return e
+}
+
+// writeHTTPError writes e as a JSON-RPC error response.
+func writeHTTPError(w http.ResponseWriter, e *httpError) {
+	id := e.id
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *mcp.Error      `json:"error"`
+	}{"2.0", id, e.err})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(body)
+}
+
+// checkHost refuses a Host header outside AllowedHosts.
+func (h *Handler) checkHost(r *http.Request) *httpError {
+	if hostAllowed(r.Host, h.opts.AllowedHosts) {
+		return nil
+	}
+	return httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: Host "+strconv.Quote(r.Host)+" is not allowed")
+}
+
+// checkOrigin refuses an Origin header outside AllowedOrigins. A request
+// without Origin does not come from a web page and cannot be rebound.
+func (h *Handler) checkOrigin(r *http.Request) *httpError {
+	origin := r.Header.Get("Origin")
+	if origin == "" || originAllowed(origin, h.opts.AllowedOrigins) {
+		return nil
+	}
+	return httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: Origin "+strconv.Quote(origin)+" is not allowed")
+}
+
+func hostAllowed(host string, allowed []string) bool {
+	name, port := splitHost(host)
+	if allowed == nil {
+		return isLoopback(name)
+	}
+	for _, a := range allowed {
+		if a == "*" {
+			return true
+		}
+		an, ap := splitHost(a)
+		if strings.EqualFold(an, name) && (ap == "" || ap == port) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitHost splits "name:port", "[v6]:port", "name" or a bare IPv6 address.
+func splitHost(s string) (name, port string) {
+	if n, p, err := net.SplitHostPort(s); err == nil {
+		return n, p
+	}
+	return strings.Trim(s, "[]"), ""
+}
+
+func originAllowed(origin string, allowed []string) bool {
+	if allowed == nil {
+		u, err := url.Parse(origin)
+		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Hostname())
+	}
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoopback(name string) bool {
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+// accepts reports whether the Accept header admits media type typ
+// ("type/subtype"), wildcards included; q=0 excludes.
+func accepts(r *http.Request, typ string) bool {
+	major, _, _ := strings.Cut(typ, "/")
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if q, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
+					continue
+				}
+			}
+			if mt == typ || mt == "*/*" || mt == major+"/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isJSON reports whether the Content-Type is application/json (any
+// parameters, such as charset, allowed).
+func isJSON(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}

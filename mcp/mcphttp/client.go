@@ -1,0 +1,391 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// ClientOptions configure NewStream and NewFramer. The zero value is
+// ready to use.
+type ClientOptions struct {
+	// Client sends the requests; nil means a client with no overall
+	// timeout (SSE responses last as long as their calls) over
+	// http.DefaultTransport.
+	Client *http.Client
+	// Header is added to every request, for example Authorization.
+	Header http.Header
+	// MaxMessageSize bounds one incoming message; zero means
+	// transport.DefaultMaxMessageSize.
+	MaxMessageSize int
+	// NoListen keeps the framer from opening the GET stream on which a
+	// legacy server sends what is not tied to a request (list changes).
+	NoListen bool
+	// MaxRetries bounds consecutive reconnection attempts of an
+	// interrupted SSE stream; zero means 3, negative means none.
+	MaxRetries int
+	// RetryDelay is the wait before reconnecting when the server gave no
+	// "retry:" hint; zero means one second.
+	RetryDelay time.Duration
+	// Logger receives the transport's diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+	// Stream configures the Stream that NewStream returns.
+	Stream *transport.StreamOptions
+}
+
+// ErrSessionExpired matches a *SessionExpiredError: the server no longer
+// knows the session (HTTP 404), so the connection is over and a new one
+// must initialize again.
+var ErrSessionExpired = errors.New("mcphttp: session expired")
+
+// SessionExpiredError reports that the server answered 404 to a request in
+// a session. It is the close cause of the connection over the framer.
+type SessionExpiredError struct {
+	SessionID string // the session the server forgot
+	Method    string // the HTTP method that met the 404
+}
+
+// Error implements the error interface.
+func (e *SessionExpiredError) Error() string {
+	return fmt.Sprintf("mcphttp: session %s expired (%s got 404 Not Found)", e.SessionID, e.Method)
+}
+
+// Is makes errors.Is(err, ErrSessionExpired) true.
+func (e *SessionExpiredError) Is(target error) bool { return target == ErrSessionExpired }
+
+// NewStream returns a transport.Stream to the MCP server at url over the
+// Streamable HTTP transport, ready for client.Connect. ctx bounds the transport's life: when it
+// ends, requests in flight are aborted and the stream reads EOF.
+func NewStream(ctx context.Context, url string, opts *ClientOptions) (*transport.Stream, error) {
+	f, err := NewFramer(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	var so *transport.StreamOptions
+	if opts != nil {
+		so = opts.Stream
+	}
+	return transport.NewStream(f, so), nil
+}
+
+// Framer is the client side of the Streamable HTTP transport as a
+// transport.Framer: each message written is POSTed; responses, whether one JSON
+// object or an SSE stream, and the events of the GET stream are read back
+// as frames.
+//
+// It keeps the session the server assigns at initialize (Mcp-Session-Id)
+// and the protocol version the initialize response names, and sends both
+// with every later request. Messages of the stateless era (2026-07-28,
+// told by their _meta) carry their version and the Mcp-Method and
+// Mcp-Name headers instead; cancelling one closes its POST.
+type Framer struct {
+	url     string
+	client  *http.Client
+	header  http.Header
+	max     int
+	listen  bool
+	retries int
+	delay   time.Duration
+	log     *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	in     chan inFrame
+	done   chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	cause     error                        // why reading ends; set before done closes
+	closing   bool                         // shutdown began: no new background work
+	sessionID string                       // from the initialize response
+	version   string                       // negotiated by initialize
+	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name
+	stateless string                       // the stateless version last used, for messages without _meta
+	listening bool
+	retryHint time.Duration
+	inflight  map[string]context.CancelFunc // requests by id key
+}
+
+type inFrame struct {
+	msg []byte
+	err error
+}
+
+// NewFramer returns the framer under NewStream, for callers that wrap it
+// (transport.TapFramer) before making a Stream of it.
+func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("mcphttp: MCP endpoint: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("mcphttp: MCP endpoint %q: scheme must be http or https", rawURL)
+	}
+	if opts == nil {
+		opts = &ClientOptions{}
+	}
+	f := &Framer{
+		url:      u.String(),
+		client:   opts.Client,
+		header:   opts.Header.Clone(),
+		max:      opts.MaxMessageSize,
+		listen:   !opts.NoListen,
+		retries:  opts.MaxRetries,
+		delay:    opts.RetryDelay,
+		log:      opts.Logger,
+		in:       make(chan inFrame, 64),
+		done:     make(chan struct{}),
+		inflight: map[string]context.CancelFunc{},
+	}
+	if f.client == nil {
+		f.client = &http.Client{}
+	}
+	if f.max <= 0 {
+		f.max = transport.DefaultMaxMessageSize
+	}
+	if f.retries == 0 {
+		f.retries = 3
+	}
+	if f.delay <= 0 {
+		f.delay = time.Second
+	}
+	if f.log == nil {
+		f.log = slog.Default()
+	}
+	f.ctx, f.cancel = context.WithCancel(ctx)
+	context.AfterFunc(f.ctx, func() { f.shutdown(io.EOF, false) })
+	return f, nil
+}
+
+// SessionID returns the session the server assigned, or "".
+func (f *Framer) SessionID() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sessionID
+}
+
+// ProtocolVersion returns the version negotiated by initialize, or "".
+func (f *Framer) ProtocolVersion() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.version
+}
+
+// ReadFrame implements transport.Framer.
+func (f *Framer) ReadFrame() ([]byte, error) {
+	select {
+	case fr := <-f.in:
+		return fr.msg, fr.err
+	default:
+	}
+	select {
+	case fr := <-f.in:
+		return fr.msg, fr.err
+	case <-f.done:
+		select {
+		case fr := <-f.in:
+			return fr.msg, fr.err
+		default:
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return nil, f.cause
+	}
+}
+
+// outMsg is what the framer needs to know of a message it sends.
+type outMsg struct {
+	raw       []byte
+	id        transport.ID
+	method    string
+	response  bool
+	version   string // _meta protocol version, if any
+	name      string // for Mcp-Name
+	hasName   bool
+	requestID json.RawMessage            // of notifications/cancelled
+	args      map[string]json.RawMessage // of tools/call, for Mcp-Param-* headers
+}
+
+func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
+
+func peekOut(msg []byte) *outMsg {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Params struct {
+			Meta      map[string]json.RawMessage `json:"_meta"`
+			Name      *string                    `json:"name"`
+			URI       *string                    `json:"uri"`
+			RequestID json.RawMessage            `json:"requestId"`
+			Arguments map[string]json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(msg, &env)
+	m := &outMsg{raw: msg, requestID: env.Params.RequestID, args: env.Params.Arguments}
+	m.id, _ = transport.ParseID(env.ID)
+	if env.Method == nil {
+		m.response = true
+		return m
+	}
+	m.method = *env.Method
+	_ = json.Unmarshal(env.Params.Meta[mcp.MetaProtocolVersion], &m.version)
+	switch {
+	case (m.method == "tools/call" || m.method == "prompts/get") && env.Params.Name != nil:
+		m.name, m.hasName = *env.Params.Name, true
+	case m.method == "resources/read" && env.Params.URI != nil:
+		m.name, m.hasName = *env.Params.URI, true
+	}
+	return m
+}
+
+// WriteFrame implements transport.Framer. A request is POSTed in the background and
+// its response read back as frames; a notification or response is POSTed
+// before WriteFrame returns, so that messages reach the server in order.
+func (f *Framer) WriteFrame(msg []byte) error {
+	select {
+	case <-f.done:
+		return fmt.Errorf("mcphttp: framer: %w", transport.ErrClosed)
+	default:
+	}
+	m := peekOut(append([]byte(nil), msg...))
+	f.mu.Lock()
+	// A message without _meta (a notification, say) follows the era of
+	// the connection: stateless until an initialize succeeds.
+	stateless := mcp.IsStateless(m.version) || (f.version == "" && f.stateless != "" && m.method != "initialize")
+	if mcp.IsStateless(m.version) {
+		f.stateless = m.version
+	}
+	f.mu.Unlock()
+	if stateless && m.method == "notifications/cancelled" {
+		// A stateless request has no session to cancel it in: closing its
+		// connection is the cancellation.
+		if id, err := transport.ParseID(m.requestID); err == nil {
+			f.mu.Lock()
+			cancel := f.inflight[id.Key()]
+			f.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+		return nil
+	}
+	if m.isRequest() {
+		ctx, cancel := context.WithCancel(f.ctx)
+		f.mu.Lock()
+		if f.closing {
+			f.mu.Unlock()
+			cancel()
+			return fmt.Errorf("mcphttp: framer: %w", transport.ErrClosed)
+		}
+		f.inflight[m.id.Key()] = cancel
+		f.wg.Add(1) // under mu, so never concurrent with Close's Wait
+		f.mu.Unlock()
+		go func() {
+			defer f.wg.Done()
+			defer func() {
+				f.mu.Lock()
+				delete(f.inflight, m.id.Key())
+				f.mu.Unlock()
+				cancel()
+			}()
+			f.roundTrip(ctx, m, stateless)
+		}()
+		return nil
+	}
+	resp, err := f.do(f.ctx, http.MethodPost, m, stateless, "")
+	if err != nil {
+		return fmt.Errorf("mcphttp: POST %s: %w", describe(m), err)
+	}
+	defer drain(resp)
+	switch {
+	case resp.StatusCode == http.StatusNotFound && resp.Request.Header.Get(HeaderSessionID) != "":
+		f.expire(resp.Request.Header.Get(HeaderSessionID), http.MethodPost)
+		return fmt.Errorf("mcphttp: POST %s: %w", describe(m), ErrSessionExpired)
+	case resp.StatusCode/100 != 2:
+		return fmt.Errorf("mcphttp: POST %s: %s", describe(m), httpErrorText(resp, f.max))
+	}
+	return nil
+}
+
+func describe(m *outMsg) string {
+	if m.response {
+		return "response " + m.id.String()
+	}
+	return m.method
+}
+
+// do sends one HTTP request with the headers its message calls for.
+func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless bool, lastEventID string) (*http.Response, error) {
+	var body io.Reader
+	if m != nil {
+		body = bytes.NewReader(m.raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, f.url, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range f.header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if lastEventID != "" {
+		req.Header.Set(HeaderLastEventID, lastEventID)
+	}
+	f.mu.Lock()
+	sid, version, sv := f.sessionID, f.version, f.stateless
+	f.mu.Unlock()
+	if stateless {
+		if m != nil && mcp.IsStateless(m.version) {
+			sv = m.version
+		}
+		req.Header.Set(HeaderProtocolVersion, sv)
+		if m != nil && !m.response {
+			req.Header.Set(HeaderMethod, m.method)
+			if m.hasName {
+				req.Header.Set(HeaderName, encodeHeaderValue(m.name))
+			}
+		}
+	} else {
+		if sid != "" {
+			req.Header.Set(HeaderSessionID, sid)
+		}
+		if version != "" {
+			req.Header.Set(HeaderProtocolVersion, version)
+		}
+	}
+	f.setParamHeaders(req.Header, m)
+	return f.client.Do(req)
+}
+
+// encodeHeaderValue writes a value HTTP cannot carry as it is (non-ASCII,
+// control characters, surrounding space) in the "=?base64?…?=" form.
+func encodeHeaderValue(v string) string {
+	plain := v == strings.TrimSpace(v)
+	for i := 0; plain && i < len(v); i++ {
+		plain = v[i] >= 0x20 && v[i] < 0x7f
+	}
+	if plain && !strings.HasPrefix(v, "=?base64?") {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}

@@ -1,0 +1,151 @@
+package mcphttp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// rpcMessage is a POST body checked enough to route it: the stream of the
+// session that receives it validates it in full.
+type rpcMessage struct {
+	raw      []byte
+	id       transport.ID // zero for notifications
+	method   string
+	response bool
+	params   map[string]json.RawMessage
+	meta     map[string]json.RawMessage
+}
+
+func (m *rpcMessage) isRequest() bool { return !m.response && !m.id.IsZero() }
+
+// metaString returns a string entry of the params' _meta.
+func (m *rpcMessage) metaString(key string) (string, bool) {
+	var s string
+	raw, ok := m.meta[key]
+	if !ok || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// nameValue returns what the Mcp-Name header must repeat for methods that
+// have one: the tool or prompt name, the resource URI.
+func (m *rpcMessage) nameValue() (string, bool) {
+	var key string
+	switch m.method {
+	case "tools/call", "prompts/get":
+		key = "name"
+	case "resources/read":
+		key = "uri"
+	default:
+		return "", false
+	}
+	var s string
+	raw, ok := m.params[key]
+	if !ok || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// parseMessage checks that body is one JSON-RPC message. Batches are
+// refused: the transport carries one message per POST since 2025-06-18.
+func parseMessage(body []byte) (*rpcMessage, *httpError) {
+	bad := func(code int64, msg string) (*rpcMessage, *httpError) {
+		return nil, httpErr(http.StatusBadRequest, code, msg)
+	}
+	t := strings.TrimLeft(string(body), " \t\r\n")
+	switch {
+	case !utf8.Valid(body):
+		return bad(mcp.CodeParseError, "parse error: body is not valid UTF-8")
+	case !json.Valid(body):
+		return bad(mcp.CodeParseError, "parse error: body is not valid JSON")
+	case strings.HasPrefix(t, "["):
+		return bad(mcp.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; POST one message per request")
+	case !strings.HasPrefix(t, "{"):
+		return bad(mcp.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return bad(mcp.CodeParseError, "parse error: "+err.Error())
+	}
+	m := &rpcMessage{raw: body}
+	if raw, ok := top["id"]; ok {
+		id, err := transport.ParseID(raw)
+		if err != nil {
+			return bad(mcp.CodeInvalidRequest, "invalid request: id must be a string or an integer")
+		}
+		m.id = id
+	}
+	rawMethod, hasMethod := top["method"]
+	_, hasResult := top["result"]
+	_, hasError := top["error"]
+	switch {
+	case hasMethod:
+		if json.Unmarshal(rawMethod, &m.method) != nil {
+			return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: member "method" must be a string`).withID(m)
+		}
+	case hasResult || hasError:
+		if m.id.IsZero() {
+			return bad(mcp.CodeInvalidRequest, "invalid request: a response needs an id")
+		}
+		m.response = true
+	default:
+		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: a message needs "method" or "result"/"error"`).withID(m)
+	}
+	if p, ok := top["params"]; ok && len(p) > 0 && p[0] == '{' {
+		_ = json.Unmarshal(p, &m.params)
+		if mt, ok := m.params["_meta"]; ok && len(mt) > 0 && mt[0] == '{' {
+			_ = json.Unmarshal(mt, &m.meta)
+		}
+	}
+	return m, nil
+}
+
+// headerValue returns a standard header's value without surrounding white
+// space (RFC 9110 §5.5), decoding the "=?base64?…?=" form that carries
+// values HTTP cannot hold as they are.
+func headerValue(r *http.Request, name string) (string, bool) {
+	vs := r.Header.Values(name)
+	if len(vs) == 0 {
+		return "", false
+	}
+	v := strings.TrimSpace(vs[0])
+	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
+		b, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
+		if err != nil {
+			return v, true
+		}
+		return string(b), true
+	}
+	return v, true
+}
+
+// statusOf is the HTTP status of a stateless JSON response: errors the
+// transport specification pins (unknown method 404; bad params, headers,
+// versions 400) and internal errors 500; everything else 200.
+func statusOf(resp []byte) int {
+	var m struct {
+		Error *struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(resp, &m) != nil || m.Error == nil {
+		return http.StatusOK
+	}
+	switch m.Error.Code {
+	case mcp.CodeMethodNotFound:
+		return http.StatusNotFound
+	case mcp.CodeParseError, mcp.CodeInvalidRequest, mcp.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	case mcp.CodeInternalError:
+		return http.StatusInternalServerError
+	}
+	return http.StatusOK
+}

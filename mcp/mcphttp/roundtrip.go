@@ -1,0 +1,314 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// roundTrip POSTs a request and feeds back its response, resuming an
+// interrupted SSE stream with Last-Event-ID where the session allows.
+func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
+	resp, err := f.do(ctx, http.MethodPost, m, stateless, "")
+	if err != nil {
+		if ctx.Err() == nil {
+			f.fail(m, "POST failed: "+err.Error())
+		}
+		return
+	}
+	defer drain(resp)
+	sid := resp.Request.Header.Get(HeaderSessionID)
+	switch {
+	case resp.StatusCode == http.StatusNotFound && sid != "":
+		f.expire(sid, http.MethodPost)
+		return
+	case resp.StatusCode == http.StatusAccepted:
+		return // the server will answer elsewhere (its GET stream)
+	case resp.StatusCode/100 != 2:
+		f.failHTTP(m, resp)
+		return
+	}
+	if m.method == "initialize" {
+		if id := resp.Header.Get(HeaderSessionID); id != "" {
+			f.mu.Lock()
+			f.sessionID = id
+			f.mu.Unlock()
+		}
+	}
+	if !isEventStream(resp) {
+		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.max)+1))
+		switch {
+		case err != nil:
+			f.fail(m, "reading the response: "+err.Error())
+		case len(b) > f.max:
+			f.push(inFrame{err: &transport.TooLargeError{Size: int64(len(b)), Limit: f.max, Head: head(b)}})
+		default:
+			f.incoming(b, m)
+		}
+		return
+	}
+	answered, last := f.readEvents(ctx, resp.Body, m)
+	for attempt := 0; !answered && attempt < f.retries; attempt++ {
+		if ctx.Err() != nil || last == "" || f.SessionID() == "" {
+			break
+		}
+		if !f.wait(ctx) {
+			return
+		}
+		r, err := f.do(ctx, http.MethodGet, nil, false, last)
+		if err != nil {
+			continue
+		}
+		if r.StatusCode == http.StatusNotFound {
+			drain(r)
+			f.expire(r.Request.Header.Get(HeaderSessionID), http.MethodGet)
+			return
+		}
+		if r.StatusCode/100 != 2 || !isEventStream(r) {
+			drain(r)
+			break
+		}
+		var a bool
+		a, last = f.readEvents(ctx, r.Body, m)
+		answered = answered || a
+		drain(r)
+	}
+	if !answered && ctx.Err() == nil {
+		f.fail(m, "the server's event stream ended before the response")
+	}
+}
+
+// wait sleeps for the server's retry hint, or the default delay.
+func (f *Framer) wait(ctx context.Context) bool {
+	f.mu.Lock()
+	d := f.retryHint
+	f.mu.Unlock()
+	if d <= 0 {
+		d = f.delay
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// readEvents feeds the message events of an SSE body back as frames. It
+// reports whether the response to m came (m nil: never) and the id of the
+// last event, from which the stream can be resumed.
+func (f *Framer) readEvents(ctx context.Context, body io.Reader, m *outMsg) (answered bool, last string) {
+	r := newEventReader(body, f.max)
+	for {
+		ev, err := r.next()
+		if err != nil {
+			return answered, r.lastID
+		}
+		if ev.retry > 0 {
+			f.mu.Lock()
+			f.retryHint = ev.retry
+			f.mu.Unlock()
+		}
+		if ev.tooLarge != nil {
+			f.push(inFrame{err: ev.tooLarge})
+			continue
+		}
+		if len(ev.data) == 0 || (ev.name != "" && ev.name != "message") {
+			continue
+		}
+		if f.incoming(ev.data, m) {
+			answered = true
+			if ctx.Err() == nil {
+				return true, r.lastID // a request's stream ends with its response
+			}
+		}
+	}
+}
+
+// incoming feeds one message back, learning the negotiated version from
+// an initialize response on the way. It reports whether msg is the
+// response to m.
+func (f *Framer) incoming(msg []byte, m *outMsg) bool {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(msg, &env)
+	isResp := false
+	if m != nil && env.Method == nil {
+		if id, err := transport.ParseID(env.ID); err == nil && id.Key() == m.id.Key() {
+			isResp = true
+		}
+	}
+	if isResp && m.method == "tools/list" {
+		msg = f.learnTools(msg)
+	}
+	if isResp && m.method == "initialize" && env.Result.ProtocolVersion != "" {
+		f.mu.Lock()
+		f.version = env.Result.ProtocolVersion
+		start := f.sessionID != "" && f.listen && !f.listening
+		f.listening = f.listening || start
+		f.mu.Unlock()
+		if start {
+			f.wg.Add(1)
+			go func() {
+				defer f.wg.Done()
+				f.listenLoop()
+			}()
+		}
+	}
+	f.push(inFrame{msg: msg})
+	return isResp
+}
+
+// listenLoop keeps the GET stream open for the session's life. A server
+// without one answers 405, which ends the loop quietly.
+func (f *Framer) listenLoop() {
+	last, failures := "", 0
+	for f.ctx.Err() == nil {
+		resp, err := f.do(f.ctx, http.MethodGet, nil, false, last)
+		switch {
+		case err != nil:
+			failures++
+		case resp.StatusCode == http.StatusNotFound:
+			drain(resp)
+			f.expire(resp.Request.Header.Get(HeaderSessionID), http.MethodGet)
+			return
+		case resp.StatusCode == http.StatusMethodNotAllowed:
+			drain(resp)
+			return
+		case resp.StatusCode/100 != 2 || !isEventStream(resp):
+			f.log.Warn("mcphttp: the server refused the GET stream", "status", resp.Status)
+			drain(resp)
+			return
+		default:
+			failures = 0
+			_, l := f.readEvents(f.ctx, resp.Body, nil)
+			if l != "" {
+				last = l
+			}
+			drain(resp)
+		}
+		if failures > max(f.retries, 0) {
+			f.log.Warn("mcphttp: giving up on the GET stream", "err", err)
+			return
+		}
+		if !f.wait(f.ctx) {
+			return
+		}
+	}
+}
+
+// fail answers request m with an internal error made up here, so that
+// its caller learns at once what the transport could not do.
+func (f *Framer) fail(m *outMsg, why string) {
+	f.failCode(m, transport.CodeInternalError, "mcphttp: "+why, nil)
+}
+
+func (f *Framer) failCode(m *outMsg, code int64, message string, data json.RawMessage) {
+	e := &transport.Error{Code: code, Message: message, Data: data}
+	errObj, _ := json.Marshal(e)
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), m.id.Raw()...)
+	b = append(append(append(b, `,"error":`...), errObj...), '}')
+	f.push(inFrame{msg: b})
+}
+
+// failHTTP answers request m from an HTTP error: with the JSON-RPC error
+// the server put in the body, under m's id if the server did not know it
+// (a refusal before the body was read has id null).
+func (f *Framer) failHTTP(m *outMsg, resp *http.Response) {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var env struct {
+		ID    json.RawMessage  `json:"id"`
+		Error *transport.Error `json:"error"`
+	}
+	if json.Unmarshal(b, &env) == nil && env.Error != nil {
+		f.failCode(m, env.Error.Code, env.Error.Message, env.Error.Data)
+		return
+	}
+	f.fail(m, "HTTP "+resp.Status+": "+strings.TrimSpace(string(head(b))))
+}
+
+func httpErrorText(resp *http.Response, limit int) string {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(min(limit, 4096))))
+	var env struct {
+		Error *transport.Error `json:"error"`
+	}
+	if json.Unmarshal(b, &env) == nil && env.Error != nil {
+		return "HTTP " + resp.Status + ": " + env.Error.Error()
+	}
+	return "HTTP " + resp.Status
+}
+
+func (f *Framer) push(fr inFrame) {
+	select {
+	case f.in <- fr:
+	case <-f.done:
+	}
+}
+
+// expire ends the connection because the server forgot the session.
+func (f *Framer) expire(sid, method string) {
+	f.mu.Lock()
+	if f.sessionID == sid {
+		f.sessionID = ""
+	}
+	f.mu.Unlock()
+	f.shutdown(&SessionExpiredError{SessionID: sid, Method: method}, false)
+}
+
+// shutdown ends the framer once: reading returns cause, background
+// requests are aborted and, if asked, the session is deleted.
+func (f *Framer) shutdown(cause error, deleteSession bool) {
+	f.once.Do(func() {
+		f.mu.Lock()
+		f.cause = cause
+		f.closing = true
+		sid := f.sessionID
+		f.mu.Unlock()
+		f.cancel()
+		if deleteSession && sid != "" {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), 5*time.Second)
+			if resp, err := f.do(ctx, http.MethodDelete, nil, false, ""); err == nil {
+				drain(resp)
+			}
+			cancel()
+		}
+		close(f.done)
+	})
+}
+
+// Close implements transport.Framer: it deletes the session (as the transport asks
+// of a client that is done with it), aborts what is in flight and waits
+// for the framer's goroutines.
+func (f *Framer) Close() error {
+	f.shutdown(io.EOF, true)
+	f.wg.Wait()
+	return nil
+}
+
+func isEventStream(resp *http.Response) bool { return isSSE(resp.Header.Get("Content-Type")) }
+
+// drain reads a little of what is left of a body, so that the connection
+// can be reused, and closes it.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	_ = resp.Body.Close()
+}
+
+func head(b []byte) []byte {
+	if len(b) > 4096 {
+		return b[:4096]
+	}
+	return b
+}

@@ -1,0 +1,28 @@
+package mcp
+
+import "log/slog"
+
+// What a transport needs from a Server beyond Connect, which serves a
+// session on a transport.Stream over any transport.Framer. A transport
+// that multiplexes sessions, such as Streamable HTTP (package mcp/mcphttp),
+// also reads protocol metadata outside the message body, must refuse what
+// the server cannot serve before a session sees it, and should log where
+// the server logs.
+
+// Logger returns the logger the server reports to: ServerOptions.Logger,
+// or slog.Default() when that was nil.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// CheckVersion returns nil if the server offers protocol revision v, and
+// otherwise the error that refuses it: CodeUnsupportedProtocolVersion
+// with the offered revisions in its data (UnsupportedVersionData). It is
+// for versions named outside a message, such as in an HTTP header; the
+// server checks the versions inside messages itself. The result is an
+// *Error, as a response needs it: compare it with nil before storing it
+// in an error variable.
+func (s *Server) CheckVersion(v string) *Error {
+	if s.supports(v) {
+		return nil
+	}
+	return s.unsupported(v)
+}
