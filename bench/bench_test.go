@@ -45,12 +45,22 @@ func TestMain(m *testing.M) {
 	}
 	binDir = dir
 	for _, name := range []string{"winbridge-server", "gosdk-server", "mcpgo-server", "raw-echo", "raw-json"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n", name, err)
-			os.RemoveAll(dir)
-			os.Exit(1)
+		// Each server twice: as go build makes it by default (with cgo, a
+		// binary that links package net is dynamically linked), and
+		// static, without cgo (see BenchmarkSpawnToReadyStatic).
+		for _, static := range []bool{false, true} {
+			out := filepath.Join(dir, name)
+			cmd := exec.Command("go", "build", "-o", out, "./cmd/"+name)
+			if static {
+				cmd.Args[3] = out + staticSuffix
+				cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			}
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintf(os.Stderr, "building %s: %v\n", name, err)
+				os.RemoveAll(dir)
+				os.Exit(1)
+			}
 		}
 	}
 	code := m.Run()
@@ -58,7 +68,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func binPath(name string) string { return filepath.Join(binDir, name) }
+// binSuffix picks the variant of the server binaries that sessions start:
+// "" for the default build, staticSuffix for the static one.
+var binSuffix string
+
+const staticSuffix = "-static"
+
+func binPath(name string) string { return filepath.Join(binDir, name+binSuffix) }
 
 // childStderr is where the servers' standard error goes: nowhere, unless
 // BENCH_STDERR is set.
@@ -829,7 +845,20 @@ func BenchmarkSleep64x50ms(b *testing.B) {
 // BenchmarkSpawnToReady: start the server process, connect (initialize, or
 // discover for 2026-07-28) and get a first successful tools/list; for the
 // raw baselines, spawn and get one line echoed. Shutdown is not timed.
-func BenchmarkSpawnToReady(b *testing.B) {
+func BenchmarkSpawnToReady(b *testing.B) { benchSpawnToReady(b) }
+
+// BenchmarkSpawnToReadyStatic is BenchmarkSpawnToReady with every server
+// built with CGO_ENABLED=0. With cgo, a binary that links package net (all
+// three libraries do, winbridge through invopop/jsonschema) is dynamically
+// linked, and the dynamic loader runs at every start; raw-echo and raw-json
+// link no net and are static either way.
+func BenchmarkSpawnToReadyStatic(b *testing.B) {
+	binSuffix = staticSuffix
+	defer func() { binSuffix = "" }()
+	benchSpawnToReady(b)
+}
+
+func benchSpawnToReady(b *testing.B) {
 	for _, im := range stdioImpls {
 		b.Run(im.name, func(b *testing.B) {
 			ctx := context.Background()
