@@ -64,6 +64,38 @@ func Members(b []byte, f func(key string, value []byte) bool) error {
 	return nil
 }
 
+// ErrNotArray reports input that is not a JSON array.
+var ErrNotArray = errors.New("jsonscan: not a JSON array")
+
+// Elements calls f with the raw bytes of each element of the array in b, in
+// order; they alias b. It stops early when f returns false.
+func Elements(b []byte, f func(value []byte) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrNotArray
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for i < len(b) {
+		end := Skip(b, i)
+		if end == i {
+			return ErrNotArray
+		}
+		if !f(b[i:end]) {
+			return nil
+		}
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		break
+	}
+	return nil
+}
+
 // Member returns the raw value of the member key of the object in b, and
 // whether it was there. Of duplicate keys the last counts, as in
 // encoding/json, so the scan always reaches the end of the object.
@@ -117,19 +149,40 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i].
+// It looks for the closing quote and for backslashes with
+// bytes.IndexByte, remembering the next of each: every byte is searched at
+// most once for each, so text with many escapes stays linear.
 func skipString(b []byte, i int) int {
 	i++
+	q, bs := -1, -1 // next quote and backslash at or after i; -1: search again
 	for {
-		j := bytes.IndexAny(b[i:], "\"\\")
-		if j < 0 {
-			return len(b)
+		if q < i {
+			if q = indexFrom(b, i, '"'); q < 0 {
+				return len(b)
+			}
 		}
-		i += j
-		if b[i] == '"' {
-			return i + 1
+		if bs < i {
+			if bs = indexFrom(b, i, '\\'); bs < 0 {
+				bs = len(b)
+			}
 		}
-		i += 2 // a backslash and the character it escapes
+		if q < bs {
+			return q + 1
+		}
+		i = bs + 2 // a backslash and the character it escapes
 	}
+}
+
+// indexFrom is bytes.IndexByte from b[i] on, as an index into b.
+func indexFrom(b []byte, i int, c byte) int {
+	if i >= len(b) {
+		return -1
+	}
+	j := bytes.IndexByte(b[i:], c)
+	if j < 0 {
+		return -1
+	}
+	return i + j
 }
 
 func skipSpace(b []byte, i int) int {
