@@ -103,37 +103,23 @@ func (*ToolUseContent) contentType() string    { return "tool_use" }
 func (*ToolResultContent) contentType() string { return "tool_result" }
 func (c *UnknownContent) contentType() string  { return c.Type }
 
-// The MarshalJSON methods add the "type" member that tells blocks apart.
+// The MarshalJSON methods add the "type" member that tells blocks apart,
+// through the wire forms of content_wire.go.
 
 // MarshalJSON implements json.Marshaler.
-func (c *TextContent) MarshalJSON() ([]byte, error) {
-	type plain TextContent
-	return marshalTyped("text", (*plain)(c))
-}
+func (c *TextContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *ImageContent) MarshalJSON() ([]byte, error) {
-	type plain ImageContent
-	return marshalTyped("image", (*plain)(c))
-}
+func (c *ImageContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *AudioContent) MarshalJSON() ([]byte, error) {
-	type plain AudioContent
-	return marshalTyped("audio", (*plain)(c))
-}
+func (c *AudioContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *ResourceLink) MarshalJSON() ([]byte, error) {
-	type plain ResourceLink
-	return marshalTyped("resource_link", (*plain)(c))
-}
+func (c *ResourceLink) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
-	type plain EmbeddedResource
-	return marshalTyped("resource", (*plain)(c))
-}
+func (c *EmbeddedResource) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
 func (c *ToolUseContent) MarshalJSON() ([]byte, error) {

@@ -140,7 +140,7 @@ func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any
 
 func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (any, error) {
 	var p CallToolParams
-	if err := decodeParams(r, &p); err != nil {
+	if err := decodeCallToolParams(r, &p); err != nil {
 		return nil, err
 	}
 	ci, err := ss.info(r.Method, p.Meta)
@@ -158,7 +158,7 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 		}
 		res = forCallResult(res, ci.version)
 		ss.finish(ci, &res.ResultEnvelope)
-		return res, nil
+		return res.wire(), nil // encoded in one pass, with no MarshalJSON inside
 	})
 }
 

@@ -71,18 +71,7 @@ type CallToolResult struct {
 }
 
 // MarshalJSON implements json.Marshaler; content is never null.
-func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	type plain CallToolResult
-	cp := *r
-	cp.Content = nonNil(cp.Content)
-	if !r.IsErrorSet || r.IsError {
-		return json.Marshal((*plain)(&cp))
-	}
-	return json.Marshal(&struct {
-		*plain
-		IsError bool `json:"isError"`
-	}{(*plain)(&cp), false})
-}
+func (r *CallToolResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.wire()) }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *CallToolResult) UnmarshalJSON(b []byte) error {
