@@ -11,11 +11,24 @@ import (
 // decodeCallToolParams decodes the params of tools/call as decodeParams
 // does, except that encoding/json never sees the arguments: they can be
 // megabytes, which it would scan twice only to copy them as they are. The
-// other members are decoded by encoding/json as before, from a copy of the
-// params whose arguments are null, so that they decode, and fail, exactly
-// as before; the arguments alias r.Params.
+// arguments alias r.Params, and are valid JSON.
+//
+// Ordinary params are split in one walk (fastObject). Others are decoded
+// by encoding/json as before, from a copy of the params whose arguments
+// are null, so that they decode, and fail, exactly as before.
 func decodeCallToolParams(r *transport.Request, p *CallToolParams) error {
-	args, rest, ok := splitMember(r.Params, "arguments")
+	b := r.Params
+	if len(b) > 0 && jsonscan.Valid(b) {
+		orig := *p
+		var v [len(callToolParamsFields)][]byte
+		if fastObject(b, callToolParamsFields[:], v[:]) && fastString(&p.Name, v[0]) && fastSmall(&p.InputResponses, v[2]) &&
+			fastString(&p.RequestState, v[3]) && fastSmall(&p.Meta, v[4]) {
+			p.Arguments = v[1]
+			return nil
+		}
+		*p = orig
+	}
+	args, rest, ok := splitMember(b, "arguments")
 	if !ok {
 		return decodeParams(r, p)
 	}
@@ -25,6 +38,8 @@ func decodeCallToolParams(r *transport.Request, p *CallToolParams) error {
 	p.Arguments = args
 	return nil
 }
+
+var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "requestState", "_meta"}
 
 // splitMember finds the member of the JSON object b that encoding/json
 // would decode into a struct field named name (the last whose key equals

@@ -75,14 +75,20 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 		tt.OutputSchema = mustSchemaFor[Out]("output", tt.Name)
 	}
 	structured := tt.OutputSchema != nil
+	decoder := sync.OnceValue(func() *argDecoder { return newArgDecoder(reflect.TypeFor[In]()) })
 	st := newServerTool(&tt, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
 			args = []byte("{}")
 		}
-		if err := json.Unmarshal(args, &in); err != nil {
-			return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+		// The arguments are valid JSON: decodeCallToolParams checked them.
+		if d := decoder(); d == nil || !d.decode(args, reflect.ValueOf(&in).Elem()) {
+			var zero In
+			in = zero
+			if err := json.Unmarshal(args, &in); err != nil {
+				return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+			}
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
@@ -175,6 +181,8 @@ func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallTool
 		req.Session.srv.log.Error("mcp: a tool's input schema does not compile", "tool", st.tool.Name, "err", err)
 		return nil, &Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
 	}
+	// The arguments are valid JSON (decodeCallToolParams checked them), as
+	// the fast paths of validation and decoding need.
 	if a := req.Params.Arguments; st.check == nil || !st.check.accepts(a) {
 		var args any = map[string]any{}
 		if len(a) > 0 && string(a) != "null" {
