@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
@@ -194,12 +193,12 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 // means that callWithInput must decode the head.
 func isComplete(raw []byte) bool {
 	complete, seen := true, false
-	err := jsonscan.Members(raw, func(k string, v []byte) bool {
+	err := jsonscan.MembersBytes(raw, func(k, v []byte) bool {
 		switch {
-		case k == "resultType" && !seen && len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0:
+		case string(k) == "resultType" && !seen && len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0:
 			seen = true
 			complete = string(v) != `"`+mcp.ResultInputRequired+`"`
-		case strings.EqualFold(k, "resultType") || strings.EqualFold(k, "inputRequests") || strings.EqualFold(k, "requestState"):
+		case bytes.EqualFold(k, []byte("resultType")) || bytes.EqualFold(k, []byte("inputRequests")) || bytes.EqualFold(k, []byte("requestState")):
 			complete = false
 			return false
 		}

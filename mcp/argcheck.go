@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"math"
 	"reflect"
 	"strconv"
@@ -200,18 +201,18 @@ func (c *argCheck) object(v []byte) bool {
 	// The names seen, to find duplicates (of which a decoded map keeps the
 	// last: left to jsonschema-go) and the required members. Arguments have
 	// few members; a linear search beats a map.
-	var buf [8]string
+	var buf [8][]byte
 	seen := buf[:0]
 	ok := true
-	err := jsonscan.Members(v, func(k string, m []byte) bool {
+	err := jsonscan.MembersBytes(v, func(k, m []byte) bool {
 		for _, s := range seen {
-			if s == k {
+			if bytes.Equal(s, k) {
 				ok = false
 				return false
 			}
 		}
 		seen = append(seen, k)
-		sub, known := c.props[k]
+		sub, known := c.props[string(k)]
 		switch {
 		case known:
 		case c.closed:
@@ -231,7 +232,7 @@ func (c *argCheck) object(v []byte) bool {
 	for _, r := range c.required {
 		found := false
 		for _, s := range seen {
-			found = found || s == r
+			found = found || string(s) == r
 		}
 		if !found {
 			return false

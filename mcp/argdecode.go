@@ -119,7 +119,13 @@ func validTagName(s string) bool {
 // decoder's type, reporting false if the caller must decode them with
 // json.Unmarshal instead (into a zero value again: dst may be half done).
 func (d *argDecoder) decode(args []byte, dst reflect.Value) bool {
-	vals := make([][]byte, len(d.names))
+	var buf [8][]byte
+	vals := buf[:0]
+	if len(d.names) <= len(buf) {
+		vals = buf[:len(d.names)]
+	} else {
+		vals = make([][]byte, len(d.names))
+	}
 	if len(args) == 0 || args[0] != '{' || !fastObject(args, d.names, vals) {
 		return false
 	}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
@@ -30,9 +29,9 @@ import (
 func fastObject(obj []byte, names []string, vals [][]byte) bool {
 	var seen uint32
 	ok := true
-	err := jsonscan.Members(obj, func(k string, v []byte) bool {
+	err := jsonscan.MembersBytes(obj, func(k, v []byte) bool {
 		for i, n := range names {
-			if k == n {
+			if string(k) == n {
 				if seen&(1<<i) != 0 {
 					ok = false
 					return false
@@ -43,7 +42,7 @@ func fastObject(obj []byte, names []string, vals [][]byte) bool {
 			}
 		}
 		for _, n := range names {
-			if strings.EqualFold(k, n) {
+			if bytes.EqualFold(k, []byte(n)) {
 				ok = false
 				return false
 			}

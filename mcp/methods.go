@@ -164,11 +164,14 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 
 // acquire takes one of the session's slots for user code; a request
 // cancelled while it waits gives up.
-func (ss *ServerSession) acquire(ctx context.Context) (func(), error) {
+func (ss *ServerSession) acquire(ctx context.Context) error {
 	select {
 	case ss.sem <- struct{}{}:
-		return func() { <-ss.sem }, nil
+		return nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 }
+
+// release gives back the slot acquire took.
+func (ss *ServerSession) release() { <-ss.sem }

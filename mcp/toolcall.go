@@ -1,8 +1,8 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/transport"
@@ -53,8 +53,8 @@ func splitMember(b []byte, name string) (value, rest []byte, ok bool) {
 	type span struct{ start, end int }
 	var buf [2]span
 	spans := buf[:0]
-	err := jsonscan.Members(b, func(k string, v []byte) bool {
-		if strings.EqualFold(k, name) {
+	err := jsonscan.MembersBytes(b, func(k, v []byte) bool {
+		if bytes.EqualFold(k, []byte(name)) {
 			start := cap(b) - cap(v) // v is b[start:end]
 			spans = append(spans, span{start, start + len(v)})
 		}

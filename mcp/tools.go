@@ -198,16 +198,24 @@ func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallTool
 	if req.input != nil && len(req.input.pending) > 0 {
 		return nil, ErrInputRequired // the caller answers with the input requests
 	}
-	var perr *Error
 	switch {
-	case errors.As(err, &perr):
-		return nil, perr
 	case err != nil:
-		return toolError(err), nil
+		return handlerFailed(err)
 	case res == nil:
 		return &CallToolResult{}, nil
 	}
 	return res, nil
+}
+
+// handlerFailed is the outcome of a call whose handler failed: an *Error
+// is a protocol error, anything else a tool error. It is apart so that
+// errors.As's target is allocated only on this path.
+func handlerFailed(err error) (*CallToolResult, error) {
+	var perr *Error
+	if errors.As(err, &perr) {
+		return nil, perr
+	}
+	return toolError(err), nil
 }
 
 // toolError is the result that reports a failed tool call to the model.

@@ -22,6 +22,13 @@ var ErrNotObject = errors.New("jsonscan: not a JSON object")
 // (decoded) and the value's raw bytes, which alias b. It stops early when f
 // returns false.
 func Members(b []byte, f func(key string, value []byte) bool) error {
+	return MembersBytes(b, func(k, v []byte) bool { return f(string(k), v) })
+}
+
+// MembersBytes is Members with each key as bytes, for callers that only
+// compare keys: a key aliases b, unless it has escapes or invalid UTF-8 and
+// is decoded into new bytes. f must not modify it.
+func MembersBytes(b []byte, f func(key, value []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotObject
@@ -36,14 +43,13 @@ func Members(b []byte, f func(key string, value []byte) bool) error {
 		}
 		end := skipString(b, i)
 		key := b[i+1 : end-1]
-		var k string
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			// Escapes and invalid UTF-8 decode as encoding/json decodes them.
-			if err := json.Unmarshal(b[i:end], &k); err != nil {
+			k, err := decodeKey(b[i:end])
+			if err != nil {
 				return err
 			}
-		} else {
-			k = string(key)
+			key = []byte(k)
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
@@ -51,7 +57,7 @@ func Members(b []byte, f func(key string, value []byte) bool) error {
 		}
 		i = skipSpace(b, i+1)
 		vend := Skip(b, i)
-		if !f(k, b[i:vend]) {
+		if !f(key, b[i:vend]) {
 			return nil
 		}
 		i = skipSpace(b, vend)
@@ -62,6 +68,15 @@ func Members(b []byte, f func(key string, value []byte) bool) error {
 		break
 	}
 	return nil
+}
+
+// decodeKey decodes a member name with encoding/json, which also says what
+// is wrong with it. It is apart so that its result does not escape to the
+// heap for the keys that need no decoding.
+func decodeKey(tok []byte) (string, error) {
+	var k string
+	err := json.Unmarshal(tok, &k)
+	return k, err
 }
 
 // ErrNotArray reports input that is not a JSON array.
