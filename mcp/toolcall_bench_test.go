@@ -118,3 +118,80 @@ func BenchmarkAddTool(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkToolCallClientDecodeDirect is the client's decoding of a
+// result without transport.Call.Result's json.Unmarshal around it, which
+// checks the bytes and scans for their end before calling UnmarshalJSON:
+// the part of BenchmarkToolCallClientDecode that is this package's.
+func BenchmarkToolCallClientDecodeDirect(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			raw, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				var res CallToolResult
+				if err := res.UnmarshalJSON(raw); err != nil || len(res.Content) != 1 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRawJSON is the yardstick: what the raw+json baseline of the
+// bench module does per call, the server decoding the request into a
+// struct and encoding the result, the client decoding the result.
+func BenchmarkRawJSON(b *testing.B) {
+	type request struct {
+		Params struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				Text string `json:"text"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type result struct {
+		Content []content `json:"content"`
+	}
+	for _, sz := range benchSizes {
+		params, err := json.Marshal(map[string]any{"params": map[string]any{"name": "echo", "arguments": map[string]string{"text": benchText(sz.size)}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("server/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				var req request
+				if err := json.Unmarshal(params, &req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(&result{Content: []content{{"text", req.Params.Arguments.Text}}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		raw, err := json.Marshal(&result{Content: []content{{"text", benchText(sz.size)}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("client/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				var res result
+				if err := json.Unmarshal(raw, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
