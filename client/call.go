@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -117,6 +118,10 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 	var err error
 	if pr.params, err = c.withMeta(params, token); err != nil {
 		pr.cancel()
+		var ae *argumentsError
+		if errors.As(err, &ae) {
+			return nil, ae.err
+		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	if token != "" {
@@ -156,6 +161,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any, op
 // types get the entries set in place and are encoded once; any other value
 // is encoded, opened as an object, and encoded again.
 func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
+	if tc, ok := params.(*toolCall); ok {
+		if c.stateless || token != "" {
+			if tc.Meta == nil {
+				tc.Meta = mcp.Meta{}
+			}
+			c.addMeta(tc.Meta, token)
+		}
+		return tc.encode()
+	}
 	if !c.stateless && token == "" {
 		if params == nil {
 			return nil, nil
@@ -221,6 +235,8 @@ func metaField(params any) *mcp.Meta {
 		return &p.Meta
 	case *mcp.CallToolParams:
 		return &p.Meta
+	case *toolCall:
+		return &p.Meta
 	case *mcp.ReadResourceParams:
 		return &p.Meta
 	case *mcp.GetPromptParams:
@@ -277,12 +293,8 @@ func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool
 // 2026-07-28, input the tool asks for (sampling, elicitation, roots) is
 // answered by the Options handlers and the call retried automatically.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
-	p, err := callToolParams(name, args)
-	if err != nil {
-		return nil, err
-	}
 	var res mcp.CallToolResult
-	if err := c.callWithInput(ctx, "tools/call", p, &res, opts...); err != nil {
+	if err := c.callWithInput(ctx, "tools/call", newToolCall(name, args), &res, opts...); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -295,17 +307,14 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts 
 	}
 	f := &Future[*mcp.CallToolResult]{decode: func(raw json.RawMessage) (*mcp.CallToolResult, error) {
 		var res mcp.CallToolResult
-		if err := json.Unmarshal(raw, &res); err != nil {
+		// raw is the result as the transport checked it: valid JSON, which
+		// json.Unmarshal would only check again before handing it over.
+		if err := res.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("tools/call %s: decoding the result: %w", name, err)
 		}
 		return &res, nil
 	}}
-	p, err := callToolParams(name, args)
-	if err != nil {
-		f.err = err
-		return f
-	}
-	pr, err := c.prepare(ctx, "tools/call", p, opts)
+	pr, err := c.prepare(ctx, "tools/call", newToolCall(name, args), opts)
 	if err != nil {
 		f.err = err
 		return f
@@ -315,15 +324,46 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts 
 	return f
 }
 
-// callToolParams encodes a tool call's arguments (nil means none).
-func callToolParams(name string, args any) (*mcp.CallToolParams, error) {
-	p := &mcp.CallToolParams{Name: name}
-	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, fmt.Errorf("tools/call %s: encoding arguments: %w", name, err)
-		}
-		p.Arguments = b
-	}
-	return p, nil
+// toolCall is the params of a tools/call whose arguments are not encoded
+// yet: encode writes them straight into the params. Encoded on their own
+// into CallToolParams.Arguments, as before, encoding/json scanned and
+// copied them again when it met them as raw JSON in the params.
+type toolCall struct {
+	mcp.CallToolParams // Arguments unused
+	args               any
 }
+
+func newToolCall(name string, args any) *toolCall {
+	return &toolCall{CallToolParams: mcp.CallToolParams{Name: name}, args: args}
+}
+
+// toolCallWire is how a toolCall encodes: mcp.CallToolParams, member for
+// member, with the arguments as a value to encode.
+type toolCallWire struct {
+	Name           string             `json:"name"`
+	Arguments      any                `json:"arguments,omitempty"`
+	InputResponses mcp.InputResponses `json:"inputResponses,omitzero"`
+	RequestState   string             `json:"requestState,omitempty"`
+	Meta           mcp.Meta           `json:"_meta,omitzero"`
+}
+
+// encode encodes the params in one pass.
+func (tc *toolCall) encode() (json.RawMessage, error) {
+	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Meta})
+	if err == nil {
+		return b, nil
+	}
+	if tc.args != nil {
+		if _, aerr := json.Marshal(tc.args); aerr != nil {
+			return nil, &argumentsError{fmt.Errorf("tools/call %s: encoding arguments: %w", tc.Name, aerr)}
+		}
+	}
+	return nil, err
+}
+
+// argumentsError is a tool call whose arguments do not encode: prepare
+// returns err as it is, which names the tool.
+type argumentsError struct{ err error }
+
+func (e *argumentsError) Error() string { return e.err.Error() }
+func (e *argumentsError) Unwrap() error { return e.err }

@@ -171,6 +171,19 @@ func TestUnknownToolIsProtocolError(t *testing.T) {
 	}
 }
 
+func TestUnencodableArgumentsNameTheTool(t *testing.T) {
+	for _, v := range []string{mcp.Version20251125, mcp.Version20260728} {
+		c := connect(t, newFixture(t, nil), &client.Options{ProtocolVersion: v})
+		const want = "tools/call sum: encoding arguments: json: unsupported type: chan int"
+		if _, err := c.CallTool(context.Background(), "sum", map[string]any{"a": make(chan int)}); err == nil || err.Error() != want {
+			t.Errorf("%s: CallTool: %v, want %q", v, err, want)
+		}
+		if _, err := c.CallToolAsync(context.Background(), "sum", make(chan int)).Wait(); err == nil || err.Error() != want {
+			t.Errorf("%s: CallToolAsync: %v, want %q", v, err, want)
+		}
+	}
+}
+
 func TestPanicBecomesInternalErrorAndSessionGoesOn(t *testing.T) {
 	c := connect(t, newFixture(t, nil), &client.Options{ProtocolVersion: mcp.Version20251125})
 	_, err := c.CallTool(context.Background(), "panic", nil)

@@ -1,10 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -123,6 +125,8 @@ func retryable(params any) (*mcp.InputResponses, *string) {
 	switch p := params.(type) {
 	case *mcp.CallToolParams:
 		return &p.InputResponses, &p.RequestState
+	case *toolCall:
+		return &p.InputResponses, &p.RequestState
 	case *mcp.GetPromptParams:
 		return &p.InputResponses, &p.RequestState
 	case *mcp.ReadResourceParams:
@@ -142,6 +146,12 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 		var raw json.RawMessage
 		if err := c.call(ctx, method, params, &raw, opts...); err != nil {
 			return err
+		}
+		if isComplete(raw) {
+			if err := decodeValid(raw, result); err != nil {
+				return fmt.Errorf("%s: decoding the result: %w", method, err)
+			}
+			return nil
 		}
 		var head struct {
 			ResultType    string            `json:"resultType"`
@@ -173,4 +183,37 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 		*responses, *state = answers, head.RequestState
 	}
 	return fmt.Errorf("%s: the server asked for input more than %d times", method, maxRounds)
+}
+
+// isComplete reports, without decoding it, that raw (a result, valid JSON)
+// is not an InputRequiredResult: it has a "resultType" that is a plain
+// string other than "input_required", or none, and no member that the
+// head decoded in callWithInput would read otherwise (a name in another
+// case, "inputRequests", "requestState", which may fail to decode). False
+// means that callWithInput must decode the head.
+func isComplete(raw []byte) bool {
+	complete, seen := true, false
+	err := jsonscan.MembersBytes(raw, func(k, v []byte) bool {
+		switch {
+		case string(k) == "resultType" && !seen && len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0:
+			seen = true
+			complete = string(v) != `"`+mcp.ResultInputRequired+`"`
+		case bytes.EqualFold(k, []byte("resultType")) || bytes.EqualFold(k, []byte("inputRequests")) || bytes.EqualFold(k, []byte("requestState")):
+			complete = false
+			return false
+		}
+		return true
+	})
+	return err == nil && complete
+}
+
+// decodeValid decodes raw, which is valid JSON without white space around
+// it, into v as json.Unmarshal does, but hands it to a json.Unmarshaler
+// directly: json.Unmarshal would scan it twice more, to check it and to
+// find where it ends, before passing it on whole.
+func decodeValid(raw []byte, v any) error {
+	if u, ok := v.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(raw)
+	}
+	return json.Unmarshal(raw, v)
 }

@@ -55,10 +55,14 @@ func forCallResult(r *CallToolResult, v string) *CallToolResult {
 	if !before(v, Version20260728) {
 		return r
 	}
+	// Structured content is an object, and only since 2025-06-18; the text
+	// mirror carries it for everyone else.
+	dropStructured := r.StructuredContent != nil && (before(v, Version20250618) || !isObject(r.StructuredContent))
+	if !dropStructured && !before(v, Version20251125) {
+		return r // nothing to change: no copy
+	}
 	c := *r
-	if before(v, Version20250618) || !isObject(c.StructuredContent) {
-		// Structured content is an object, and only since 2025-06-18; the
-		// text mirror carries it for everyone else.
+	if dropStructured {
 		c.StructuredContent = nil
 	}
 	c.Content = forContent(c.Content, v)

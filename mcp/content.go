@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
@@ -103,37 +101,23 @@ func (*ToolUseContent) contentType() string    { return "tool_use" }
 func (*ToolResultContent) contentType() string { return "tool_result" }
 func (c *UnknownContent) contentType() string  { return c.Type }
 
-// The MarshalJSON methods add the "type" member that tells blocks apart.
+// The MarshalJSON methods add the "type" member that tells blocks apart,
+// through the wire forms of content_wire.go.
 
 // MarshalJSON implements json.Marshaler.
-func (c *TextContent) MarshalJSON() ([]byte, error) {
-	type plain TextContent
-	return marshalTyped("text", (*plain)(c))
-}
+func (c *TextContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *ImageContent) MarshalJSON() ([]byte, error) {
-	type plain ImageContent
-	return marshalTyped("image", (*plain)(c))
-}
+func (c *ImageContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *AudioContent) MarshalJSON() ([]byte, error) {
-	type plain AudioContent
-	return marshalTyped("audio", (*plain)(c))
-}
+func (c *AudioContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *ResourceLink) MarshalJSON() ([]byte, error) {
-	type plain ResourceLink
-	return marshalTyped("resource_link", (*plain)(c))
-}
+func (c *ResourceLink) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
-func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
-	type plain EmbeddedResource
-	return marshalTyped("resource", (*plain)(c))
-}
+func (c *EmbeddedResource) MarshalJSON() ([]byte, error) { return json.Marshal(wireContent(c)) }
 
 // MarshalJSON implements json.Marshaler.
 func (c *ToolUseContent) MarshalJSON() ([]byte, error) {
@@ -178,6 +162,17 @@ func marshalTyped(typ string, v any) ([]byte, error) {
 
 // decodeContent decodes one content block by its "type".
 func decodeContent(raw json.RawMessage) (Content, error) {
+	if jsonscan.Valid(raw) {
+		if c, ok := decodeBlockFast(raw); ok {
+			return c, nil
+		}
+	}
+	return decodeContentSlow(raw)
+}
+
+// decodeContentSlow is decodeContent with encoding/json alone: the
+// reference for decodeBlockFast, and the decoder of what it leaves.
+func decodeContentSlow(raw json.RawMessage) (Content, error) {
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -187,8 +182,13 @@ func decodeContent(raw json.RawMessage) (Content, error) {
 		var v any
 		return nil, json.Unmarshal(raw, &v) // says what is wrong
 	}
-	if t, ok := jsonscan.Member(raw, "type"); ok && len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && utf8.Valid(t) {
-		head.Type = string(t[1 : len(t)-1])
+	// A "type" member spelled exactly wins over ones in other cases, which
+	// encoding/json would also take: an escaped type (as encoding/json
+	// writes "<" and ">") must not read differently once re-encoded.
+	if t, ok := jsonscan.Member(raw, "type"); ok && len(t) > 0 && t[0] == '"' {
+		if head.Type, ok = jsonscan.Unquote(t); !ok {
+			return nil, fmt.Errorf("content block: malformed \"type\" %s", t)
+		}
 	} else if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, err
 	}
@@ -222,7 +222,19 @@ func decodeContent(raw json.RawMessage) (Content, error) {
 // contentList decodes a JSON array of content blocks.
 type contentList []Content
 
+// UnmarshalJSON implements json.Unmarshaler.
 func (l *contentList) UnmarshalJSON(b []byte) error {
+	if jsonscan.Valid(b) {
+		if out, ok := decodeContentsFast(b); ok {
+			*l = out
+			return nil
+		}
+	}
+	return l.unmarshalSlow(b)
+}
+
+// unmarshalSlow is UnmarshalJSON with encoding/json alone.
+func (l *contentList) unmarshalSlow(b []byte) error {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(b, &raws); err != nil {
 		return err

@@ -28,7 +28,7 @@ type input struct {
 	answers InputResponses // verified answers from earlier rounds and this one
 	pending InputRequests  // what this run asked for and did not have
 	asks    int            // asks so far in this run: keys are deterministic
-	binding string         // what the state is bound to: method, target, arguments
+	binding binding        // what the state is bound to
 }
 
 // CreateMessage asks the client to sample its model: a request to the
@@ -169,8 +169,10 @@ func (s *Server) open(sealed string) (*requestState, error) {
 
 // prepareInput sets up the multi round-trip state of a stateless request:
 // the verified answers of earlier rounds plus the answers this retry
-// carries for what was asked. binding ties the state to this exact request.
-func (ss *ServerSession) prepareInput(ci *callInfo, binding string, responses InputResponses, state string) (*input, error) {
+// carries for what was asked. binding ties the state to this exact request;
+// it hashes the arguments, so it is called only when there is state to check
+// or to hand out.
+func (ss *ServerSession) prepareInput(ci *callInfo, binding binding, responses InputResponses, state string) (*input, error) {
 	if !ci.stateless {
 		return nil, nil
 	}
@@ -181,7 +183,7 @@ func (ss *ServerSession) prepareInput(ci *callInfo, binding string, responses In
 		if err != nil {
 			return nil, invalidParams("invalid requestState", err)
 		}
-		if st.Binding != binding {
+		if st.Binding != binding.key() {
 			return nil, invalidParams("invalid requestState: it belongs to a different request", nil)
 		}
 		for k, v := range st.Answers {
@@ -207,7 +209,7 @@ func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredRe
 	if in == nil || len(in.pending) == 0 {
 		return nil
 	}
-	st := &requestState{Binding: in.binding, Answers: in.answers}
+	st := &requestState{Binding: in.binding.key(), Answers: in.answers}
 	for k := range in.pending {
 		st.Asked = append(st.Asked, k)
 	}
@@ -220,16 +222,15 @@ func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredRe
 // up the multi round-trip state, takes one of the session's slots, and,
 // when the run asked for input it did not have, answers with the input
 // requests whatever the run returned.
-func (ss *ServerSession) runWithInput(ctx context.Context, ci *callInfo, binding string, responses InputResponses, state string, run func(*input) (any, error)) (any, error) {
+func (ss *ServerSession) runWithInput(ctx context.Context, ci *callInfo, binding binding, responses InputResponses, state string, run func(*input) (any, error)) (any, error) {
 	in, err := ss.prepareInput(ci, binding, responses, state)
 	if err != nil {
 		return nil, err
 	}
-	release, err := ss.acquire(ctx)
-	if err != nil {
+	if err := ss.acquire(ctx); err != nil {
 		return nil, err
 	}
-	defer release()
+	defer ss.release()
 	res, err := run(in)
 	if ir := ss.inputRequired(ci, in); ir != nil {
 		return ir, nil
@@ -237,8 +238,21 @@ func (ss *ServerSession) runWithInput(ctx context.Context, ci *callInfo, binding
 	return res, err
 }
 
-// bindingOf names a request for its state: method, target and arguments.
-func bindingOf(method, target string, args json.RawMessage) string {
-	h := sha256.Sum256(append([]byte(method+"\x00"+target+"\x00"), args...))
-	return base64.RawURLEncoding.EncodeToString(h[:16])
+// binding names a request for its state: method, target and arguments.
+type binding struct {
+	method, target string
+	args           json.RawMessage
+}
+
+func bindingOf(method, target string, args json.RawMessage) binding {
+	return binding{method, target, args}
+}
+
+// key is the binding as the state holds it. It hashes the arguments, so
+// prepareInput calls it only when there is state to check or hand out.
+func (b binding) key() string {
+	h := sha256.New()
+	h.Write([]byte(b.method + "\x00" + b.target + "\x00"))
+	h.Write(b.args)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
 }

@@ -140,7 +140,7 @@ func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any
 
 func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (any, error) {
 	var p CallToolParams
-	if err := decodeParams(r, &p); err != nil {
+	if err := decodeCallToolParams(r, &p); err != nil {
 		return nil, err
 	}
 	ci, err := ss.info(r.Method, p.Meta)
@@ -158,17 +158,20 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 		}
 		res = forCallResult(res, ci.version)
 		ss.finish(ci, &res.ResultEnvelope)
-		return res, nil
+		return res.wire(), nil // encoded in one pass, with no MarshalJSON inside
 	})
 }
 
 // acquire takes one of the session's slots for user code; a request
 // cancelled while it waits gives up.
-func (ss *ServerSession) acquire(ctx context.Context) (func(), error) {
+func (ss *ServerSession) acquire(ctx context.Context) error {
 	select {
 	case ss.sem <- struct{}{}:
-		return func() { <-ss.sem }, nil
+		return nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 }
+
+// release gives back the slot acquire took.
+func (ss *ServerSession) release() { <-ss.sem }

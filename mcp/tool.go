@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // Tool describes a tool a server offers.
@@ -71,21 +73,22 @@ type CallToolResult struct {
 }
 
 // MarshalJSON implements json.Marshaler; content is never null.
-func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	type plain CallToolResult
-	cp := *r
-	cp.Content = nonNil(cp.Content)
-	if !r.IsErrorSet || r.IsError {
-		return json.Marshal((*plain)(&cp))
-	}
-	return json.Marshal(&struct {
-		*plain
-		IsError bool `json:"isError"`
-	}{(*plain)(&cp), false})
-}
+func (r *CallToolResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.wire()) }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *CallToolResult) UnmarshalJSON(b []byte) error {
+	// The fast path decodes into a fresh interface value only; one the
+	// caller put there (a pointer to decode structured content into) is
+	// encoding/json's to fill.
+	if r.StructuredContent == nil && jsonscan.Valid(b) && r.decodeFast(b) {
+		return nil
+	}
+	return r.unmarshalSlow(b)
+}
+
+// unmarshalSlow is UnmarshalJSON with encoding/json alone: the reference
+// for decodeFast, and the decoder of what it leaves.
+func (r *CallToolResult) unmarshalSlow(b []byte) error {
 	type plain CallToolResult
 	var v struct {
 		*plain

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // ToolHandler is an untyped tool handler: it reads req.Params.Arguments
@@ -28,8 +30,15 @@ type ToolHandlerFor[In, Out any] func(ctx context.Context, req *CallToolRequest,
 
 type serverTool struct {
 	tool    *Tool
-	input   *jsonschema.Resolved
 	handler ToolHandler
+
+	// The input schema's validator. An inferred schema is compiled on the
+	// tool's first call: registering is then cheap, and a process that
+	// starts many tools and lists them is ready sooner.
+	once  sync.Once
+	input *jsonschema.Resolved
+	check *argCheck // fast path; nil when the schema needs jsonschema-go alone
+	err   error     // why the schema could not be compiled
 }
 
 // AddTool registers an untyped tool, replacing any tool of the same name.
@@ -37,32 +46,49 @@ type serverTool struct {
 // object. It panics on an invalid tool, like http.Handle on a bad pattern:
 // registration errors are programming errors.
 func (s *Server) AddTool(t *Tool, h ToolHandler) {
-	s.addTool(newServerTool(t, h))
+	st := newServerTool(t, h)
+	if err := st.compile(); err != nil {
+		panic(err.Error())
+	}
+	s.addTool(st)
 }
 
 // AddTool registers a typed tool, replacing any tool of the same name. The
 // input schema is inferred from In and the output schema from Out (none
 // when Out is an interface type such as any), unless t sets them. Schemas
 // are inline (no $ref), JSON Schema 2020-12; field descriptions come from
-// `jsonschema:"description=..."` tags. It panics on an invalid tool.
+// `jsonschema:"description=..."` tags. It panics on an invalid tool. An
+// inferred input schema is compiled into a validator on the tool's first
+// call; should that fail (a tag with a bad pattern, say), calls fail with
+// an internal error.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	tt := *t
-	if tt.InputSchema == nil {
+	inferred := tt.InputSchema == nil
+	if inferred {
 		tt.InputSchema = mustSchemaFor[In]("input", tt.Name)
+		if typ := schemaType(tt.InputSchema); typ != "object" {
+			panic(fmt.Sprintf("mcp: AddTool %q: input schema must have type \"object\", not %q", tt.Name, typ))
+		}
 	}
 	outType := reflect.TypeFor[Out]()
 	if tt.OutputSchema == nil && outType.Kind() != reflect.Interface {
 		tt.OutputSchema = mustSchemaFor[Out]("output", tt.Name)
 	}
 	structured := tt.OutputSchema != nil
-	s.addTool(newServerTool(&tt, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	decoder := sync.OnceValue(func() *argDecoder { return newArgDecoder(reflect.TypeFor[In]()) })
+	st := newServerTool(&tt, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
 			args = []byte("{}")
 		}
-		if err := json.Unmarshal(args, &in); err != nil {
-			return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+		// The arguments are valid JSON: decodeCallToolParams checked them.
+		if d := decoder(); d == nil || !d.decode(args, reflect.ValueOf(&in).Elem()) {
+			var zero In
+			in = zero
+			if err := json.Unmarshal(args, &in); err != nil {
+				return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+			}
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
@@ -85,7 +111,13 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 			}
 		}
 		return res, nil
-	}))
+	})
+	if !inferred {
+		if err := st.compile(); err != nil {
+			panic(err.Error())
+		}
+	}
+	s.addTool(st)
 }
 
 func newServerTool(t *Tool, h ToolHandler) *serverTool {
@@ -99,47 +131,91 @@ func newServerTool(t *Tool, h ToolHandler) *serverTool {
 	if tt.InputSchema == nil {
 		tt.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	var schema jsonschema.Schema
-	if err := json.Unmarshal(tt.InputSchema, &schema); err != nil {
-		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", tt.Name, err))
+	return &serverTool{tool: &tt, handler: h}
+}
+
+// compile compiles the input schema into its validator, once.
+func (st *serverTool) compile() error {
+	st.once.Do(func() {
+		name := st.tool.Name
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(st.tool.InputSchema, &schema); err != nil {
+			st.err = fmt.Errorf("mcp: AddTool %q: input schema: %w", name, err)
+			return
+		}
+		if schema.Type != "object" {
+			st.err = fmt.Errorf("mcp: AddTool %q: input schema must have type \"object\", not %q", name, schema.Type)
+			return
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			st.err = fmt.Errorf("mcp: AddTool %q: input schema: %w", name, err)
+			return
+		}
+		st.input, st.check = resolved, compileArgCheck(&schema)
+	})
+	return st.err
+}
+
+// schemaType returns the "type" of schema, an encoded JSON object, when it
+// is a string.
+func schemaType(schema json.RawMessage) string {
+	if t, _ := jsonscan.Member(schema, "type"); string(t) == `"object"` {
+		return "object" // without decoding: the schemas of tools are valid JSON
 	}
-	if schema.Type != "object" {
-		panic(fmt.Sprintf("mcp: AddTool %q: input schema must have type \"object\", not %q", tt.Name, schema.Type))
+	var v struct {
+		Type any `json:"type"`
 	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", tt.Name, err))
+	if json.Unmarshal(schema, &v) != nil {
+		return ""
 	}
-	return &serverTool{tool: &tt, input: resolved, handler: h}
+	t, _ := v.Type.(string)
+	return t
 }
 
 // call validates the arguments and runs the handler. Invalid arguments and
 // handler errors are tool errors, which the model can correct; an *Error
 // is a protocol error.
 func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-	var args any = map[string]any{}
-	if a := req.Params.Arguments; len(a) > 0 && string(a) != "null" {
-		if err := json.Unmarshal(a, &args); err != nil {
-			return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
-		}
+	if err := st.compile(); err != nil {
+		req.Session.srv.log.Error("mcp: a tool's input schema does not compile", "tool", st.tool.Name, "err", err)
+		return nil, &Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
 	}
-	if err := st.input.Validate(args); err != nil {
-		return toolError(fmt.Errorf("invalid arguments for tool %q: %w", st.tool.Name, err)), nil
+	// The arguments are valid JSON (decodeCallToolParams checked them), as
+	// the fast paths of validation and decoding need.
+	if a := req.Params.Arguments; st.check == nil || !st.check.accepts(a) {
+		var args any = map[string]any{}
+		if len(a) > 0 && string(a) != "null" {
+			if err := json.Unmarshal(a, &args); err != nil {
+				return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+			}
+		}
+		if err := st.input.Validate(args); err != nil {
+			return toolError(fmt.Errorf("invalid arguments for tool %q: %w", st.tool.Name, err)), nil
+		}
 	}
 	res, err := st.handler(ctx, req)
 	if req.input != nil && len(req.input.pending) > 0 {
 		return nil, ErrInputRequired // the caller answers with the input requests
 	}
-	var perr *Error
 	switch {
-	case errors.As(err, &perr):
-		return nil, perr
 	case err != nil:
-		return toolError(err), nil
+		return handlerFailed(err)
 	case res == nil:
 		return &CallToolResult{}, nil
 	}
 	return res, nil
+}
+
+// handlerFailed is the outcome of a call whose handler failed: an *Error
+// is a protocol error, anything else a tool error. It is apart so that
+// errors.As's target is allocated only on this path.
+func handlerFailed(err error) (*CallToolResult, error) {
+	var perr *Error
+	if errors.As(err, &perr) {
+		return nil, perr
+	}
+	return toolError(err), nil
 }
 
 // toolError is the result that reports a failed tool call to the model.

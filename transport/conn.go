@@ -150,7 +150,7 @@ func marshal(v any) (json.RawMessage, error) {
 		if v == nil {
 			return nil, nil
 		}
-		if !jsonscan.Valid(v) {
+		if !jsonscan.ValidMessage(v) {
 			return nil, errors.New("json.RawMessage holds invalid JSON")
 		}
 		if jsonscan.HasLineBreak(v) {

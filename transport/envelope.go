@@ -62,7 +62,7 @@ func (r *rejection) Error() string { return r.message }
 func decodeEnvelope(b []byte) (envelope, *rejection) {
 	var env envelope
 	b = trimJSONSpace(b)
-	if len(b) > 0 && b[0] == '{' && jsonscan.Valid(b) {
+	if len(b) > 0 && b[0] == '{' && jsonscan.ValidMessage(b) {
 		return splitEnvelope(env, b)
 	}
 	// The slow path only has to say what is wrong.
@@ -97,7 +97,7 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 	// The members alias b; what outlives the read is copied by the stream.
 	var m members
-	if err := jsonscan.MemberBytes(b, m.set); err != nil {
+	if err := jsonscan.MembersBytes(b, m.set); err != nil {
 		return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
 	}
 	method, hasMethod := m.method, m.method != nil

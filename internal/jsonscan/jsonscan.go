@@ -22,13 +22,13 @@ var ErrNotObject = errors.New("jsonscan: not a JSON object")
 // (decoded) and the value's raw bytes, which alias b. It stops early when f
 // returns false.
 func Members(b []byte, f func(key string, value []byte) bool) error {
-	return MemberBytes(b, func(key, value []byte) bool { return f(string(key), value) })
+	return MembersBytes(b, func(k, v []byte) bool { return f(string(k), v) })
 }
 
-// MemberBytes is Members with the key as bytes, which alias b unless the
-// key had to be decoded; they are valid only during the call. A caller that
-// only compares keys (switch string(key)) then allocates nothing.
-func MemberBytes(b []byte, f func(key, value []byte) bool) error {
+// MembersBytes is Members with each key as bytes, for callers that only
+// compare keys: a key aliases b, unless it has escapes or invalid UTF-8 and
+// is decoded into new bytes. f must not modify it.
+func MembersBytes(b []byte, f func(key, value []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotObject
@@ -45,8 +45,8 @@ func MemberBytes(b []byte, f func(key, value []byte) bool) error {
 		key := b[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			// Escapes and invalid UTF-8 decode as encoding/json decodes them.
-			var k string
-			if err := json.Unmarshal(b[i:end], &k); err != nil {
+			k, err := decodeKey(b[i:end])
+			if err != nil {
 				return err
 			}
 			key = []byte(k)
@@ -61,6 +61,47 @@ func MemberBytes(b []byte, f func(key, value []byte) bool) error {
 			return nil
 		}
 		i = skipSpace(b, vend)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		break
+	}
+	return nil
+}
+
+// decodeKey decodes a member name with encoding/json, which also says what
+// is wrong with it. It is apart so that its result does not escape to the
+// heap for the keys that need no decoding.
+func decodeKey(tok []byte) (string, error) {
+	var k string
+	err := json.Unmarshal(tok, &k)
+	return k, err
+}
+
+// ErrNotArray reports input that is not a JSON array.
+var ErrNotArray = errors.New("jsonscan: not a JSON array")
+
+// Elements calls f with the raw bytes of each element of the array in b, in
+// order; they alias b. It stops early when f returns false.
+func Elements(b []byte, f func(value []byte) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrNotArray
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for i < len(b) {
+		end := Skip(b, i)
+		if end == i {
+			return ErrNotArray
+		}
+		if !f(b[i:end]) {
+			return nil
+		}
+		i = skipSpace(b, end)
 		if i < len(b) && b[i] == ',' {
 			i = skipSpace(b, i+1)
 			continue
@@ -123,21 +164,40 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i].
+// It looks for the closing quote and for backslashes with
+// bytes.IndexByte, remembering the next of each: every byte is searched at
+// most once for each, so text with many escapes stays linear.
 func skipString(b []byte, i int) int {
 	i++
+	q, bs := -1, -1 // next quote and backslash at or after i; -1: search again
 	for {
-		// Two memchr-speed searches instead of one byte-at-a-time search
-		// for either character: a long string rarely holds a backslash.
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return len(b)
+		if q < i {
+			if q = indexFrom(b, i, '"'); q < 0 {
+				return len(b)
+			}
 		}
-		e := bytes.IndexByte(b[i:i+q], '\\')
-		if e < 0 {
-			return i + q + 1
+		if bs < i {
+			if bs = indexFrom(b, i, '\\'); bs < 0 {
+				bs = len(b)
+			}
 		}
-		i += e + 2 // a backslash and the character it escapes
+		if q < bs {
+			return q + 1
+		}
+		i = bs + 2 // a backslash and the character it escapes
 	}
+}
+
+// indexFrom is bytes.IndexByte from b[i] on, as an index into b.
+func indexFrom(b []byte, i int, c byte) int {
+	if i >= len(b) {
+		return -1
+	}
+	j := bytes.IndexByte(b[i:], c)
+	if j < 0 {
+		return -1
+	}
+	return i + j
 }
 
 func skipSpace(b []byte, i int) int {

@@ -1,70 +1,189 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
-// validCases are inputs on which Valid must agree with json.Valid &&
-// utf8.Valid; they are also the fuzz seeds.
-var validCases = []string{
-	``, ` `, `null`, `true`, `false`, `nul`, `truee`, `0`, `-0`, `01`, `-`, `1.`, `1.5`, `1e`, `1e+`, `1E-7`,
-	`-12.5e+3`, `"`, `""`, `"abc`, `"a\"b"`, `"\u00e9"`, `"\u00G9"`, `"\x"`, "\"\x01\"", "\"\x7f\"",
-	`"é"`, "\"\xff\"", "\"\xc3\"", "\"\xed\xa0\x80\"", `{}`, `{"a":1}`, `{"a":1,}`, `{"a" 1}`, `{1:2}`,
-	`[]`, `[1,2]`, `[1,]`, `[,1]`, `[1 2]`, `{"a":[{"b":"c"}]}`, ` {"a" : "b" } `, "\t[\r\n]\n",
-	`{"a":1}{}`, `[1]]`, `"abcdefghijklmnopqrstuvwxyz0123456789"`, `"abcdefgh\"ijklmnop"`,
-	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"héllo\\n\"}}}",
-	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
-	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
-	strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
-}
-
-func checkValid(t *testing.T, b []byte) {
-	t.Helper()
-	want := json.Valid(b) && utf8.Valid(b)
-	if got := Valid(b); got != want {
-		t.Fatalf("Valid(%.80q) = %v, want %v", b, got, want)
-	}
-}
-
-func TestValid(t *testing.T) {
-	for _, c := range validCases {
-		checkValid(t, []byte(c))
-	}
+var validSeeds = []string{
+	``, ` `, `{}`, `[]`, `""`, `"a"`, `0`, `-0`, `-`, `01`, `1.`, `1.5`, `1e`, `1e+`, `1E-7`, `-12.5e+3`,
+	`.5`, `+1`, `true`, `tru`, `truex`, `false`, `null`, `nul`, ` [1, 2 ,3] `, `[1,]`, `[,1]`, `{"a":1,}`,
+	`{"a" 1}`, `{a:1}`, `{"a":1}x`, `{"a":1} {}`, `"\u00e9"`, `"\u00g9"`, `"\x"`, `"\/\b\f\n\r\t\"\\"`,
+	"\"\x01\"", "\"\x7f\"", "\"\xff\xfe\"", "\"é\"", `"abc`, `"abcdefghijklmnopqrstuvwxyz"`,
+	`"abcdefgh\"ijklmnop"`, `"abcdefghijklmnop\`, `{"a":[{"b":{"c":[null,true,false,"x",1e9]}}]}`,
+	"\t{\n\"a\"\r:\n1}\n", `[[[]]]`, `[{]`, `{"a":}`, `{"a"}`, `{,}`, "\ufeff{}", "\"\u2028\"",
 }
 
 func FuzzValid(f *testing.F) {
-	for _, c := range validCases {
-		f.Add([]byte(c))
+	for _, s := range validSeeds {
+		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) { checkValid(t, b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
 }
 
-func TestHasLineBreak(t *testing.T) {
-	for in, want := range map[string]bool{``: false, `{"a":"\n"}`: false, "{\n}": true, "{\r}": true, "x": false} {
-		if got := HasLineBreak([]byte(in)); got != want {
-			t.Errorf("HasLineBreak(%q) = %v", in, got)
+func TestValid(t *testing.T) {
+	for _, s := range validSeeds {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, json.Valid says %v", s, got, want)
 		}
+	}
+}
+
+func TestValidDepth(t *testing.T) {
+	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		for _, open := range []string{"[", `{"a":`} {
+			closer := map[string]string{"[": "]", `{"a":`: "}"}[open]
+			b := []byte(strings.Repeat(open, n) + "1" + strings.Repeat(closer, n))
+			if got, want := Valid(b), json.Valid(b); got != want {
+				t.Errorf("depth %d of %s: Valid = %v, json.Valid %v", n, open, got, want)
+			}
+		}
+	}
+}
+
+// TestPlainRunEveryPosition puts each kind of special byte at every
+// position of a word-sized scan, where the word-at-a-time test could miss
+// it.
+func TestPlainRunEveryPosition(t *testing.T) {
+	for _, c := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xff} {
+		for n := range 20 {
+			for pos := range n {
+				s := bytes.Repeat([]byte{'a'}, n)
+				s[pos] = c
+				want := pos
+				if c >= 0x80 {
+					if got := plainRun(s, false); got != n {
+						t.Errorf("plainRun(%q, false) = %d, want %d", s, got, n)
+					}
+				}
+				if got := plainRun(s, true); got != want {
+					t.Errorf("plainRun(%q, true) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+	// Bytes just around the special ones are plain.
+	s := []byte{' ', '!', '#', '[', ']', 0x7f, 0x21, 0x23, '{'}
+	if got := plainRun(s, true); got != len(s) {
+		t.Errorf("plainRun(%q) = %d, want all", s, got)
+	}
+}
+
+var unquoteSeeds = []string{
+	`""`, `"a"`, `"abcdefghijklmnopqrstuvwxyz"`, `"a\nb"`, `"\u00e9t\u00E9"`, `"\ud83d\ude00"`,
+	`"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, "\"\xff\"", "\"ab\xe2\x82\"", "\"€uro\"",
+	`"\/\b\f\n\r\t\"\\"`, `"tab\there and a long run of plain text after it, to be copied whole"`,
+	"\"" + strings.Repeat("x", 100) + "\xc3\xa9" + strings.Repeat("y", 100) + "\\n\"",
+	`"<&>"`, "\"\u2028\"",
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, s := range unquoteSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want string
+		if !json.Valid(b) || json.Unmarshal(b, &want) != nil {
+			return
+		}
+		tok := bytes.Trim(b, " \t\r\n") // Unquote takes the token alone
+		got, ok := Unquote(tok)
+		if !ok || got != want {
+			t.Fatalf("Unquote(%q) = %q, %v; encoding/json decodes %q", b, got, ok, want)
+		}
+	})
+}
+
+func TestUnquote(t *testing.T) {
+	for _, s := range unquoteSeeds {
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got, ok := Unquote([]byte(s)); !ok || got != want {
+			t.Errorf("Unquote(%s) = %q, %v, want %q", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{``, `"`, `a`, `"\"`, `"\x"`, `"\u12"`, "\"a\x01\""} {
+		if _, ok := Unquote([]byte(s)); ok {
+			t.Errorf("Unquote(%q) accepted it", s)
+		}
+	}
+}
+
+func FuzzElements(f *testing.F) {
+	for _, s := range []string{`[]`, `[1]`, ` [ "a" , {"b":[2]} , null ] `, `["]\"", []]`, `{}`, `1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var want []json.RawMessage
+		isArray := json.Unmarshal(b, &want) == nil && bytes.TrimLeft(b, " \t\r\n")[0] == '['
+		var got []json.RawMessage
+		err := Elements(b, func(v []byte) bool {
+			got = append(got, v)
+			return true
+		})
+		if !isArray {
+			if err == nil {
+				t.Fatalf("%q: no error for a non-array", b)
+			}
+			return
+		}
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%q: %d elements, %v; want %d", b, len(got), err, len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%q: element %d is %q, want %q", b, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+func TestSkipStringManyEscapes(t *testing.T) {
+	// One escaped character every few bytes, and the closing quote far
+	// away: each byte must be searched once, not once per escape.
+	s := []byte(`"` + strings.Repeat(`ab\"cd\\ef\n`, 200000) + `"`)
+	if got := Skip(s, 0); got != len(s) {
+		t.Fatalf("Skip = %d, want %d", got, len(s))
 	}
 }
 
 func BenchmarkValid8MiB(b *testing.B) {
-	msg := []byte(`{"text":"` + strings.Repeat("abcdefgh", 1<<20) + `"}`)
-	b.SetBytes(int64(len(msg)))
-	b.Run("jsonscan", func(b *testing.B) {
-		for b.Loop() {
-			if !Valid(msg) {
-				b.Fatal("invalid")
-			}
+	big, _ := json.Marshal(map[string]string{"type": "text", "text": strings.Repeat("x", 8<<20)})
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		if !Valid(big) {
+			b.Fatal("invalid")
 		}
-	})
-	b.Run("encoding-json+utf8", func(b *testing.B) {
-		for b.Loop() {
-			if !json.Valid(msg) || !utf8.Valid(msg) {
-				b.Fatal("invalid")
-			}
+	}
+}
+
+func BenchmarkJSONValid8MiB(b *testing.B) {
+	big, _ := json.Marshal(map[string]string{"type": "text", "text": strings.Repeat("x", 8<<20)})
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		if !json.Valid(big) {
+			b.Fatal("invalid")
 		}
-	})
+	}
+}
+
+func BenchmarkUnquote8MiB(b *testing.B) {
+	big, _ := json.Marshal(strings.Repeat("x", 8<<20))
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		if _, ok := Unquote(big); !ok {
+			b.Fatal("invalid")
+		}
+	}
 }

@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// The encoder before the wire forms, kept as the reference the wire forms
+// must match byte for byte: every block and result went through nested
+// MarshalJSON methods, each splicing "type" into encoding/json's output.
+
+func legacyMarshalTyped(typ string, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(b)+len(typ)+10)
+	out = append(out, `{"type":"`...)
+	out = append(out, typ...)
+	out = append(out, '"')
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...), nil
+}
+
+// legacyBlock encodes a block as its MarshalJSON method did.
+type legacyBlock struct{ c Content }
+
+func (l legacyBlock) MarshalJSON() ([]byte, error) {
+	switch c := l.c.(type) {
+	case *TextContent:
+		type plain TextContent
+		return legacyMarshalTyped("text", (*plain)(c))
+	case *ImageContent:
+		type plain ImageContent
+		return legacyMarshalTyped("image", (*plain)(c))
+	case *AudioContent:
+		type plain AudioContent
+		return legacyMarshalTyped("audio", (*plain)(c))
+	case *ResourceLink:
+		type plain ResourceLink
+		return legacyMarshalTyped("resource_link", (*plain)(c))
+	case *EmbeddedResource:
+		type plain EmbeddedResource
+		return legacyMarshalTyped("resource", (*plain)(c))
+	}
+	return json.Marshal(l.c)
+}
+
+// legacyResult mirrors CallToolResult with blocks encoded the legacy way.
+type legacyResult struct {
+	Content           []legacyBlock `json:"content"`
+	StructuredContent any           `json:"structuredContent,omitempty"`
+	IsError           bool          `json:"isError,omitempty"`
+	IsErrorSet        bool          `json:"-"`
+	ResultEnvelope
+}
+
+func legacyMarshalResult(r *CallToolResult) ([]byte, error) {
+	l := &legacyResult{Content: []legacyBlock{}, StructuredContent: r.StructuredContent, IsError: r.IsError, ResultEnvelope: r.ResultEnvelope}
+	for _, c := range r.Content {
+		l.Content = append(l.Content, legacyBlock{c})
+	}
+	if !r.IsErrorSet || r.IsError {
+		return json.Marshal(l)
+	}
+	return json.Marshal(&struct {
+		*legacyResult
+		IsError bool `json:"isError"`
+	}{l, false})
+}
+
+// wireSampleBlocks are blocks of every type, bare and with every optional
+// member, with text that encoding/json must escape.
+func wireSampleBlocks() []Content {
+	ann := &Annotations{Audience: []Role{RoleUser, RoleAssistant}, Priority: Ptr(0.25), LastModified: "2025-01-01T00:00:00Z"}
+	meta := Meta{"k": "v", "n": json.Number("12345678901234567890"), "nested": map[string]any{"<": []any{1, "&"}}}
+	hard := "line\nbreak \"quoted\" <html> & \u2028 \x01 é \xff end"
+	return []Content{
+		&TextContent{},
+		&TextContent{Text: "hi"},
+		&TextContent{Text: hard, Annotations: ann, Meta: meta},
+		&TextContent{Text: "x", Annotations: &Annotations{}, Meta: Meta{}},
+		&ImageContent{},
+		&ImageContent{Data: "AAAA", MIMEType: "image/png", Annotations: ann, Meta: meta},
+		&AudioContent{Data: "AAAA", MIMEType: "audio/wav"},
+		&AudioContent{Data: "AAAA", MIMEType: "audio/wav", Annotations: ann, Meta: meta},
+		&ResourceLink{URI: "file:///a", Name: "a"},
+		&ResourceLink{URI: "file:///a<b>", Name: "a", Title: "t", Description: hard, MIMEType: "text/plain", Size: Ptr(int64(0)),
+			Icons: []Icon{{Src: "data:x", MIMEType: "image/png", Sizes: []string{"16x16"}, Theme: "dark"}}, Annotations: ann, Meta: meta},
+		&ResourceLink{URI: "u", Name: "n", Icons: []Icon{}},
+		&EmbeddedResource{},
+		&EmbeddedResource{Resource: &ResourceContents{URI: "file:///a", Text: Ptr(hard)}},
+		&EmbeddedResource{Resource: &ResourceContents{URI: "file:///b", MIMEType: "x/y", Blob: Ptr("AA=="), Meta: meta}, Annotations: ann, Meta: meta},
+		&EmbeddedResource{Resource: &ResourceContents{URI: "file:///c", Text: Ptr("")}},
+		&ToolUseContent{ID: "1", Name: "f"},
+		&ToolUseContent{ID: "1", Name: "f", Input: map[string]any{"a": 1}, Meta: meta},
+		&ToolResultContent{ToolUseID: "1"},
+		&ToolResultContent{ToolUseID: "1", Content: []Content{&TextContent{Text: hard}}, StructuredContent: map[string]any{"a": 1}, IsError: Ptr(true), Meta: meta},
+		&UnknownContent{Type: "hologram", Raw: json.RawMessage(`{"type":"hologram", "frames" : [1, 2],"t":"<&>"}`)},
+	}
+}
+
+func TestWireContentMatchesLegacyEncoding(t *testing.T) {
+	for i, c := range wireSampleBlocks() {
+		want, err := json.Marshal(legacyBlock{c})
+		if err != nil {
+			t.Fatalf("block %d (%T): legacy: %v", i, c, err)
+		}
+		got, err := json.Marshal(c)
+		if err != nil {
+			t.Fatalf("block %d (%T): %v", i, c, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("block %d (%T):\n got %s\nwant %s", i, c, got, want)
+		}
+		// The block's own MarshalJSON, called directly, too (an unknown
+		// block returns what it holds, which encoding/json then compacts).
+		if m, ok := c.(json.Marshaler); ok && wireContent(c) != c {
+			direct, err := m.MarshalJSON()
+			if err != nil || !bytes.Equal(direct, want) {
+				t.Errorf("block %d (%T): MarshalJSON = %s, %v\nwant %s", i, c, direct, err, want)
+			}
+		}
+	}
+}
+
+func TestWireResultMatchesLegacyEncoding(t *testing.T) {
+	blocks := wireSampleBlocks()
+	structured := []any{
+		nil,
+		map[string]any{"sum": 42, "s": "<&>"},
+		json.RawMessage(`{"a": [1, 2], "b":"\u003c"}`),
+		struct {
+			A int `json:"a"`
+		}{7},
+		[]int{1},
+	}
+	envelopes := []ResultEnvelope{{}, {ResultType: ResultComplete}, {ResultType: ResultComplete, Meta: Meta{MetaServerInfo: Implementation{Name: "s", Version: "1"}}}, {Meta: Meta{}}}
+	var cases []*CallToolResult
+	for _, content := range [][]Content{nil, {}, blocks[:1], blocks, {nil}} {
+		for _, sc := range structured {
+			for _, env := range envelopes {
+				for _, isErr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+					cases = append(cases, &CallToolResult{Content: content, StructuredContent: sc, IsError: isErr[0], IsErrorSet: isErr[1], ResultEnvelope: env})
+				}
+			}
+		}
+	}
+	for i, r := range cases {
+		want, err := legacyMarshalResult(r)
+		if err != nil {
+			t.Fatalf("case %d: legacy: %v", i, err)
+		}
+		for name, enc := range map[string]func() ([]byte, error){
+			"json.Marshal": func() ([]byte, error) { return json.Marshal(r) },
+			"wire":         func() ([]byte, error) { return json.Marshal(r.wire()) },
+		} {
+			got, err := enc()
+			if err != nil {
+				t.Fatalf("case %d: %s: %v", i, name, err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("case %d: %s:\n got %s\nwant %s", i, name, got, want)
+			}
+		}
+	}
+	if len(cases) < 100 {
+		t.Fatal(fmt.Sprint("only ", len(cases), " cases"))
+	}
+}

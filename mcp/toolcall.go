@@ -1,0 +1,78 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// decodeCallToolParams decodes the params of tools/call as decodeParams
+// does, except that encoding/json never sees the arguments: they can be
+// megabytes, which it would scan twice only to copy them as they are. The
+// arguments alias r.Params, and are valid JSON.
+//
+// Ordinary params are split in one walk (fastObject). Others are decoded
+// by encoding/json as before, from a copy of the params whose arguments
+// are null, so that they decode, and fail, exactly as before.
+func decodeCallToolParams(r *transport.Request, p *CallToolParams) error {
+	b := r.Params
+	if len(b) > 0 && jsonscan.Valid(b) {
+		orig := *p
+		var v [len(callToolParamsFields)][]byte
+		if fastObject(b, callToolParamsFields[:], v[:]) && fastString(&p.Name, v[0]) && fastSmall(&p.InputResponses, v[2]) &&
+			fastString(&p.RequestState, v[3]) && fastSmall(&p.Meta, v[4]) {
+			p.Arguments = v[1]
+			return nil
+		}
+		*p = orig
+	}
+	args, rest, ok := splitMember(b, "arguments")
+	if !ok {
+		return decodeParams(r, p)
+	}
+	if err := json.Unmarshal(rest, p); err != nil {
+		return invalidParams("invalid params for "+r.Method, err)
+	}
+	p.Arguments = args
+	return nil
+}
+
+var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "requestState", "_meta"}
+
+// splitMember finds the member of the JSON object b that encoding/json
+// would decode into a struct field named name (the last whose key equals
+// name, ignoring case as encoding/json does) and returns its value, and a
+// copy of b in which the values of all such members are null. It reports
+// false when b is not a valid JSON object or has no such member.
+func splitMember(b []byte, name string) (value, rest []byte, ok bool) {
+	if len(b) == 0 || !jsonscan.Valid(b) {
+		return nil, nil, false
+	}
+	type span struct{ start, end int }
+	var buf [2]span
+	spans := buf[:0]
+	err := jsonscan.MembersBytes(b, func(k, v []byte) bool {
+		if bytes.EqualFold(k, []byte(name)) {
+			start := cap(b) - cap(v) // v is b[start:end]
+			spans = append(spans, span{start, start + len(v)})
+		}
+		return true
+	})
+	if err != nil || len(spans) == 0 {
+		return nil, nil, false
+	}
+	last := spans[len(spans)-1]
+	size := len(b)
+	for _, s := range spans {
+		size -= s.end - s.start - len("null")
+	}
+	rest = make([]byte, 0, size)
+	prev := 0
+	for _, s := range spans {
+		rest = append(append(rest, b[prev:s.start]...), "null"...)
+		prev = s.end
+	}
+	return b[last.start:last.end], append(rest, b[prev:]...), true
+}

@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// These benchmarks isolate the tools/call path of this package, without a
+// transport: the server's handling of one call (params and arguments
+// decoded, arguments validated, handler run, result encoded as the
+// transport encodes it) and the client's decoding of a result. Compare
+// B/op and allocs/op: with an 8 MiB text they count the passes over the
+// payload, with a short text the fixed cost per call.
+
+type benchEchoIn struct {
+	Text string `json:"text"`
+}
+
+// benchSizes are the text sizes: the 8 MiB of the end-to-end benchmark's
+// Echo8MiB and the 12 bytes of its Sequential.
+var benchSizes = []struct {
+	name string
+	size int
+}{{"8MiB", 8 << 20}, {"short", 12}}
+
+func benchText(n int) string { return strings.Repeat("abcdefghijklmnop", n/16+1)[:n] }
+
+// benchServerSession is an initialized legacy session of a server with the
+// benchmark's echo tool, as bench/internal/servers/wb registers it.
+func benchServerSession(tb testing.TB) *ServerSession {
+	srv := NewServer(&Implementation{Name: "bench", Version: "1"}, nil)
+	AddTool(srv, &Tool{Name: "echo", Description: "Echo the text back."},
+		func(ctx context.Context, req *CallToolRequest, in benchEchoIn) (*CallToolResult, any, error) {
+			return &CallToolResult{Content: []Content{&TextContent{Text: in.Text}}}, nil, nil
+		})
+	ss := newServerSession(srv)
+	ss.initialized, ss.version = true, LatestLegacyVersion
+	return ss
+}
+
+// encodeAsTransport encodes a result the way transport.Conn.Reply does: a
+// json.RawMessage is checked and sent as is, anything else is marshalled.
+func encodeAsTransport(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		if !json.Valid(raw) {
+			return nil, &json.SyntaxError{}
+		}
+		return raw, nil
+	}
+	return json.Marshal(v)
+}
+
+func BenchmarkToolCallServer(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			ss := benchServerSession(b)
+			params, err := json.Marshal(map[string]any{"name": "echo", "arguments": map[string]string{"text": benchText(sz.size)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := &transport.Request{ID: transport.IntID(1), Method: "tools/call", Params: params}
+			ctx := context.Background()
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := ss.dispatch(ctx, r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, err := encodeAsTransport(res)
+				if err != nil || len(out) < sz.size {
+					b.Fatalf("encoded %d bytes: %v", len(out), err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkToolCallClientDecode(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			raw, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				// As transport.Call.Result decodes a call's result.
+				var res CallToolResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Content) != 1 {
+					b.Fatal("no content")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAddTool is the cost of registering a typed tool, part of a
+// server's start.
+func BenchmarkAddTool(b *testing.B) {
+	type in struct {
+		Path  string `json:"path" jsonschema:"description=the file"`
+		Lines int    `json:"lines,omitempty"`
+	}
+	srv := NewServer(&Implementation{Name: "bench", Version: "1"}, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		AddTool(srv, &Tool{Name: "t"}, func(ctx context.Context, req *CallToolRequest, _ in) (*CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+	}
+}
+
+// BenchmarkToolCallClientDecodeDirect is the client's decoding of a
+// result without transport.Call.Result's json.Unmarshal around it, which
+// checks the bytes and scans for their end before calling UnmarshalJSON:
+// the part of BenchmarkToolCallClientDecode that is this package's.
+func BenchmarkToolCallClientDecodeDirect(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			raw, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				var res CallToolResult
+				if err := res.UnmarshalJSON(raw); err != nil || len(res.Content) != 1 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRawJSON is the yardstick: what the raw+json baseline of the
+// bench module does per call, the server decoding the request into a
+// struct and encoding the result, the client decoding the result.
+func BenchmarkRawJSON(b *testing.B) {
+	type request struct {
+		Params struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				Text string `json:"text"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type result struct {
+		Content []content `json:"content"`
+	}
+	for _, sz := range benchSizes {
+		params, err := json.Marshal(map[string]any{"params": map[string]any{"name": "echo", "arguments": map[string]string{"text": benchText(sz.size)}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("server/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				var req request
+				if err := json.Unmarshal(params, &req); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(&result{Content: []content{{"text", req.Params.Arguments.Text}}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		raw, err := json.Marshal(&result{Content: []content{{"text", benchText(sz.size)}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("client/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(sz.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				var res result
+				if err := json.Unmarshal(raw, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
