@@ -889,7 +889,19 @@ func benchSpawnToReady(b *testing.B) {
 // BenchmarkEcho8MiB: one tools/call echo whose text is 8 MiB (ASCII, no
 // escaping), so 8 MiB goes each way.
 func BenchmarkEcho8MiB(b *testing.B) {
-	text := strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", (8<<20)/32)
+	benchEcho(b, strings.Repeat("abcdefghijklmnopqrstuvwxyz012345", (8<<20)/32))
+}
+
+// BenchmarkEcho8MiBMixed is BenchmarkEcho8MiB with text that JSON must
+// escape or that is not ASCII: quotes, backslashes, line breaks, tabs, a
+// control character, accented letters, CJK and emoji, about one byte in
+// three needing work.
+func BenchmarkEcho8MiBMixed(b *testing.B) {
+	const chunk = "caf\u00e9 \"quoted\"\tline\\path\nnaïve 日本語 🚀\x01 <tag> & ok, plain ascii text.."
+	benchEcho(b, strings.Repeat(chunk, (8<<20)/len(chunk)))
+}
+
+func benchEcho(b *testing.B, text string) {
 	for _, im := range stdioImpls {
 		b.Run(im.name, func(b *testing.B) {
 			s := mustStart(b, im)
@@ -904,8 +916,8 @@ func BenchmarkEcho8MiB(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(got) != len(text) {
-					b.Fatalf("echo returned %d bytes", len(got))
+				if got != text {
+					b.Fatalf("echo returned %d bytes, not the %d sent", len(got), len(text))
 				}
 			}
 			b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/call")

@@ -313,10 +313,22 @@ func (call *Call) Result(v any) error {
 	if v == nil {
 		return nil
 	}
-	if err := json.Unmarshal(call.result, v); err != nil {
+	if err := decodeResult(call.result, v); err != nil {
 		return fmt.Errorf("%s: decoding the result: %w", call.method, err)
 	}
 	return nil
+}
+
+// decodeResult decodes a result that the Stream has already checked to be
+// one valid JSON value. A json.Unmarshaler gets the bytes directly, as
+// json.Unmarshal would give them, but without json.Unmarshal's own check
+// and scan of the whole value first: for a result of megabytes, those two
+// passes cost several times what the decoder itself did.
+func decodeResult(b json.RawMessage, v any) error {
+	if u, ok := v.(json.Unmarshaler); ok && len(b) > 0 {
+		return u.UnmarshalJSON(b)
+	}
+	return json.Unmarshal(b, v)
 }
 
 // Raw waits for the call to complete and returns its result undecoded.
