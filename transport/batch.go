@@ -55,13 +55,7 @@ func (s *Stream) acceptBatch(frame []byte) ([]byte, error) {
 		}
 		// Batches are rare: their messages wait as encoded JSON, like
 		// other injected messages.
-		var msg []byte
-		var err error
-		if req != nil {
-			msg, err = json.Marshal(req)
-		} else {
-			msg, err = json.Marshal(resp)
-		}
+		msg, err := encodeRPC(req, resp)
 		if err != nil {
 			return nil, err
 		}

@@ -1,40 +1,12 @@
 package transport
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/winbridge/winbridge/internal/logrec"
 )
-
-// recordSink is a slog.Handler that keeps each record's attributes.
-type recordSink struct {
-	mu   sync.Mutex
-	recs []map[string]string
-}
-
-func (s *recordSink) Enabled(context.Context, slog.Level) bool { return true }
-func (s *recordSink) WithAttrs([]slog.Attr) slog.Handler       { return s }
-func (s *recordSink) WithGroup(string) slog.Handler            { return s }
-func (s *recordSink) Handle(_ context.Context, r slog.Record) error {
-	m := map[string]string{"msg": r.Message}
-	r.Attrs(func(a slog.Attr) bool {
-		m[a.Key] = a.Value.String()
-		return true
-	})
-	s.mu.Lock()
-	s.recs = append(s.recs, m)
-	s.mu.Unlock()
-	return nil
-}
-
-func (s *recordSink) all() []map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]map[string]string(nil), s.recs...)
-}
 
 // queueFramer replays queued frames and records written ones.
 type queueFramer struct {
@@ -60,7 +32,7 @@ func (q *queueFramer) Close() error { return nil }
 
 func TestTapFramer(t *testing.T) {
 	q := &queueFramer{in: [][]byte{[]byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}`)}}
-	sink := &recordSink{}
+	sink := &logrec.Sink{}
 	f := TapFramer(q, &EchoOptions{Handler: sink, MaxText: 120})
 	sent := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{"password":"hunter2","text":"` + strings.Repeat("z", 100) + `"}}}`
 	if err := f.WriteFrame([]byte(sent)); err != nil {
@@ -73,7 +45,7 @@ func TestTapFramer(t *testing.T) {
 	if _, err := f.ReadFrame(); err != io.EOF {
 		t.Fatalf("end: %v", err)
 	}
-	recs := sink.all()
+	recs := sink.All()
 	if len(recs) != 2 {
 		t.Fatalf("%d records", len(recs))
 	}

@@ -107,13 +107,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 				t.Fatalf("accept: %v, %v, %v", rej, req, resp)
 			}
 			// What jsonrpc2 is handed, as its own encoder writes it.
-			var msg []byte
-			var err error
-			if req != nil {
-				msg, err = json.Marshal(req)
-			} else {
-				msg, err = json.Marshal(resp)
-			}
+			msg, err := encodeRPC(req, resp)
 			if err != nil {
 				t.Fatalf("jsonrpc2 cannot encode what the stream hands it: %v", err)
 			}

@@ -66,17 +66,20 @@ func deliver(v any, req *jsonrpc2.Request, resp *jsonrpc2.Response) error {
 		m.request, m.response = req, resp
 		return nil
 	}
-	var b []byte
-	var err error
-	if req != nil {
-		b, err = json.Marshal(req)
-	} else {
-		b, err = json.Marshal(resp)
-	}
+	b, err := encodeRPC(req, resp)
 	if err != nil {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// encodeRPC encodes a request or a response (exactly one non-nil) as
+// jsonrpc2's own encoder does, for the paths that hand jsonrpc2 bytes.
+func encodeRPC(req *jsonrpc2.Request, resp *jsonrpc2.Response) ([]byte, error) {
+	if req != nil {
+		return json.Marshal(req)
+	}
+	return json.Marshal(resp)
 }
 
 // rpcOut is what jsonrpc2 asked the stream to send, split into raw members.

@@ -165,13 +165,7 @@ func (s *Stream) hand(v any, req *jsonrpc2.Request, resp *jsonrpc2.Response) err
 		return deliver(v, req, resp)
 	}
 	s.mu.Unlock()
-	var b []byte
-	var err error
-	if req != nil {
-		b, err = json.Marshal(req)
-	} else {
-		b, err = json.Marshal(resp)
-	}
+	b, err := encodeRPC(req, resp)
 	if err != nil {
 		return err
 	}

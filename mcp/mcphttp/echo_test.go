@@ -3,45 +3,16 @@ package mcphttp
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/winbridge/winbridge/internal/logrec"
 	"github.com/winbridge/winbridge/transport"
 )
-
-// recordSink is a slog.Handler that keeps each record's attributes.
-type recordSink struct {
-	mu   sync.Mutex
-	recs []map[string]string
-}
-
-func (s *recordSink) Enabled(context.Context, slog.Level) bool { return true }
-func (s *recordSink) WithAttrs([]slog.Attr) slog.Handler       { return s }
-func (s *recordSink) WithGroup(string) slog.Handler            { return s }
-func (s *recordSink) Handle(_ context.Context, r slog.Record) error {
-	m := map[string]string{"msg": r.Message}
-	r.Attrs(func(a slog.Attr) bool {
-		m[a.Key] = a.Value.String()
-		return true
-	})
-	s.mu.Lock()
-	s.recs = append(s.recs, m)
-	s.mu.Unlock()
-	return nil
-}
-
-func (s *recordSink) all() []map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]map[string]string(nil), s.recs...)
-}
 
 // serveOnce runs h for one POST of body and returns the response and its
 // body; the server is closed before returning, so the echo has logged.
@@ -79,10 +50,10 @@ func jsonHandler(body string) http.Handler {
 func TestEchoSummaryAndTruncation(t *testing.T) {
 	long := strings.Repeat("x", 5000)
 	respBody := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + long + `"}]}}`
-	sink := &recordSink{}
+	sink := &logrec.Sink{}
 	_, _ = serveOnce(t, EchoHandler(jsonHandler(respBody), &transport.EchoOptions{Handler: sink, MaxText: 100}),
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`, http.Header{"Content-Type": {"application/json"}})
-	recs := sink.all()
+	recs := sink.All()
 	if len(recs) != 1 {
 		t.Fatalf("%d records", len(recs))
 	}
@@ -103,12 +74,12 @@ func TestEchoSummaryAndTruncation(t *testing.T) {
 // captured.
 func TestEchoCaptureLimit(t *testing.T) {
 	respBody := `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"` + strings.Repeat("y", 300) + `"}}`
-	sink := &recordSink{}
+	sink := &logrec.Sink{}
 	resp, got := serveOnce(t, EchoHandler(jsonHandler(respBody), &transport.EchoOptions{Handler: sink, MaxText: 1000, MaxCapture: 64}), `{"jsonrpc":"2.0","id":1,"method":"x"}`, nil)
 	if string(got) != respBody || resp.StatusCode != 200 {
 		t.Fatalf("the echo changed the response: %q", got)
 	}
-	r := sink.all()[0]
+	r := sink.All()[0]
 	if !strings.HasSuffix(r["resp.body"], "…[truncated "+strconv.Itoa(len(respBody)-64)+" bytes]") {
 		t.Fatalf("resp.body %q", r["resp.body"])
 	}
@@ -118,7 +89,7 @@ func TestEchoMasks(t *testing.T) {
 	secrets := []string{"Bearer abc.def", "c00kie", "k-123", "proxy-pw", "s1", "s2", "s3", "s4", "s5", "s3cr3t-cookie", "tk-9"}
 	reqBody := `{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"login","arguments":{"api_key":"s1","password":"s2","nested":{"accessToken":"s3","list":[{"client_secret":{"deep":"s4"}}]},"apiKey":5,"user":"ada"},"_meta":{"progressToken":"p-1"}}}`
 	respBody := `{"jsonrpc":"2.0","id":"q","result":{"refresh_token":"tk-9","maxTokens":12,"ok":true,"x":{"Password":"s5"}}}`
-	sink := &recordSink{}
+	sink := &logrec.Sink{}
 	var out bytes.Buffer
 	hdr := http.Header{
 		"Authorization":       {"Bearer abc.def"},
@@ -129,7 +100,7 @@ func TestEchoMasks(t *testing.T) {
 	}
 	serveOnce(t, EchoHandler(jsonHandler(respBody), &transport.EchoOptions{Handler: sink}), reqBody, hdr)
 	serveOnce(t, EchoHandler(jsonHandler(respBody), &transport.EchoOptions{Writer: &out}), reqBody, hdr)
-	r := sink.all()[0]
+	r := sink.All()[0]
 	all := out.String()
 	for _, v := range r {
 		all += "\n" + v
@@ -166,7 +137,7 @@ func TestEchoUnchanged(t *testing.T) {
 	t.Run("json", func(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"result":{"token":"keep-me-on-the-wire"}}`
 		plain, pb := serveOnce(t, jsonHandler(body), `{"jsonrpc":"2.0","id":1,"method":"x"}`, nil)
-		echoed, eb := serveOnce(t, EchoHandler(jsonHandler(body), &transport.EchoOptions{Handler: &recordSink{}}), `{"jsonrpc":"2.0","id":1,"method":"x"}`, nil)
+		echoed, eb := serveOnce(t, EchoHandler(jsonHandler(body), &transport.EchoOptions{Handler: &logrec.Sink{}}), `{"jsonrpc":"2.0","id":1,"method":"x"}`, nil)
 		if !bytes.Equal(pb, eb) || plain.StatusCode != echoed.StatusCode || plain.Header.Get("Set-Cookie") != echoed.Header.Get("Set-Cookie") {
 			t.Fatalf("with echo %d %q, without %d %q", echoed.StatusCode, eb, plain.StatusCode, pb)
 		}
@@ -207,13 +178,13 @@ func TestEchoUnchanged(t *testing.T) {
 			got.Write(rest)
 			return got.Bytes()
 		}
-		sink := &recordSink{}
+		sink := &logrec.Sink{}
 		plain := run(func(h http.Handler) http.Handler { return h })
 		echoed := run(func(h http.Handler) http.Handler { return EchoHandler(h, &transport.EchoOptions{Handler: sink}) })
 		if !bytes.Equal(plain, echoed) {
 			t.Fatalf("with echo %q\nwithout %q", echoed, plain)
 		}
-		r := sink.all()[0]
+		r := sink.All()[0]
 		if r["outcome"] != "result" || r["rpc"] != "tools/call" || !strings.Contains(r["resp.body"], `"secret":"[masked]"`) || !strings.Contains(r["resp.body"], " | ") {
 			t.Fatalf("sse summary %v", r)
 		}
