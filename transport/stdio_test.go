@@ -23,12 +23,13 @@ const stdioChildEnv = "WINBRIDGE_TRANSPORT_STDIO_CHILD"
 
 // Exit statuses of the child, besides 0.
 const (
-	childStdioFailed   = 10
-	childNotDiverted   = 11
-	childNotRestored   = 12
-	childProtocolWrote = 13
-	childNotPolled     = 14
-	childStillNonblock = 15
+	childStdioFailed    = 10
+	childNotDiverted    = 11
+	childNotRestored    = 12
+	childProtocolWrote  = 13
+	childNotPolled      = 14
+	childStillNonblock  = 15
+	childStderrNonblock = 16
 )
 
 // nonblocking reports whether descriptor 0's open file is in non-blocking
@@ -169,5 +170,37 @@ func TestStdio(t *testing.T) {
 		if got := strings.Count(stderr.String(), stray); got != n {
 			t.Errorf("stderr has %q %d times, want %d; stderr:\n%s", stray, got, n, stderr.String())
 		}
+	}
+}
+
+// TestStdioSharedPipeChild checks, in a child whose stdout and stderr are
+// one pipe, that Stdio leaves that pipe blocking: stderr's writers do not
+// expect EAGAIN.
+func TestStdioSharedPipeChild(t *testing.T) {
+	if os.Getenv(stdioChildEnv) != "shared" {
+		t.Skip("the child of TestStdioSharedPipe")
+	}
+	s, err := Stdio(&StreamOptions{Logger: quiet})
+	if err != nil {
+		os.Exit(childStdioFailed)
+	}
+	flags, err := unix.FcntlInt(2, unix.F_GETFL, 0)
+	if err != nil || flags&unix.O_NONBLOCK != 0 {
+		os.Exit(childStderrNonblock)
+	}
+	_ = s.Close()
+	os.Exit(0)
+}
+
+func TestStdioSharedPipe(t *testing.T) {
+	if os.Getenv(stdioChildEnv) != "" {
+		t.Skip("in the child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStdioSharedPipeChild$", "-test.count=1", "-test.timeout=30s")
+	cmd.Env = append(os.Environ(), stdioChildEnv+"=shared")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out // one pipe for both
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v; output:\n%s", err, out.String())
 	}
 }

@@ -25,7 +25,9 @@ func divertStdout() (*os.File, func(), error) {
 	if err != nil {
 		saved = -1
 	}
-	polled := setPollable(fd)
+	// When stdout and stderr are one pipe (2>&1), non-blocking mode would
+	// reach stderr too, whose writers do not expect EAGAIN.
+	polled := !samePipe(fd, 2) && setPollable(fd)
 	restore := func() {
 		if saved >= 0 {
 			if polled {
@@ -76,4 +78,13 @@ func setPollable(fd int) bool {
 		return false
 	}
 	return unix.SetNonblock(fd, true) == nil
+}
+
+// samePipe reports whether descriptors a and b are the same pipe or socket.
+func samePipe(a, b int) bool {
+	var sa, sb unix.Stat_t
+	if unix.Fstat(a, &sa) != nil || unix.Fstat(b, &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
