@@ -215,8 +215,8 @@ func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
 func (c *Client) addMeta(meta mcp.Meta, token string) {
 	if c.stateless {
 		meta[mcp.MetaProtocolVersion] = c.version
-		meta[mcp.MetaClientInfo] = c.info
-		meta[mcp.MetaClientCapabilities] = c.opts.Capabilities
+		meta[mcp.MetaClientInfo] = c.metaInfo
+		meta[mcp.MetaClientCapabilities] = c.metaCaps
 		if c.opts.LogLevel != "" {
 			meta[mcp.MetaLogLevel] = c.opts.LogLevel
 		}

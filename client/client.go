@@ -64,7 +64,9 @@ type Client struct {
 	conn *transport.Conn
 	opts Options
 	info mcp.Implementation
-	log  *slog.Logger
+	// metaInfo and metaCaps are info and the capabilities, encoded.
+	metaInfo, metaCaps json.RawMessage
+	log                *slog.Logger
 
 	version      string
 	stateless    bool
@@ -89,6 +91,10 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 		c.info = *c.opts.ClientInfo
 	}
 	c.opts.Capabilities = c.opts.capabilities()
+	// In 2026-07-28 both go in the _meta of every request: encoded once
+	// here, they are spliced in as they are.
+	c.metaInfo, _ = json.Marshal(c.info)
+	c.metaCaps, _ = json.Marshal(c.opts.Capabilities)
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.Default()

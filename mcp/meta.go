@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // Meta is the _meta member that requests, results, notifications and many
@@ -12,6 +14,16 @@ type Meta map[string]any
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (m *Meta) UnmarshalJSON(b []byte) error {
+	// The common case, a valid object, without json.Decoder's copy and
+	// double scan; anything else takes the general path and its errors.
+	if jsonscan.Valid(b) {
+		if v, ok := jsonscan.DecodeAny(b); ok {
+			if obj, isObj := v.(map[string]any); isObj {
+				*m = obj
+				return nil
+			}
+		}
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v map[string]any

@@ -1,0 +1,57 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var decodeSeeds = []string{
+	`{}`, `[]`, `{"a":1,"b":[true,false,null,"x",-1.5e3,{"c":{}}],"a":2}`, ` {"k\u00e9y":"v\n"} `,
+	`"s"`, `12345678901234567890123`, `[[],[[]]]`, "{\"bad\":\"\xff\"}", `{"a":{"b":{"c":[1,"2",{"d":null}]}}}`,
+	`{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"roots":{"listChanged":true}}}`,
+}
+
+// reference decodes as json.Decoder with UseNumber.
+func referenceAny(b []byte) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || d.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+func checkDecodeAny(t *testing.T, b []byte) {
+	t.Helper()
+	if !Valid(b) {
+		return // DecodeAny's input is valid JSON
+	}
+	want, ok := referenceAny(b)
+	if !ok {
+		t.Fatalf("encoding/json rejects valid %q", b)
+	}
+	got, ok := DecodeAny(b)
+	if !ok {
+		t.Fatalf("DecodeAny(%.80q) failed", b)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("DecodeAny(%.80q) differs (-encoding/json +DecodeAny):\n%s", b, diff)
+	}
+}
+
+func TestDecodeAny(t *testing.T) {
+	for _, s := range decodeSeeds {
+		checkDecodeAny(t, []byte(s))
+	}
+}
+
+func FuzzDecodeAny(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkDecodeAny(t, b) })
+}

@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func decodeMeta(t *testing.T, s string) Meta {
+	t.Helper()
+	var m Meta
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A stateless client's info and capabilities are decoded once while they
+// stay the same, anew when they change, and a handler that changes its
+// request's _meta cannot make a later request match a stale decoding.
+func TestStatelessClientMemo(t *testing.T) {
+	ss := newServerSession(NewServer(&Implementation{Name: "s", Version: "1"}, nil))
+	const withRoots = `{"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
+	const withSampling = `{"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}`
+
+	first := decodeMeta(t, withRoots)
+	info, caps := ss.statelessClient(first)
+	if info.Name != "a" || caps.Roots == nil || caps.Sampling != nil {
+		t.Fatalf("first: %+v %+v", info, caps)
+	}
+	info, caps = ss.statelessClient(decodeMeta(t, withRoots))
+	if info.Name != "a" || caps.Roots == nil {
+		t.Fatalf("same again: %+v %+v", info, caps)
+	}
+	// The first request's handler rewrites its _meta to look like the next.
+	first[MetaClientInfo].(map[string]any)["name"] = "b"
+	c := first[MetaClientCapabilities].(map[string]any)
+	delete(c, "roots")
+	c["sampling"] = map[string]any{}
+	info, caps = ss.statelessClient(decodeMeta(t, withSampling))
+	if info.Name != "b" || caps.Sampling == nil || caps.Roots != nil {
+		t.Fatalf("changed: %+v %+v", info, caps)
+	}
+	info, caps = ss.statelessClient(Meta{})
+	if info.Name != "" || caps.Sampling != nil {
+		t.Fatalf("absent: %+v %+v", info, caps)
+	}
+}
