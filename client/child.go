@@ -107,16 +107,16 @@ type child struct {
 	group procGroup
 	log   *slog.Logger
 
-	stdin *os.File // our write end
+	stdin  *os.File // our write end
+	stdout *os.File // our read end
+	stderr *os.File // our read end
+	tail   *ring
 
 	// protoIn and protoOut are stdin and stdout as the protocol reads and
 	// writes them: with raw system calls where the platform allows
 	// (internal/rawio), else the files themselves.
 	protoIn  io.Writer
 	protoOut io.Reader
-	stdout   *os.File // our read end
-	stderr   *os.File // our read end
-	tail     *ring
 
 	stdoutDone chan struct{} // reading stdout reached its end
 	stderrDone chan struct{} // the stderr drain finished
