@@ -119,7 +119,7 @@ func (s *revSchema) validator(def string, strict bool) (*jsonschema.Resolved, er
 	var defs map[string]*jsonschema.Schema
 	if strict {
 		s.strictOnce.Do(func() {
-			s.strictDefs, s.strictErr = decodeDefs(strictify(deepCopyJSON(s.raw[s.defsKey]), "", false))
+			s.strictDefs, s.strictErr = decodeDefs(strictify(cloneJSON(s.raw[s.defsKey]), "", false))
 		})
 		defs, _ = s.strictDefs, s.strictErr
 		if s.strictErr != nil {
@@ -216,24 +216,6 @@ func allowMeta(v any) {
 			props["_meta"] = map[string]any{"type": "object"}
 		}
 	}
-}
-
-func deepCopyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = deepCopyJSON(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(v))
-		for i, e := range v {
-			l[i] = deepCopyJSON(e)
-		}
-		return l
-	}
-	return v
 }
 
 // strictify closes every object schema that declares properties but says

@@ -80,26 +80,36 @@ func BenchmarkToolCallServer(b *testing.B) {
 	}
 }
 
+// BenchmarkToolCallClientDecode is the client's decoding of a result:
+// through json.Unmarshal, as a caller with its own bytes would decode it
+// (which checks them and scans for their end before calling
+// UnmarshalJSON), and directly, as transport.Call.Result does with the
+// bytes the stream has checked: the part that is this package's.
 func BenchmarkToolCallClientDecode(b *testing.B) {
+	decoders := []struct {
+		name   string
+		decode func([]byte, *CallToolResult) error
+	}{
+		{"json.Unmarshal", func(raw []byte, res *CallToolResult) error { return json.Unmarshal(raw, res) }},
+		{"direct", func(raw []byte, res *CallToolResult) error { return res.UnmarshalJSON(raw) }},
+	}
 	for _, sz := range benchSizes {
-		b.Run(sz.name, func(b *testing.B) {
-			raw, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(sz.size))
-			b.ReportAllocs()
-			for b.Loop() {
-				// As transport.Call.Result decodes a call's result.
-				var res CallToolResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					b.Fatal(err)
+		raw, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range decoders {
+			b.Run(sz.name+"/"+d.name, func(b *testing.B) {
+				b.SetBytes(int64(sz.size))
+				b.ReportAllocs()
+				for b.Loop() {
+					var res CallToolResult
+					if err := d.decode(raw, &res); err != nil || len(res.Content) != 1 {
+						b.Fatalf("decoded %d blocks: %v", len(res.Content), err)
+					}
 				}
-				if len(res.Content) != 1 {
-					b.Fatal("no content")
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -115,29 +125,6 @@ func BenchmarkAddTool(b *testing.B) {
 	for b.Loop() {
 		AddTool(srv, &Tool{Name: "t"}, func(ctx context.Context, req *CallToolRequest, _ in) (*CallToolResult, any, error) {
 			return nil, nil, nil
-		})
-	}
-}
-
-// BenchmarkToolCallClientDecodeDirect is the client's decoding of a
-// result without transport.Call.Result's json.Unmarshal around it, which
-// checks the bytes and scans for their end before calling UnmarshalJSON:
-// the part of BenchmarkToolCallClientDecode that is this package's.
-func BenchmarkToolCallClientDecodeDirect(b *testing.B) {
-	for _, sz := range benchSizes {
-		b.Run(sz.name, func(b *testing.B) {
-			raw, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(sz.size))
-			b.ReportAllocs()
-			for b.Loop() {
-				var res CallToolResult
-				if err := res.UnmarshalJSON(raw); err != nil || len(res.Content) != 1 {
-					b.Fatal(err)
-				}
-			}
 		})
 	}
 }
