@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 )
@@ -243,6 +244,10 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 			return
 		}
 	}
+	if p.stream != nil && s.id != "" && h.answerIfQuick(w, r, p.stream) {
+		s.dropStream(p.stream)
+		return
+	}
 	if p.stream != nil {
 		if !p.stream.attach() {
 			return // the session closed already
@@ -295,6 +300,45 @@ func (h *Handler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventS
 		case <-es.wake:
 		case <-r.Context().Done():
 			return true
+		case <-h.done:
+			return false
+		}
+	}
+}
+
+// quickAnswer is how long a session's request that may stream waits for
+// its result before it starts the stream.
+const quickAnswer = 20 * time.Millisecond
+
+// answerIfQuick answers a session's request with plain JSON when its final
+// response is the first thing it produces and comes within quickAnswer,
+// and reports whether it did. A stream, with its priming event for
+// resumption, costs a fast call more than the call itself; a call that
+// sends anything first (progress, a request of its own) or takes longer
+// gets the stream, losing at most quickAnswer of resumability.
+func (h *Handler) answerIfQuick(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
+	var deadline <-chan time.Time
+	for {
+		evs, done, closed := es.since(0)
+		switch {
+		case len(evs) == 1 && done:
+			es.markSent(evs[0].n)
+			writeJSON(w, http.StatusOK, evs[0].data)
+			return true
+		case len(evs) > 0 || closed:
+			return false
+		}
+		if deadline == nil {
+			t := time.NewTimer(quickAnswer)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-es.wake:
+		case <-deadline:
+			return false
+		case <-r.Context().Done():
+			return false
 		case <-h.done:
 			return false
 		}
