@@ -87,7 +87,7 @@ type rpcOut struct {
 	isRequest bool
 	id        json.RawMessage // nil for a notification
 	method    json.RawMessage // a JSON string, unless req is set
-	num       uint64          // the id, when hasNum (direct path, integer id)
+	num       uint64          // the id instead, when hasNum (direct path, integer id)
 	hasNum    bool
 	req       *jsonrpc2.Request // direct path: method and id read from it
 	params    json.RawMessage   // nil when absent
@@ -121,7 +121,11 @@ func splitOutgoing(v any) (rpcOut, error) {
 		return o, nil
 	}
 	r := m.response
-	o.id = appendRPCID(nil, r.ID)
+	if r.ID.IsString {
+		o.id = appendRPCID(nil, r.ID)
+	} else {
+		o.num, o.hasNum = r.ID.Num, true
+	}
 	switch {
 	case r.Error != nil:
 		b, err := json.Marshal(r.Error)
@@ -193,24 +197,4 @@ func rpcRequest(method string, slot uint64, notif bool, params json.RawMessage) 
 		r.Params = &params
 	}
 	return r
-}
-
-// decodeMethod turns the raw JSON string of a method into a Go string.
-func decodeMethod(raw json.RawMessage) (string, error) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		inner := raw[1 : len(raw)-1]
-		plain := true
-		for _, c := range inner {
-			if c == '\\' || c == '"' || c < 0x20 {
-				plain = false
-				break
-			}
-		}
-		if plain {
-			return string(inner), nil
-		}
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
 }

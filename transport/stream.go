@@ -199,8 +199,8 @@ func (s *Stream) accept(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Response, *r
 	}
 	switch env.kind {
 	case kindRequest, kindNotification:
-		method, err := decodeMethod(env.method)
-		if err != nil {
+		method, ok := jsonscan.Unquote(env.method)
+		if !ok {
 			return nil, nil, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: member \"method\" is not a valid string"}
 		}
 		s.mu.Lock()
@@ -358,14 +358,18 @@ func (s *Stream) WriteObject(v any) error {
 			out = append(append(out, `,"params":`...), s.payload(m.params)...)
 		}
 	} else {
-		slot, err := strconv.ParseUint(string(m.id), 10, 64)
+		slot := m.num
+		var err error
+		if !m.hasNum {
+			slot, err = strconv.ParseUint(string(m.id), 10, 64)
+		}
 		in := s.inbound[slot]
 		if err != nil || in == nil || in.id.IsZero() {
 			if m.errObj == nil {
 				s.payload(m.result) // discard the payload stashed for it
 			}
 			s.mu.Unlock()
-			s.log.Debug("transport: dropped a reply to a request already answered or released", "id", string(m.id))
+			s.log.Debug("transport: dropped a reply to a request already answered or released", "slot", slot, "id", string(m.id))
 			return nil
 		}
 		delete(s.inbound, slot)
