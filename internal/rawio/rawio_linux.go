@@ -67,11 +67,16 @@ func (r *rawIO) Read(p []byte) (int, error) {
 func (r *rawIO) Write(p []byte) (int, error) {
 	written := 0
 	var errno syscall.Errno
+	stuck := false // the kernel took nothing, which os.File reports too
 	err := r.rc.Write(func(fd uintptr) bool {
 		for written < len(p) {
 			r1, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[written])), uintptr(len(p)-written))
 			switch e {
 			case 0:
+				if r1 == 0 {
+					stuck = true
+					return true
+				}
 				written += int(r1)
 			case syscall.EINTR:
 			case syscall.EAGAIN:
@@ -88,6 +93,9 @@ func (r *rawIO) Write(p []byte) (int, error) {
 	}
 	if errno != 0 {
 		return written, &os.PathError{Op: "write", Path: r.f.Name(), Err: errno}
+	}
+	if stuck {
+		return written, io.ErrUnexpectedEOF
 	}
 	return written, nil
 }
