@@ -11,25 +11,51 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// peerSchemaDir is where the official schemas and examples live, relative
-// to this package: /work/shared/mcp-schema beside the repository.
-const peerSchemaDir = "../../shared/mcp-schema"
+// The official MCP schemas and example messages are reference material, not
+// part of this repository. The tests that validate wire messages against them
+// look in WINBRIDGE_MCP_SCHEMA_DIR, else in ../shared/mcp-schema beside the
+// repository (where this project's CI keeps them). Laid out as
+// <dir>/<revision>/schema.json and <dir>/2026-07-28/examples/<Type>/*.json,
+// they come unchanged from the specification repository,
+// https://github.com/modelcontextprotocol/modelcontextprotocol, directory
+// schema/.
+const (
+	schemaDirEnv     = "WINBRIDGE_MCP_SCHEMA_DIR"
+	requireSchemaEnv = "WINBRIDGE_REQUIRE_SCHEMAS"
+)
+
+// peerSchemaDir is the directory the schema tests read.
+var peerSchemaDir = func() string {
+	if d := os.Getenv(schemaDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "mcp-schema")
+}()
+
+// schemaHowTo says where to get the schemas and how to point the tests at
+// them; scripts/test prints the same notice when it finds none.
+const schemaHowTo = "get them from https://github.com/modelcontextprotocol/modelcontextprotocol " +
+	"(directory schema/: <revision>/schema.json and 2026-07-28/examples/) and set " +
+	schemaDirEnv + " to that directory"
+
+// requirePeers skips the test when the official schemas are missing, saying
+// where to get them; with WINBRIDGE_REQUIRE_SCHEMAS=1 (CI) it fails instead.
+// The schemas are not a peer the setup script can install, so
+// WINBRIDGE_REQUIRE_PEERS alone does not make their absence a failure: a
+// fresh clone must pass its test command.
+func requirePeers(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv(requireSchemaEnv) == "1" {
+			t.Fatalf("official MCP schemas not found at %s (%s=1): %v; %s", path, requireSchemaEnv, err, schemaHowTo)
+		}
+		t.Skipf("official MCP schemas not found at %s; %s", path, schemaHowTo)
+	}
+}
 
 // schemaRevisions are the protocol revisions with an official schema, oldest
 // first.
 var schemaRevisions = []string{Version20241105, Version20250326, Version20250618, Version20251125, Version20260728}
-
-// requirePeers skips the test when the official schemas are missing, unless
-// WINBRIDGE_REQUIRE_PEERS=1, when it fails.
-func requirePeers(t testing.TB, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("WINBRIDGE_REQUIRE_PEERS") == "1" {
-			t.Fatalf("official MCP schemas not found at %s (WINBRIDGE_REQUIRE_PEERS=1): %v", path, err)
-		}
-		t.Skipf("official MCP schemas not found at %s; set WINBRIDGE_REQUIRE_PEERS=1 to make this a failure", path)
-	}
-}
 
 // revSchema is one revision's schema.json, able to validate an instance
 // against any of its definitions.
