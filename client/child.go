@@ -91,11 +91,10 @@ const (
 
 // childConfig is what a child needs from ProcessOptions.
 type childConfig struct {
-	tail     int
-	onLine   func(string)
-	log      *slog.Logger // diagnostics
-	lineLog  *slog.Logger // stderr lines, if wanted
-	maxFrame int
+	tail    int
+	onLine  func(string)
+	log     *slog.Logger // diagnostics
+	lineLog *slog.Logger // stderr lines, if wanted
 }
 
 // child is one run of a server process: its pipes, its process group (a

@@ -120,7 +120,7 @@ func validTagName(s string) bool {
 // json.Unmarshal instead (into a zero value again: dst may be half done).
 func (d *argDecoder) decode(args []byte, dst reflect.Value) bool {
 	var buf [8][]byte
-	vals := buf[:0]
+	var vals [][]byte
 	if len(d.names) <= len(buf) {
 		vals = buf[:len(d.names)]
 	} else {

@@ -13,17 +13,20 @@ import (
 // json.Unmarshal.
 
 type argsPlain struct {
-	Text   string  `json:"text"`
-	N      int     `json:"n,omitempty"`
-	I8     int8    `json:"i8"`
-	U      uint16  `json:"u"`
-	F      float64 `json:"f"`
-	F32    float32 `json:"f32"`
-	B      bool    `json:"b"`
-	Untag  string
-	Dash   string `json:"-"`
-	Dash2  string `json:"-,"`
-	Weird  string `json:"a\"b"`
+	Text  string  `json:"text"`
+	N     int     `json:"n,omitempty"`
+	I8    int8    `json:"i8"`
+	U     uint16  `json:"u"`
+	F     float64 `json:"f"`
+	F32   float32 `json:"f32"`
+	B     bool    `json:"b"`
+	Untag string
+	Dash  string `json:"-"`
+	//lint:ignore SA5008 "-," names the member "-", which is the case under test
+	Dash2 string `json:"-,"`
+	//lint:ignore SA5008 a malformed tag on purpose: the fast decoder must treat it as encoding/json does
+	Weird string `json:"a\"b"`
+	//lint:ignore U1000 an unexported field must be left alone by the decoder
 	hidden string
 }
 

@@ -17,10 +17,9 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 // otherwise the error that refuses it: CodeUnsupportedProtocolVersion
 // with the offered revisions in its data (UnsupportedVersionData). It is
 // for versions named outside a message, such as in an HTTP header; the
-// server checks the versions inside messages itself. The result is an
-// *Error, as a response needs it: compare it with nil before storing it
-// in an error variable.
-func (s *Server) CheckVersion(v string) *Error {
+// server checks the versions inside messages itself. A refusal is an
+// *Error (errors.As finds it), which is what a response carries.
+func (s *Server) CheckVersion(v string) error {
 	if s.supports(v) {
 		return nil
 	}

@@ -41,7 +41,9 @@ func TestJSONRPC2LayoutRecognized(t *testing.T) {
 // A look-alike from another package is not taken for jsonrpc2's type.
 func TestRPCMessageLookalikeRejected(t *testing.T) {
 	type anyMessage struct {
-		request  *jsonrpc2.Request
+		//lint:ignore U1000 the fields mimic jsonrpc2's layout, which is what is checked
+		request *jsonrpc2.Request
+		//lint:ignore U1000 likewise
 		response *jsonrpc2.Response
 	}
 	if isRPCMessage(reflect.TypeFor[*anyMessage]()) {

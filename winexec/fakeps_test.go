@@ -140,10 +140,7 @@ func (f *fakeHost) handle(line string, lines <-chan string) (eof bool) {
 		}
 		cmd.Dir = dir
 	}
-	cmd.Env = os.Environ()
-	for _, kv := range req.Env {
-		cmd.Env = append(cmd.Env, kv)
-	}
+	cmd.Env = append(os.Environ(), req.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, _ := cmd.StdinPipe()
 	so, _ := cmd.StdoutPipe()

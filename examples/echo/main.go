@@ -23,7 +23,7 @@ func main() {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo the text back."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
-			return nil, echoOut{Text: in.Text}, nil
+			return nil, echoOut(in), nil
 		})
 	stream, err := transport.Stdio(nil)
 	if err != nil {

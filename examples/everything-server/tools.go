@@ -73,6 +73,7 @@ func addTools(srv *mcp.Server) {
 	// tools-call-error: a failure of the tool, reported with isError.
 	mcp.AddTool(srv, &mcp.Tool{Name: "test_error_handling", Description: "Tests error response handling"},
 		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			//lint:ignore ST1005 the conformance suite expects this text
 			return nil, nil, errors.New("This tool intentionally returns an error for testing")
 		})
 

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"encoding/json"
+	"errors"
 	"mime"
 	"net"
 	"net/http"
@@ -17,6 +18,16 @@ type httpError struct {
 	status int
 	id     json.RawMessage // nil: null
 	err    *mcp.Error
+}
+
+// badVersion is the 400 answer to a protocol version the server does not
+// offer; err is Server.CheckVersion's refusal.
+func badVersion(err error) *httpError {
+	var e *mcp.Error
+	if !errors.As(err, &e) {
+		e = &mcp.Error{Code: mcp.CodeInvalidRequest, Message: err.Error()}
+	}
+	return &httpError{status: http.StatusBadRequest, err: e}
 }
 
 func httpErr(status int, code int64, message string) *httpError {

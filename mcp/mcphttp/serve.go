@@ -35,7 +35,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	hv, _ := headerValue(r, HeaderProtocolVersion)
 	if hv != "" {
 		if err := h.srv.CheckVersion(hv); err != nil {
-			writeHTTPError(w, (&httpError{status: http.StatusBadRequest, err: err}).withID(m))
+			writeHTTPError(w, badVersion(err).withID(m))
 			return
 		}
 	}
@@ -94,7 +94,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "bad request: missing "+HeaderProtocolVersion+" header (the session negotiated "+v+")").withID(m)
 	case hv != "" && hv != v:
 		if err := h.srv.CheckVersion(hv); err != nil {
-			return nil, (&httpError{status: http.StatusBadRequest, err: err}).withID(m)
+			return nil, badVersion(err).withID(m)
 		}
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "bad request: "+HeaderProtocolVersion+" "+hv+" does not match the session's "+v).withID(m)
 	}
