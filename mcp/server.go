@@ -44,9 +44,12 @@ type ServerOptions struct {
 	CompletionHandler CompletionHandler
 }
 
-// Server is an MCP server: a set of tools (and, later, resources and
-// prompts) served to any number of sessions, each on its own connection,
-// in both protocol eras.
+// Server is an MCP server: tools, resources and resource templates,
+// prompts and completions, served to any number of sessions, each on its
+// own connection, in both protocol eras (a legacy session after initialize,
+// and stateless 2026-07-28 requests, even on the same connection). Its
+// methods are safe for concurrent use; features added or removed while
+// sessions are open are announced to them with list_changed.
 type Server struct {
 	impl Implementation
 	opts ServerOptions
