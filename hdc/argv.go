@@ -175,18 +175,16 @@ func optionRisk(o option) string {
 // port (hdc reads it as 127.0.0.1:PORT), or 127.0.0.1, ::1 or
 // ::ffff:127.0.0.1 with a port.
 func loopbackServer(v string) bool {
-	host, port := "", v
+	port := v
 	if i := strings.LastIndexByte(v, ':'); i >= 0 {
-		host, port = v[:i], v[i+1:]
+		switch v[:i] {
+		case "127.0.0.1", "::1", "::ffff:127.0.0.1":
+		default:
+			return false
+		}
+		port = v[i+1:]
 	}
-	if port == "" || len(port) > 5 || strings.Trim(port, "0123456789") != "" {
-		return false
-	}
-	switch host {
-	case "", "127.0.0.1", "::1", "::ffff:127.0.0.1":
-		return true
-	}
-	return false
+	return port != "" && len(port) <= 5 && strings.Trim(port, "0123456789") == ""
 }
 
 // IsDestructive reports whether the hdc command verb with the arguments
