@@ -103,15 +103,15 @@ type Result struct {
 // RunInput are the arguments of hdc.run.
 type RunInput struct {
 	Args       []string `json:"args" jsonschema:"description=hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
-	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
-	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a destructive command (install, uninstall, kill, start -r, target boot, tmode, fport rm...)"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a command that changes the device or the hdc server (install uninstall kill start -r target boot tmode smode fport rport tconn...) or global options other than -t -l -p -v -h and -s with a loopback address"`
 	DryRun     bool     `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
 }
 
 // ShellInput are the arguments of hdc.shell.
 type ShellInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Command    string `json:"command" jsonschema:"description=a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
 	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema:"description=run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
@@ -126,7 +126,7 @@ type ListTargetsInput struct {
 
 // FileInput are the arguments of hdc.file_send and hdc.file_recv.
 type FileInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Local      string `json:"local" jsonschema:"description=path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
 	Remote     string `json:"remote" jsonschema:"description=path on the device, e.g. /data/local/tmp/a.txt"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -135,7 +135,7 @@ type FileInput struct {
 
 // HilogInput are the arguments of hdc.hilog.
 type HilogInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Lines      int    `json:"lines,omitempty" jsonschema:"description=how many of the last log lines to return; default 200,minimum=0,maximum=100000"`
 	Filter     string `json:"filter,omitempty" jsonschema:"description=keep only lines containing this text (fixed string, not a pattern)"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -144,7 +144,7 @@ type HilogInput struct {
 
 // InstallInput are the arguments of hdc.install.
 type InstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Path       string `json:"path" jsonschema:"description=the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
 	Replace    bool   `json:"replace,omitempty" jsonschema:"description=replace an installed application (install -r)"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -154,7 +154,7 @@ type InstallInput struct {
 
 // UninstallInput are the arguments of hdc.uninstall.
 type UninstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Bundle     string `json:"bundle" jsonschema:"description=bundle name, e.g. com.example.app"`
 	KeepData   bool   `json:"keepData,omitempty" jsonschema:"description=keep the application's data (uninstall -k)"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -170,9 +170,14 @@ const DefaultHilogLines = 200
 // shell; a Windows command line holds at most 32,767 characters.
 const MaxWire = 30000
 
-const confirmRule = " Destructive commands (install, uninstall, sideload, kill, start -r, target boot, target mount, " +
-	"tmode, smode, fport rm, update, flash, erase, format) run only with confirm: true; dryRun: true returns the " +
-	"exact argv without running anything."
+const confirmRule = " hdc takes the first hdc command at any position in args as its command (also two words in " +
+	"one element, such as \"target boot\"), and re-splits the elements before it into global options. Commands that " +
+	"change the device, the hdc server or this machine (install, uninstall, sideload, target boot, target mount, " +
+	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
+	"-r anywhere, fport and rport other than fport ls) and global options other than -t KEY, -l N, -p, -v, -h, -f " +
+	"and -s with a loopback address run only with confirm: true; dryRun: true returns the exact argv without " +
+	"running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
+	"and -t values must look like a device key."
 
 const resultRule = " The result holds exitCode, stdout, stderr, durationMs, timedOut, failCode (when hdc printed " +
 	"[Fail]) and argv; isError is set when hdc reported [Fail], the device command failed or the call timed out. " +
@@ -204,7 +209,8 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 		Description: "Runs the HarmonyOS/OpenHarmony device connector (hdc) with an exact argument list, adding -t " +
 			"connectKey when given. hdc always exits 0; this tool detects its [Fail] messages instead. Prefer " +
 			"hdc.shell for device commands: it returns their real exit code. hilog without -x streams forever, so " +
-			"it needs timeoutMs." + confirmRule + resultRule,
+			"it needs timeoutMs. For a Windows hdc.exe the arguments must be ASCII (it reads them through the ANSI code " +
+			"page)." + confirmRule + resultRule,
 		Annotations: destructive,
 	}, t.handleRun)
 	mcp.AddTool(srv, &mcp.Tool{
