@@ -129,7 +129,7 @@ func TestGuardHilogParse(t *testing.T) {
 
 func TestGuardDestructiveVerbs(t *testing.T) {
 	for _, args := range [][]string{
-		{"keygen", "/tmp/k"}, {"tconn", "1.2.3.4:5555"}, {"tconn", "1.2.3.4:5555", "-remove"}, {"reconnect"},
+		{"keygen", "hdckey"}, {"tconn", "1.2.3.4:5555"}, {"tconn", "1.2.3.4:5555", "-remove"}, {"reconnect"},
 		{"killall-sub"}, {"spawn-sub"}, {"rport", "tcp:1", "tcp:2"}, {"fport", "rm", "tcp:1 tcp:2"},
 		{"update", "x"}, {"flash", "x"}, {"erase", "x"}, {"format", "x"},
 	} {
