@@ -5,127 +5,197 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// Command describes an hdc argument list: the options before the command,
-// the command itself and what the tools need to know about it.
+// Command is what hdc will do with an argument list, read the way hdc's
+// host client reads it (see split.go): the command, the global options
+// before it and whether the tools may run it without confirm.
 type Command struct {
-	// Verb is the hdc command: "shell", "file send", "list targets",
-	// "version"... Empty when the arguments hold no command hdc knows.
+	// Verb is the registered hdc command hdc finds: "shell", "file send",
+	// "list targets", "target boot", "wait-for-device"... Empty when the
+	// arguments hold none.
 	Verb string
+	// Line is the command line hdc builds from the verb and the arguments
+	// after it, and dispatches on (without the " remote -cwd DIR" hdc
+	// inserts for file transfers and install).
+	Line string
 	// Rest are the arguments after the verb.
 	Rest []string
-	// ConnectKey is the value of a -t option, if any.
+	// ConnectKey is the value of the last -t option hdc's getopt reads.
 	ConnectKey string
 	// Device reports that the command runs against a device (and so needs
 	// one device to be chosen), as opposed to a command of the hdc server
 	// or client alone (list targets, version, kill, start...).
 	Device bool
-	// Destructive reports a command that changes the device or the hdc
-	// server in a way that cannot be undone by reading: see IsDestructive.
+	// Destructive reports a command that changes the device, the hdc
+	// server or the host in a way reading cannot undo, or global options
+	// that change how hdc's server runs: see Why. The tools run it only
+	// with confirm: true.
 	Destructive bool
+	// Why says what makes the command destructive, or refused.
+	Why string
+	// Refused reports a command the tools never run, confirm or not:
+	// hilog parse (hdc runs it on the host through a shell), a program
+	// name that is itself an hdc command, an argument with a NUL byte.
+	Refused bool
+
+	opts []option
 }
 
-// twoWordVerbs are the hdc commands made of two words.
-var twoWordVerbs = []string{"list targets", "file send", "file recv", "target mount", "target boot"}
-
-// oneWordVerbs are the one-word hdc commands (from hdc's IsRegisterCommand;
-// "wait" matches as a prefix, like hdc's "wait-for").
-var oneWordVerbs = []string{
-	"version", "help", "discover", "checkserver", "checkdevice", "any", "tconn", "shell", "fport", "rport",
-	"kill", "start", "keygen", "install", "uninstall", "hilog", "smode", "bugreport", "tmode", "sideload",
-	"jpid", "track-jpid", "update", "flash", "erase", "format",
+// Options returns the global options hdc's getopt reads before the
+// command, each as "-x" or "-x VALUE".
+func (c Command) Options() []string {
+	out := make([]string, len(c.opts))
+	for i, o := range c.opts {
+		out[i] = o.String()
+	}
+	return out
 }
 
-// serverVerbs run on the hdc client or server without a device.
-var serverVerbs = []string{"version", "help", "discover", "list targets", "checkserver", "kill", "start", "keygen", "tconn", "any", "wait"}
-
-// destructiveVerbs change a device or the hdc server whatever their
-// arguments; "start -r" and "fport rm" are handled in IsDestructive.
-var destructiveVerbs = []string{
-	"install", "uninstall", "sideload", "kill", "target boot", "target mount", "tmode", "smode",
-	"update", "flash", "erase", "format",
-}
-
-// ParseArgs reads an hdc argument list (without the program name) the way
-// hdc's client does: global options (-t KEY, -s ADDR, -l N, -v, -h...)
-// first, then the first registered command.
+// ParseArgs reads an hdc argument list without the program name; see
+// ParseArgv.
 func ParseArgs(args []string) Command {
+	return ParseArgv(append([]string{"hdc"}, args...))
+}
+
+// ParseArgv reads argv, the program and its arguments exactly as they
+// will run, the way hdc's host client does: the first registered command
+// at any position (also as one element holding a space, such as
+// "target boot"), global options from the elements before it re-split on
+// white space and read by getopt, and the command line built from the
+// rest. The decision is made on that line, as hdc dispatches on it.
+func ParseArgv(argv []string) Command {
 	var c Command
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if v, n := matchVerb(args[i:]); v != "" {
-			c.Verb, c.Rest = v, args[i+n:]
-			break
-		}
-		if len(a) >= 2 && a[0] == '-' {
-			switch a[1] {
-			case 't', 's', 'l', 'e', 'd':
-				val := a[2:]
-				if val == "" && i+1 < len(args) {
-					i++
-					val = args[i]
-				}
-				if a[1] == 't' {
-					c.ConnectKey = val
-				}
-			case 'v':
-				c.Verb = "version"
-				return c.classify()
-			case 'h':
-				c.Verb = "help"
-				return c.classify()
-			}
+	for _, a := range argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			c.Refused, c.Why = true, "an argument holds a NUL byte, which no command line can carry"
+			return c
 		}
 	}
-	return c.classify()
-}
-
-func matchVerb(args []string) (string, int) {
-	if len(args) >= 2 {
-		two := args[0] + " " + args[1]
-		if slices.Contains(twoWordVerbs, two) {
-			return two, 2
+	at, n, optionLine, line := splitArgv(argv)
+	if at == 0 {
+		c.Refused, c.Why = true, fmt.Sprintf("the program name %q is itself an hdc command", argv[0])
+		return c
+	}
+	c.opts = getopt(splitWords(optionLine))
+	for _, o := range c.opts {
+		if o.flag == 't' {
+			c.ConnectKey = o.value
 		}
 	}
-	if len(args) >= 1 {
-		if slices.Contains(oneWordVerbs, args[0]) {
-			return args[0], 1
+	if at > 0 {
+		c.Line = line
+		c.Verb = argv[at]
+		if n == 2 {
+			c.Verb = argv[at] + " " + argv[at+1]
 		}
-		if strings.HasPrefix(args[0], "wait") {
-			return "wait", 1
-		}
+		c.Rest = argv[at+n:]
 	}
-	return "", 0
-}
-
-func (c Command) classify() Command {
-	c.Device = c.Verb != "" && !slices.Contains(serverVerbs, c.Verb)
-	if c.Verb == "fport" && len(c.Rest) > 0 && (c.Rest[0] == "ls" || c.Rest[0] == "rm") {
-		c.Device = false
-	}
-	c.Destructive = IsDestructive(c.Verb, c.Rest)
+	c.Device = c.Verb != "" && !serverCommand(c.Line)
+	c.classify()
 	return c
 }
 
-// IsDestructive reports whether the hdc command verb with the arguments rest
-// changes the device or the hdc server: install, uninstall, sideload, kill,
-// start -r, target boot, target mount, tmode, smode, fport rm, update,
-// flash, erase and format. The tools run those only with confirm: true.
-func IsDestructive(verb string, rest []string) bool {
-	switch {
-	case slices.Contains(destructiveVerbs, verb):
-		return true
-	case verb == "start":
-		return slices.Contains(rest, "-r")
-	case verb == "fport":
-		return len(rest) > 0 && rest[0] == "rm"
+// serverCommand reports a command line hdc's client or server handles
+// without a device: the commands main.cpp runs in the client (keygen,
+// kill, killall-sub, start) and AutoConnectKey's list (client.cpp),
+// compared by prefix as there.
+func serverCommand(line string) bool {
+	for _, p := range []string{
+		"keygen", "kill", "start", "version", "help", "discover", "spawn-sub", "killall-sub", "list targets",
+		"checkserver", "tconn", "reconnect", "checkdevice", "wait", "fport ls", "fport rm",
+	} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
 	}
 	return false
+}
+
+// destructiveVerbs change a device, the hdc server or the host whatever
+// their arguments. docs/HDC.md gives the reason for each.
+var destructiveVerbs = []string{
+	"install", "uninstall", "sideload", "target boot", "target mount", "smode", "tmode", "kill", "killall-sub",
+	"spawn-sub", "keygen", "tconn", "reconnect", "update", "flash", "erase", "format",
+}
+
+func (c *Command) classify() {
+	if c.Verb == "hilog" && hilogParse(c.Line) {
+		c.Refused, c.Why = true, "hdc hilog parse runs on this machine through a shell, not on the device"
+		return
+	}
+	switch {
+	case slices.Contains(destructiveVerbs, c.Verb):
+		c.Destructive, c.Why = true, "hdc "+c.Verb+" changes the device, the hdc server or this machine"
+	case c.Verb == "start" && strings.Contains(c.Line, " -r"):
+		// main.cpp: commands.find(" -r") anywhere in the line restarts.
+		c.Destructive, c.Why = true, "hdc start with -r restarts the hdc server"
+	case (c.Verb == "fport" || c.Verb == "rport") && c.Line != "fport ls":
+		c.Destructive, c.Why = true, "hdc "+c.Verb+" adds or removes a port forward that outlives the call"
+	}
+	if c.Destructive {
+		return
+	}
+	for _, o := range c.opts {
+		if why := optionRisk(o); why != "" {
+			c.Destructive, c.Why = true, why
+			return
+		}
+	}
+}
+
+// optionRisk says why a global option changes hdc's server, or "" for the
+// options that do not: -t KEY, -l LEVEL, -p, -v, -h, -f, -s with a
+// loopback address or a bare port, and letters hdc ignores.
+func optionRisk(o option) string {
+	switch o.flag {
+	case 't', 'l', 'p', 'v', 'h', 'f':
+		return ""
+	case 's':
+		if loopbackServer(o.value) {
+			return ""
+		}
+		return fmt.Sprintf("the global option -s %s makes hdc talk to, or start, a server at a non-loopback address", o.value)
+	case 'm', 'N':
+		return fmt.Sprintf("the global option -%c runs an hdc server", o.flag)
+	case 'e':
+		return fmt.Sprintf("the global option -e %s makes port forwards listen on that address", o.value)
+	case 'n', 'c', 'S', 'd', 'o', 'i', 'L':
+		return fmt.Sprintf("the global option %s changes how hdc's server runs", o)
+	}
+	return ""
+}
+
+// loopbackServer reports an -s value that names the local server: a bare
+// port (hdc reads it as 127.0.0.1:PORT), or 127.0.0.1, ::1 or
+// ::ffff:127.0.0.1 with a port.
+func loopbackServer(v string) bool {
+	port := v
+	if i := strings.LastIndexByte(v, ':'); i >= 0 {
+		switch v[:i] {
+		case "127.0.0.1", "::1", "::ffff:127.0.0.1":
+		default:
+			return false
+		}
+		port = v[i+1:]
+	}
+	return port != "" && len(port) <= 5 && strings.Trim(port, "0123456789") == ""
+}
+
+// IsDestructive reports whether the hdc command verb with the arguments
+// rest is destructive: install, uninstall, sideload, target boot, target
+// mount, smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn,
+// reconnect, update, flash, erase, format, start with -r, and fport or
+// rport other than "fport ls". The tools run those only with confirm:
+// true; hdc hilog parse they never run.
+func IsDestructive(verb string, rest []string) bool {
+	c := ParseArgs(append(strings.Fields(verb), rest...))
+	return c.Destructive || c.Refused
 }
 
 // The shell wrapper. A device command reaches hdc as one argument after

@@ -20,7 +20,7 @@ func TestParseArgs(t *testing.T) {
 		verb, key           string
 		device, destructive bool
 	}{
-		{[]string{"-v"}, "version", "", false, false},
+		{[]string{"-v"}, "", "", false, false}, // an option: hdc prints its version
 		{[]string{"version"}, "version", "", false, false},
 		{[]string{"list", "targets", "-v"}, "list targets", "", false, false},
 		{[]string{"-t", "K1", "shell", "ls | wc -l"}, "shell", "K1", true, false},
@@ -40,9 +40,9 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"smode"}, "smode", "", true, true},
 		{[]string{"fport", "rm", "tcp:1 tcp:2"}, "fport", "", false, true},
 		{[]string{"fport", "ls"}, "fport", "", false, false},
-		{[]string{"fport", "tcp:1", "tcp:2"}, "fport", "", true, false},
+		{[]string{"fport", "tcp:1", "tcp:2"}, "fport", "", true, true},
 		{[]string{"hilog"}, "hilog", "", true, false},
-		{[]string{"wait-for-device"}, "wait", "", false, false},
+		{[]string{"wait-for-device"}, "wait-for-device", "", false, false},
 		{[]string{"frobnicate"}, "", "", false, false},
 		{nil, "", "", false, false},
 	} {

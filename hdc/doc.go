@@ -32,11 +32,18 @@
 //     and converted for hdc.exe (winexec.WSLToWin), since hdc resolves
 //     relative paths against its own working directory.
 //
-// Destructive commands (install, uninstall, sideload, kill, start -r,
-// target boot, target mount, tmode, smode, fport rm, update, flash, erase,
-// format; IsDestructive) run only with confirm: true, whichever tool
-// reaches them; dryRun: true returns the exact argv without running
-// anything.
+// hdc finds its command at any position of its arguments, before reading
+// options, and re-splits the arguments before the command into global
+// options (ParseArgv models this from hdc's source). Commands that change
+// the device, the hdc server or the host (install, uninstall, sideload,
+// target boot, target mount, smode, tmode, kill, killall-sub, spawn-sub,
+// keygen, tconn, reconnect, update, flash, erase, format, start with -r,
+// fport and rport but fport ls) and global options that change how the
+// server runs (-m, -s with a non-loopback address, -e...) run only with
+// confirm: true, whichever tool reaches them; dryRun: true returns the
+// exact argv without running anything. hilog parse, which hdc runs on the
+// host through a shell, never runs. Connect keys must match the grammar of
+// real keys (CheckConnectKey).
 //
 // docs/HDC.md in the repository documents every tool with an example call
 // and result.

@@ -103,15 +103,15 @@ type Result struct {
 // RunInput are the arguments of hdc.run.
 type RunInput struct {
 	Args       []string `json:"args" jsonschema:"description=hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
-	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
-	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a destructive command (install, uninstall, kill, start -r, target boot, tmode, fport rm...)"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a command that changes the device or the hdc server (install uninstall kill start -r target boot tmode smode fport rport tconn...) or global options other than -t -l -p -v -h and -s with a loopback address"`
 	DryRun     bool     `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
 }
 
 // ShellInput are the arguments of hdc.shell.
 type ShellInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Command    string `json:"command" jsonschema:"description=a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
 	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema:"description=run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
@@ -126,7 +126,7 @@ type ListTargetsInput struct {
 
 // FileInput are the arguments of hdc.file_send and hdc.file_recv.
 type FileInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Local      string `json:"local" jsonschema:"description=path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
 	Remote     string `json:"remote" jsonschema:"description=path on the device, e.g. /data/local/tmp/a.txt"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -135,7 +135,7 @@ type FileInput struct {
 
 // HilogInput are the arguments of hdc.hilog.
 type HilogInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Lines      int    `json:"lines,omitempty" jsonschema:"description=how many of the last log lines to return; default 200,minimum=0,maximum=100000"`
 	Filter     string `json:"filter,omitempty" jsonschema:"description=keep only lines containing this text (fixed string, not a pattern)"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -144,7 +144,7 @@ type HilogInput struct {
 
 // InstallInput are the arguments of hdc.install.
 type InstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Path       string `json:"path" jsonschema:"description=the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
 	Replace    bool   `json:"replace,omitempty" jsonschema:"description=replace an installed application (install -r)"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -154,7 +154,7 @@ type InstallInput struct {
 
 // UninstallInput are the arguments of hdc.uninstall.
 type UninstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	Bundle     string `json:"bundle" jsonschema:"description=bundle name, e.g. com.example.app"`
 	KeepData   bool   `json:"keepData,omitempty" jsonschema:"description=keep the application's data (uninstall -k)"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
@@ -170,9 +170,14 @@ const DefaultHilogLines = 200
 // shell; a Windows command line holds at most 32,767 characters.
 const MaxWire = 30000
 
-const confirmRule = " Destructive commands (install, uninstall, sideload, kill, start -r, target boot, target mount, " +
-	"tmode, smode, fport rm, update, flash, erase, format) run only with confirm: true; dryRun: true returns the " +
-	"exact argv without running anything."
+const confirmRule = " hdc takes the first hdc command at any position in args as its command (also two words in " +
+	"one element, such as \"target boot\"), and re-splits the elements before it into global options. Commands that " +
+	"change the device, the hdc server or this machine (install, uninstall, sideload, target boot, target mount, " +
+	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
+	"-r anywhere, fport and rport other than fport ls) and global options other than -t KEY, -l N, -p, -v, -h, -f " +
+	"and -s with a loopback address run only with confirm: true; dryRun: true returns the exact argv without " +
+	"running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
+	"and -t values must look like a device key."
 
 const resultRule = " The result holds exitCode, stdout, stderr, durationMs, timedOut, failCode (when hdc printed " +
 	"[Fail]) and argv; isError is set when hdc reported [Fail], the device command failed or the call timed out. " +
@@ -204,7 +209,8 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 		Description: "Runs the HarmonyOS/OpenHarmony device connector (hdc) with an exact argument list, adding -t " +
 			"connectKey when given. hdc always exits 0; this tool detects its [Fail] messages instead. Prefer " +
 			"hdc.shell for device commands: it returns their real exit code. hilog without -x streams forever, so " +
-			"it needs timeoutMs." + confirmRule + resultRule,
+			"it needs timeoutMs. For a Windows hdc.exe the arguments must be ASCII (it reads them through the ANSI code " +
+			"page)." + confirmRule + resultRule,
 		Annotations: destructive,
 	}, t.handleRun)
 	mcp.AddTool(srv, &mcp.Tool{
@@ -424,19 +430,84 @@ func dryRun(argv []string) (*mcp.CallToolResult, Result, error) {
 	return nil, Result{Argv: argv, DryRun: true}, nil
 }
 
-func refuseDestructive(argv []string, what string) (*mcp.CallToolResult, Result, error) {
-	return fail(Result{Argv: argv, ExitCode: -1}, "%s is destructive and was not run: pass confirm: true to run it, or dryRun: true to see the exact argv", what)
+func refuseDestructive(argv []string, why string) (*mcp.CallToolResult, Result, error) {
+	return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s; pass confirm: true to run it, or dryRun: true to see the exact argv", why)
+}
+
+// expect checks the argument list a dedicated tool is about to run: key
+// is a valid connect key, and hdc reads args as the tool means them, with
+// want as its command and no global option but -t key.
+func (t *toolset) expect(args []string, want, key string) error {
+	if key != "" {
+		if err := CheckConnectKey(key); err != nil {
+			return err
+		}
+	}
+	c := ParseArgv(append([]string{t.exe}, args...))
+	if c.Refused {
+		return errors.New(c.Why)
+	}
+	n := 0
+	if key != "" {
+		n = 1
+	}
+	if c.Verb != want || c.ConnectKey != key || len(c.opts) != n {
+		return fmt.Errorf("hdc would read these arguments as the command %q with the options %q, not as %s", c.Verb, c.Options(), want)
+	}
+	return nil
+}
+
+// nonASCII returns the first argument holding a character outside
+// printable ASCII, or -1.
+func nonASCII(args []string) int {
+	for i, a := range args {
+		for j := 0; j < len(a); j++ {
+			if a[j] > 0x7e {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, Result, error) {
-	c := ParseArgs(in.Args)
-	if in.ConnectKey != "" && c.ConnectKey != "" {
-		return fail(Result{ExitCode: -1}, "connectKey %q and a -t option in args were both given; use one", in.ConnectKey)
+	if in.ConnectKey != "" {
+		if err := CheckConnectKey(in.ConnectKey); err != nil {
+			return fail(Result{ExitCode: -1}, "%v", err)
+		}
 	}
 	args := withKey(in.ConnectKey, in.Args...)
 	argv := append([]string{t.exe}, args...)
+	if i := nonASCII(in.Args); i >= 0 && t.windows {
+		// hdc.exe reads its command line through the ANSI code page, whose
+		// best-fit mapping turns characters such as fullwidth quotes,
+		// dashes and letters into ASCII ones: what hdc.exe would run cannot
+		// be known from these arguments.
+		return fail(Result{Argv: argv, ExitCode: -1}, "argument %d (%q) holds non-ASCII characters, which hdc.exe receives through the Windows ANSI code page: it may lose them or turn them into quotes, dashes or letters, so the command cannot be checked. Use hdc.shell for device commands (it encodes them) and the file tools for paths", i, in.Args[i])
+	}
+	// Decide on the exact argv that will run, read as hdc reads it.
+	c := ParseArgv(argv)
+	if c.Refused {
+		return fail(Result{Argv: argv, ExitCode: -1, FailMessage: c.Why}, "not run: %s", c.Why)
+	}
+	if in.ConnectKey != "" {
+		keys := 0
+		for _, o := range c.opts {
+			if o.flag == 't' {
+				keys++
+			}
+		}
+		if keys != 1 || c.ConnectKey != in.ConnectKey {
+			return fail(Result{Argv: argv, ExitCode: -1}, "connectKey %q and a -t option in args were both given; use one", in.ConnectKey)
+		}
+	}
+	if c.ConnectKey != "" {
+		if err := CheckConnectKey(c.ConnectKey); err != nil {
+			return fail(Result{Argv: argv, ExitCode: -1}, "-t %v", err)
+		}
+	}
 	if c.Destructive && !in.Confirm && !in.DryRun {
-		return refuseDestructive(argv, "hdc "+c.Verb)
+		return refuseDestructive(argv, c.Why)
 	}
 	if in.DryRun {
 		return dryRun(argv)
@@ -471,6 +542,9 @@ func (t *toolset) shell(ctx context.Context, key, command string, busybox bool, 
 	plan := PlanShell(command, busybox, t.newNonce())
 	args := withKey(key, "shell", plan.Wire)
 	argv := append([]string{t.exe}, args...)
+	if err := t.expect(args, "shell", key); err != nil {
+		return fail(Result{Argv: argv, ExitCode: -1}, "not run: %v", err)
+	}
 	if len(plan.Wire) > MaxWire {
 		return fail(Result{Argv: argv, ExitCode: -1}, "the command is too long for a command line (%d characters sent, at most %d)", len(plan.Wire), MaxWire)
 	}
@@ -615,6 +689,9 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 			args = []string{"file", "recv", in.Remote, lp}
 		}
 		args = withKey(in.ConnectKey, args...)
+		if err := t.expect(args, "file "+dir, in.ConnectKey); err != nil {
+			return fail(Result{Argv: append([]string{t.exe}, args...), ExitCode: -1}, "not run: %v", err)
+		}
 		if in.DryRun {
 			return dryRun(append([]string{t.exe}, args...))
 		}
@@ -646,8 +723,8 @@ func (t *toolset) handleInstall(ctx context.Context, req *mcp.CallToolRequest, i
 }
 
 func (t *toolset) handleUninstall(ctx context.Context, req *mcp.CallToolRequest, in UninstallInput) (*mcp.CallToolResult, Result, error) {
-	if in.Bundle == "" {
-		return fail(Result{ExitCode: -1}, "bundle is empty")
+	if err := checkBundle(in.Bundle); err != nil {
+		return fail(Result{ExitCode: -1}, "%v", err)
 	}
 	args := []string{"uninstall"}
 	if in.KeepData {
@@ -661,11 +738,14 @@ func (t *toolset) handleUninstall(ctx context.Context, req *mcp.CallToolRequest,
 // it, neither refuses.
 func (t *toolset) guarded(ctx context.Context, args []string, key string, confirm, dry bool, timeoutMs int, verb string) (*mcp.CallToolResult, Result, error) {
 	argv := append([]string{t.exe}, args...)
+	if err := t.expect(args, verb, key); err != nil {
+		return fail(Result{Argv: argv, ExitCode: -1}, "not run: %v", err)
+	}
 	if dry {
 		return dryRun(argv)
 	}
 	if !confirm {
-		return refuseDestructive(argv, "hdc "+verb)
+		return refuseDestructive(argv, "hdc "+verb+" changes the device")
 	}
 	if r, out, ok := t.checkTargets(ctx, key, timeoutMs); !ok {
 		return r, out, nil
@@ -675,4 +755,24 @@ func (t *toolset) guarded(ctx context.Context, args []string, key string, confir
 		return nil, Result{}, err
 	}
 	return finishPlain(res, argv, verb)
+}
+
+// checkBundle accepts an application's bundle name: 1 to 128 ASCII
+// letters, digits, '_' and '.', starting with a letter (OpenHarmony's
+// bundleName rule, loosened on length). It reaches hdc as one argument
+// after uninstall, so it must not start with '-' (an uninstall option) or
+// hold anything a Windows hdc would receive changed.
+func checkBundle(b string) error {
+	if b == "" {
+		return errors.New("bundle is empty")
+	}
+	ok := len(b) <= 128 && ('a' <= b[0] && b[0] <= 'z' || 'A' <= b[0] && b[0] <= 'Z')
+	for i := 0; ok && i < len(b); i++ {
+		c := b[i]
+		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.'
+	}
+	if !ok {
+		return fmt.Errorf("bundle %q is not a bundle name (a letter, then letters, digits, '_' and '.', at most 128)", b)
+	}
+	return nil
 }

@@ -150,6 +150,7 @@ var scenarios = []struct {
 	{"ByteExact", testByteExact},
 	{"FailLines", testFailLines},
 	{"Destructive", testDestructive},
+	{"Guard", testGuard},
 	{"SeveralDevices", testSeveralDevices},
 	{"Files", testFiles},
 	{"Hilog", testHilog},
@@ -295,15 +296,15 @@ func testByteExact(t *testing.T, v variant) {
 	if out.Stdout != f.device("FAKE0001")+" 中文\n" {
 		t.Errorf("device-side expansion: %q", out.Stdout)
 	}
-	// What the encoding avoids: the same command passed raw to hdc.exe
-	// loses the characters outside the ANSI code page.
-	out = f.ok(t, hdc.ToolRun, map[string]any{"args": []string{"shell", "printf '%s' '中文'"}})
-	want := "中文"
-	if f.wine {
-		want = "??"
-	}
-	if out.Stdout != want {
-		t.Errorf("raw hdc shell with Chinese: got %q, want %q (wine: ANSI code page)", out.Stdout, want)
+	// What the encoding avoids: hdc.exe receives its arguments through the
+	// ANSI code page, so hdc.run refuses non-ASCII arguments for it; a
+	// native hdc gets them byte for byte.
+	res, out := f.call(t, hdc.ToolRun, map[string]any{"args": []string{"shell", "printf '%s' '中文'"}})
+	switch {
+	case f.wine && (!res.IsError || !strings.Contains(res.TextOf(), "ANSI code page") || out.Stdout != ""):
+		t.Errorf("raw hdc.exe shell with Chinese: isError %v %q %+v; want a refusal", res.IsError, res.TextOf(), out)
+	case !f.wine && (res.IsError || out.Stdout != "中文"):
+		t.Errorf("raw native hdc shell with Chinese: %q %+v", res.TextOf(), out)
 	}
 }
 
@@ -406,6 +407,86 @@ func testDestructive(t *testing.T, v variant) {
 	f.ok(t, hdc.ToolUninstall, map[string]any{"bundle": "com.example.demo", "confirm": true})
 	if b, _ := os.ReadFile(installed); strings.Contains(string(b), "com.example.demo") {
 		t.Errorf("uninstall left %q", b)
+	}
+}
+
+// testGuard: argument lists that once ran without confirm, connect keys
+// that once reached hdc unchecked, and hilog parse, through the tools.
+func testGuard(t *testing.T, v variant) {
+	f := newFixture(t, v, oneTarget(), false)
+	pkg := filepath.Join(t.TempDir(), "com.example.demo.hap")
+	writeFile(t, pkg, "hap")
+	hostPkg := pkg
+	if f.wine {
+		hostPkg, _ = winePath(pkg)
+	}
+	installed := filepath.Join(f.device("FAKE0001"), "installed.txt")
+	refused := func(name string, args map[string]any, want string) {
+		t.Helper()
+		res, out := f.call(t, name, args)
+		if !res.IsError || !strings.Contains(res.TextOf(), want) || out.Stdout != "" || out.DurationMs != 0 {
+			t.Errorf("%s %v: isError %v %q %+v; want a refusal containing %q", name, args, res.IsError, res.TextOf(), out, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"-t", "install", hostPkg},              // hdc finds the command before reading -t's value
+		{"-l", "uninstall", "com.example.demo"}, // the same for -l
+		{"target boot"},                         // two words in one element
+		{"-t", "FAKE0001", "target mount"},
+		{"start", "-rr"},  // " -r" anywhere in the line restarts the server
+		{"start", "x -r"}, // also inside a quoted element
+		{"-t", "FAKE0001 -m -s 0.0.0.0:8710", "shell", "echo injected"}, // options inside one element
+		{"-m", "-s", "0.0.0.0:8710"},
+		{"-t", "FAKE0001", "-e", "0.0.0.0", "fport", "tcp:1", "tcp:2"},
+		{"rport", "tcp:1", "tcp:2"},
+		{"tconn", "192.0.2.1:5555"},
+	} {
+		refused(hdc.ToolRun, map[string]any{"args": args}, "confirm: true")
+		out := f.ok(t, hdc.ToolRun, map[string]any{"args": args, "dryRun": true})
+		if !out.DryRun || !slices.Equal(out.Argv, append([]string{f.exe}, args...)) {
+			t.Errorf("%q dryRun: %+v", args, out)
+		}
+	}
+	// hdc hilog parse runs on this machine through a shell: never run,
+	// confirm or not, dryRun or not.
+	for _, args := range [][]string{{"hilog", "parse"}, {"hilog", "", "parse"}, {"-t", "FAKE0001", "hilog", "parse;id"}} {
+		refused(hdc.ToolRun, map[string]any{"args": args, "confirm": true, "timeoutMs": 1500}, "hilog parse")
+		refused(hdc.ToolRun, map[string]any{"args": args, "dryRun": true}, "hilog parse")
+	}
+	// connectKey is checked on every tool; a key hdc would read as its
+	// command (kill) or as more options (spaces) never reaches it.
+	for _, key := range []string{"kill", "FAKE0001 -m -s 0.0.0.0:8710", "-m", "wait-for-device", "FAKE0001;id", `FAKE0001"`} {
+		refused(hdc.ToolShell, map[string]any{"connectKey": key, "command": "echo hi"}, "invalid connectKey")
+		refused(hdc.ToolShell, map[string]any{"connectKey": key, "command": "echo hi", "dryRun": true}, "invalid connectKey")
+		refused(hdc.ToolHilog, map[string]any{"connectKey": key}, "invalid connectKey")
+		refused(hdc.ToolRun, map[string]any{"connectKey": key, "args": []string{"shell", "echo hi"}}, "invalid connectKey")
+		refused(hdc.ToolFileSend, map[string]any{"connectKey": key, "local": pkg, "remote": "/data/local/tmp/x"}, "invalid connectKey")
+		refused(hdc.ToolFileRecv, map[string]any{"connectKey": key, "remote": "/data/local/tmp/x", "local": t.TempDir()}, "invalid connectKey")
+		refused(hdc.ToolInstall, map[string]any{"connectKey": key, "path": pkg, "confirm": true}, "invalid connectKey")
+		refused(hdc.ToolUninstall, map[string]any{"connectKey": key, "bundle": "com.example.demo", "confirm": true}, "invalid connectKey")
+	}
+	refused(hdc.ToolRun, map[string]any{"args": []string{"-tkill", "shell", "echo hi"}}, "invalid connectKey")
+	refused(hdc.ToolUninstall, map[string]any{"bundle": "-k", "confirm": true}, "not a bundle name")
+	refused(hdc.ToolUninstall, map[string]any{"bundle": "com.x -k", "confirm": true}, "not a bundle name")
+	if f.wine {
+		// hdc.exe's ANSI code page may best-fit fullwidth letters to
+		// ASCII: hdc.run cannot know what hdc.exe would run.
+		refused(hdc.ToolRun, map[string]any{"args": []string{"ｋｉｌｌ"}}, "ANSI code page")
+	}
+	if _, err := os.Stat(installed); err == nil {
+		t.Error("a refused install ran")
+	}
+	if got := f.daemon.Received(); len(got) != 0 {
+		t.Errorf("refused commands reached the device: %+v", got)
+	}
+	// What the guard lets through still runs.
+	out := f.ok(t, hdc.ToolRun, map[string]any{"args": []string{"-s", "127.0.0.1:8710", "-t", "FAKE0001", "shell", "echo ok"}})
+	if out.Stdout != "ok\n" {
+		t.Errorf("-s loopback -t key shell: %+v", out)
+	}
+	out = f.ok(t, hdc.ToolShell, map[string]any{"connectKey": "FAKE0001", "command": "echo ok"})
+	if out.Stdout != "ok\n" {
+		t.Errorf("shell with a valid key: %+v", out)
 	}
 }
 

@@ -151,11 +151,13 @@ var (
 	}
 )
 
+// isCommand follows IsRegisterCommand: a two-word command from two
+// elements, or any command from one (also "target boot" as one element).
 func isCommand(args []string) (string, int) {
 	if len(args) >= 2 && slices.Contains(twoWord, args[0]+" "+args[1]) {
 		return args[0] + " " + args[1], 2
 	}
-	if len(args) >= 1 && (slices.Contains(oneWord, args[0]) || strings.HasPrefix(args[0], "wait")) {
+	if len(args) >= 1 && (slices.Contains(oneWord, args[0]) || slices.Contains(twoWord, args[0]) || strings.HasPrefix(args[0], "wait")) {
 		return args[0], 1
 	}
 	return "", 0
