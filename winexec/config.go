@@ -85,11 +85,26 @@ func configFrom(getenv func(string) string) (Config, error) {
 	}
 	c.PowerShellExe = strings.TrimSpace(getenv("WIN_PS_EXE"))
 	c.HDCExe = strings.TrimSpace(getenv("HDC_EXE"))
+	if c.HDCExe != "" {
+		if _, err := parseProgram(c.HDCExe); err != nil {
+			bad("HDC_EXE", c.HDCExe, err)
+		}
+	}
 	if v := getenv("ALLOW_EXE"); strings.TrimSpace(v) != "" {
 		c.Policy.AllowExe = splitList(v)
+		for _, a := range c.Policy.AllowExe {
+			if _, err := parseProgram(a); a != "*" && err != nil {
+				bad("ALLOW_EXE", a, err)
+			}
+		}
 	}
 	if v := getenv("ALLOW_ENV"); strings.TrimSpace(v) != "" {
 		c.Policy.AllowEnv = splitList(v)
+		for _, a := range c.Policy.AllowEnv {
+			if err := checkEnvName(a); a != "*" && err != nil {
+				bad("ALLOW_ENV", a, err)
+			}
+		}
 	}
 	if v := strings.TrimSpace(getenv("DEFAULT_TIMEOUT_MS")); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)

@@ -65,6 +65,9 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		"WIN_CODEPAGE":          "utf8",
 		"WINBRIDGE_MAX_OUTPUT":  "lots",
 		"WINBRIDGE_PSHOST_POOL": "0",
+		"ALLOW_EXE":             `tools\hdc.exe`,
+		"HDC_EXE":               `C:\sdk\hdc.exe" x`,
+		"ALLOW_ENV":             "A:PATH",
 	} {
 		_, err := configFrom(envOf(map[string]string{setting: value}))
 		var ce *ConfigError

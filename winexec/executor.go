@@ -64,10 +64,22 @@ func (e *Executor) BackendName() string { return e.name }
 func (e *Executor) Config() Config { return e.cfg }
 
 // Run checks req against the policy and runs it. A refused request returns
-// a *NotAllowedError and runs nothing. The request is not modified.
+// a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd or
+// ErrInvalidEnv) and runs nothing. The backend receives the program the
+// policy decided on (see Policy.CheckExe) and the working directory in
+// canonical form; the caller's request is not modified.
 func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
-	if err := e.cfg.Policy.CheckExe(req.Exe); err != nil {
+	exe, err := e.cfg.Policy.checkExe(req.Exe, e.cfg.HDCExe)
+	if err != nil {
 		return nil, err
+	}
+	req.Exe = exe
+	if req.Cwd != "" {
+		d, err := parseDir(req.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		req.Cwd = d.text
 	}
 	if err := e.cfg.Policy.CheckEnv(req.Env); err != nil {
 		return nil, err

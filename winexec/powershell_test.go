@@ -53,7 +53,7 @@ func TestPowerShellContract(t *testing.T) {
 			})
 			t.Run("exitCodes32", func(t *testing.T) {
 				for _, code := range []int64{256, 0xC0000005, 0xFFFFFFFF, 0x7FFFFFFF} {
-					res := h.run(t, Request{Exe: "fake:exit:" + strconv.FormatInt(code, 10)})
+					res := h.run(t, Request{Exe: "fake-exit-" + strconv.FormatInt(code, 10)})
 					if want := int(int32(uint32(code))); res.ExitCode != want {
 						t.Errorf("exit %#x: ExitCode %d, want %d", code, res.ExitCode, want)
 					}

@@ -37,7 +37,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	backend := fs.String("backend", orDefault(cfg.Backend, winexec.BackendAuto), "`backend`: auto, powershell, pshost, direct or local [WINBRIDGE_BACKEND]")
 	psExe := fs.String("ps-exe", orDefault(cfg.PowerShellExe, "powershell.exe"), "PowerShell `program`: powershell.exe, pwsh.exe or a path [WIN_PS_EXE]")
 	hdcExe := fs.String("hdc-exe", cfg.HDCExe, "hdc `program` (default hdc.exe under WSL, hdc natively) [HDC_EXE]")
-	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run (basename or absolute path) [ALLOW_EXE]")
+	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run: a name found on the search path, or an absolute path [ALLOW_EXE]")
 	allowEnv := fs.String("allow-env", strings.Join(cfg.Policy.AllowEnv, ","), "comma-separated environment `names` a call may set [ALLOW_ENV]")
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
