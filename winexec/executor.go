@@ -43,7 +43,7 @@ func NewWithLogger(cfg Config, log *slog.Logger) (*Executor, error) {
 	case BackendPowerShell:
 		b = &ps
 	case BackendPSHost:
-		b = &PSHost{PowerShell: ps, PoolSize: cfg.PoolSize}
+		b = &PSHost{PowerShell: ps, PoolSize: cfg.PoolSize, QueueTimeout: cfg.QueueTimeout}
 	default:
 		return nil, &ConfigError{Setting: "WINBRIDGE_BACKEND", Value: cfg.Backend, Err: fmt.Errorf("unknown backend %q", name)}
 	}
@@ -85,9 +85,7 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	req.Env = maps.Clone(req.Env)
-	if req.Timeout <= 0 {
-		req.Timeout = e.cfg.defaultTimeout()
-	}
+	req.Timeout = e.cfg.timeout(req.Timeout)
 	if req.MaxOutput <= 0 {
 		req.MaxOutput = e.cfg.MaxOutput
 	}
