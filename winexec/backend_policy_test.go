@@ -45,7 +45,7 @@ func TestBackendsRefuseQuotedExe(t *testing.T) {
 func TestExecutorQuoteInjectionOverPowerShell(t *testing.T) {
 	prog := nativeHelper(t)
 	host := &PSHost{PowerShell: *fakePSBackend(t, "normal")}
-	e := NewWithBackend(Config{}, host, nil)
+	e := mustNew(t, Config{Runner: host})
 	t.Cleanup(func() { e.Close() })
 	res, err := e.Run(context.Background(), Request{Exe: prog + `" argv injected \hdc.exe`})
 	if !errors.Is(err, ErrInvalidExe) {

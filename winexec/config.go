@@ -3,6 +3,7 @@ package winexec
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -83,6 +84,16 @@ type Config struct {
 	// process make later calls fail fast instead of waiting behind them.
 	// Zero means DefaultQueueTimeout.
 	QueueTimeout time.Duration
+
+	// Runner, when not nil, is the backend New puts behind the policy
+	// instead of creating the one Backend names (tests, custom
+	// transports); the fields that only shape a created backend
+	// (Backend, PowerShellExe, Launcher, PoolSize, QueueTimeout, WinCwd)
+	// are then unused.
+	Runner Backend
+
+	// Logger receives diagnostics; nil means slog.Default().
+	Logger *slog.Logger
 
 	// WinCwd is the Windows-side working directory of requests without one
 	// (WINBRIDGE_WIN_CWD), so that programs never start in a UNC path onto

@@ -9,9 +9,8 @@ import (
 )
 
 // Executor is the front door MCP tools call: it applies the Policy, the
-// Config's default timeout, output cap and code page, then hands the
-// request to its Backend. Create one with New; it is safe for concurrent
-// use.
+// Config's timeouts, output cap and code page, then hands the request to
+// its Backend. Create one with New; it is safe for concurrent use.
 type Executor struct {
 	cfg     Config
 	backend Backend
@@ -19,16 +18,15 @@ type Executor struct {
 	log     *slog.Logger
 }
 
-// New returns an Executor for cfg, creating the backend cfg.Backend names
-// (auto resolves with AutoBackend). Close it to stop persistent processes.
+// New returns an Executor for cfg. Its backend is cfg.Runner when set,
+// else the one cfg.Backend names (auto resolves with AutoBackend), built
+// from cfg's other fields. The zero Config is usable. Close the Executor
+// to stop persistent processes.
 func New(cfg Config) (*Executor, error) {
-	return NewWithLogger(cfg, nil)
-}
-
-// NewWithLogger is New with a logger for diagnostics; nil means
-// slog.Default().
-func NewWithLogger(cfg Config, log *slog.Logger) (*Executor, error) {
-	log = loggerOr(log)
+	log := loggerOr(cfg.Logger)
+	if cfg.Runner != nil {
+		return &Executor{cfg: cfg, backend: cfg.Runner, name: fmt.Sprintf("%T", cfg.Runner), log: log}, nil
+	}
 	name := cfg.Backend
 	if name == "" || name == BackendAuto {
 		name = AutoBackend(&cfg)
@@ -49,12 +47,6 @@ func NewWithLogger(cfg Config, log *slog.Logger) (*Executor, error) {
 	}
 	log.Debug("winexec: backend chosen", "backend", name)
 	return &Executor{cfg: cfg, backend: b, name: name, log: log}, nil
-}
-
-// NewWithBackend returns an Executor that applies cfg's policy and defaults
-// in front of an existing backend (tests, custom transports).
-func NewWithBackend(cfg Config, b Backend, log *slog.Logger) *Executor {
-	return &Executor{cfg: cfg, backend: b, name: fmt.Sprintf("%T", b), log: loggerOr(log)}
 }
 
 // BackendName returns the name of the backend in use, e.g. "pshost".

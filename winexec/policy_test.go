@@ -152,7 +152,7 @@ func (b *recordingBackend) Run(_ context.Context, req *Request) (*Result, error)
 
 func TestExecutorRefusesBeforeRunning(t *testing.T) {
 	b := &recordingBackend{}
-	e := NewWithBackend(Config{}, b, nil)
+	e := mustNew(t, Config{Runner: b})
 	_, err := e.Run(context.Background(), Request{Exe: "cmd.exe"})
 	var na *NotAllowedError
 	if !errors.As(err, &na) || na.Setting != "ALLOW_EXE" {
@@ -179,10 +179,11 @@ func TestExecutorRefusesBeforeRunning(t *testing.T) {
 // policy matched, in the listed spelling, not the request's string.
 func TestExecutorRunsWhatWasChecked(t *testing.T) {
 	b := &recordingBackend{}
-	e := NewWithBackend(Config{
+	e := mustNew(t, Config{
+		Runner: b,
 		HDCExe: `C:\sdk\hdc.exe`,
 		Policy: Policy{AllowExe: []string{"hdc.exe", `C:\Windows\System32\cmd.exe`}},
-	}, b, nil)
+	})
 	tests := []struct{ exe, cwd, wantExe, wantCwd string }{
 		{"HDC.exe", "", "hdc.exe", ""},
 		{"/mnt/c/windows/system32/CMD.EXE", "C:/Users", `C:\Windows\System32\cmd.exe`, `C:\Users`},
@@ -209,7 +210,7 @@ func TestExecutorRunsWhatWasChecked(t *testing.T) {
 // relative directory depends on the server's own.
 func TestExecutorRefusesCwd(t *testing.T) {
 	b := &recordingBackend{}
-	e := NewWithBackend(Config{}, b, nil)
+	e := mustNew(t, Config{Runner: b})
 	for _, cwd := range []string{
 		`\\evil\share`, `//evil/share/x`, `\\?\C:\`, `\\.\C:\`, `\??\C:\`, `..\x`, "x", `C:x`, `C:\x"y`,
 		`C:\x\..\y`, "/tmp/../etc", "C:\\x\ny", `C:\x:ads`,
@@ -226,6 +227,15 @@ func TestExecutorRefusesCwd(t *testing.T) {
 			t.Errorf("cwd %q: %v", cwd, err)
 		}
 	}
+}
+
+func mustNew(t *testing.T, cfg Config) *Executor {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -24,7 +24,9 @@ func TestExecutorCapsTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		b := &recordingBackend{}
-		e := NewWithBackend(tt.cfg, b, nil)
+		cfg := tt.cfg
+		cfg.Runner = b
+		e := mustNew(t, cfg)
 		if _, err := e.Run(context.Background(), Request{Exe: "hdc", Timeout: tt.req}); err != nil {
 			t.Fatal(err)
 		}
