@@ -29,9 +29,10 @@ type Policy struct {
 
 	// AllowEnv lists the environment variable names a request may set
 	// (setting ALLOW_ENV), compared case-insensitively as Windows does. "*"
-	// allows every valid name; names with "=", ":" or "/" (which WSLENV
-	// would read as its own syntax) or control characters are never
-	// allowed.
+	// allows every valid name except those that steer the loader or the
+	// launcher (LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP), which must be
+	// listed by name. Names with "=", ":" or "/" (which WSLENV would read
+	// as its own syntax) or control characters are never allowed.
 	AllowEnv []string
 }
 
@@ -111,11 +112,21 @@ func (p *Policy) CheckEnv(env map[string]string) error {
 
 func (p *Policy) envAllowed(name string) bool {
 	for _, a := range p.AllowEnv {
-		if a == "*" || strings.EqualFold(a, name) {
+		if strings.EqualFold(a, name) || (a == "*" && !launcherEnv(name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// launcherEnv reports whether name steers how a program is loaded or
+// launched rather than what it does: the dynamic loader (LD_PRELOAD runs
+// any code in the local and direct backends' Linux processes), WSL
+// interop and wine. "*" does not cover them; they must be listed by name.
+func launcherEnv(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_") || strings.HasPrefix(n, "WINE") ||
+		n == "WSLENV" || n == "WSL_INTEROP"
 }
 
 // checkEnvName refuses names that cannot be one environment variable on

@@ -141,6 +141,23 @@ func TestPolicyRefusesWSLENVSyntax(t *testing.T) {
 	}
 }
 
+// TestPolicyStarSparesLauncherEnv: "*" is for the program's own settings,
+// not for LD_PRELOAD (code in the Linux launcher or program), WSL interop
+// or wine; those pass only when listed by name.
+func TestPolicyStarSparesLauncherEnv(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{"LD_PRELOAD", "ld_library_path", "DYLD_INSERT_LIBRARIES", "WSLENV", "WSL_INTEROP", "WINEPREFIX", "WINEDLLOVERRIDES"} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: "x"}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		listed := Policy{AllowEnv: []string{name}}
+		if err := listed.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+}
+
 // recordingBackend records what it was asked to run, to prove refused
 // requests do not run and allowed ones run what was checked.
 type recordingBackend struct{ reqs []Request }
