@@ -87,7 +87,7 @@ func TestPolicyRefusesInvalidExe(t *testing.T) {
 		"NUL", "nul.exe", `C:\tools\CON`, `C:\x\com1.exe`, "LPT9.exe",
 		"hdc\u00a0.exe", "hdc\u3000.exe", "hdc\u202e.exe", "hdc\u200b.exe", "hdc\ufeff.exe",
 		"hdc\uff02.exe", "C:\\x\u00a5hdc.exe", "C:\\x\uff3chdc.exe", "hdc\u201d.exe",
-		"hdc\xff.exe",
+		"hdc\xff.exe", "hdc\u02ba x.exe", "hdc\u02c6.exe", "a\u01c3b.exe", "a\u01c0b.exe",
 	}
 	for _, allow := range [][]string{nil, {"*"}} {
 		p := Policy{AllowExe: allow}
@@ -101,7 +101,7 @@ func TestPolicyRefusesInvalidExe(t *testing.T) {
 	// Names and paths Windows takes as written stay allowed.
 	p := Policy{AllowExe: []string{"*"}}
 	for _, exe := range []string{
-		`C:\Program Files (x86)\Huawei\hdc.exe`, "hdc-2.0_x64.exe", `C:\工具\hdc.exe`, `C:\PROGRA~1\x.exe`,
+		`C:\Program Files (x86)\Huawei\hdc.exe`, "hdc-2.0_x64.exe", `C:\工具\hdc.exe`, `C:\ツール\hdc.exe`, `C:\PROGRA~1\x.exe`,
 		`\\wsl.localhost\Ubuntu\home\u\x`, `\\host\c$\x.exe`, "/home/u/.local/bin/tool", "O'Brien.exe",
 		`C:\{guid}\[1]\@x+y#z$.exe`,
 	} {

@@ -60,9 +60,10 @@ func (p program) stem() string { return p.text[:len(p.text)-len(p.suffix)] }
 //     them, so "hdc.exe." is hdc.exe), no "." or ".." component, no empty
 //     component, no DOS device name (NUL, CON, COM1, ...);
 //   - outside ASCII only letters, marks and digits: no Unicode spaces
-//     (.NET trims them), format characters (bidi overrides) or punctuation
-//     that an ANSI code page's best-fit mapping turns into a quote or a
-//     backslash (fullwidth quote, yen sign);
+//     (.NET trims them), format characters (bidi overrides), nor
+//     punctuation or modifier letters that an ANSI code page's best-fit
+//     mapping turns into a quote, backslash or cmd.exe metacharacter
+//     (fullwidth quote, yen sign, U+02BA);
 //   - a relative path (tools\hdc.exe, ..\hdc.exe, C:hdc.exe, \hdc.exe) is
 //     refused: it depends on a directory the caller does not control.
 func parseProgram(exe string) (program, error) {
@@ -213,7 +214,7 @@ func badComponent(c string) string {
 			}
 			continue
 		}
-		if !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsDigit(r) {
+		if !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsDigit(r) || bestFitPunct(r) {
 			return fmt.Sprintf("character %U is not allowed in a program or directory (outside ASCII only letters and digits)", r)
 		}
 	}
@@ -229,6 +230,15 @@ func safeASCII(c byte) bool {
 		return true
 	}
 	return strings.IndexByte(" #$'()+-.@[]_`{}~", c) >= 0
+}
+
+// bestFitPunct reports letters that the best-fit tables of ANSI code
+// pages turn into ASCII punctuation for a program reading its command line
+// through the "A" functions: the spacing modifier letters (U+02BA becomes
+// a double quote, U+02C6 a caret) and the click letters (U+01C0 "|", U+01C3
+// "!").
+func bestFitPunct(r rune) bool {
+	return 0x01C0 <= r && r <= 0x01C3 || 0x02B0 <= r && r <= 0x02FF
 }
 
 // isDOSDevice reports whether c names a DOS device whatever its extension
