@@ -24,6 +24,11 @@ type Executor struct {
 // to stop persistent processes.
 func New(cfg Config) (*Executor, error) {
 	log := loggerOr(cfg.Logger)
+	for _, a := range cfg.Policy.AllowExe {
+		if _, err := parseProgram(a); a != "*" && err != nil {
+			log.Warn("winexec: ALLOW_EXE entry allows nothing", "err", err)
+		}
+	}
 	if cfg.Runner != nil {
 		return &Executor{cfg: cfg, backend: cfg.Runner, name: fmt.Sprintf("%T", cfg.Runner), log: log}, nil
 	}
