@@ -51,8 +51,8 @@ func BenchmarkPSHostFake(b *testing.B) {
 }
 
 func BenchmarkPSHostFakeNoProcess(b *testing.B) {
-	// fake:exit:0 starts nothing: the round trip of the protocol alone.
+	// fake-exit-0 starts nothing: the round trip of the protocol alone.
 	h := &PSHost{PowerShell: PowerShell{Exe: fakePS(b, "normal"), WinCwd: b.TempDir(), Paths: &PathMapper{Distro: "B"}}}
 	defer h.Close()
-	benchRun(b, h, Request{Exe: "fake:exit:0"})
+	benchRun(b, h, Request{Exe: "fake-exit-0"})
 }

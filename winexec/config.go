@@ -3,6 +3,7 @@ package winexec
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +16,20 @@ const (
 	DefaultHDCExe        = "hdc.exe"
 	DefaultTimeout       = 60 * time.Second
 	DefaultWinCwd        = `C:\`
+
+	// DefaultMaxTimeout caps every request's timeout (MAX_TIMEOUT_MS) so
+	// that no call holds a PowerShell host, or the machine, for longer.
+	DefaultMaxTimeout = 10 * time.Minute
+
+	// DefaultPoolSize is the number of PowerShell processes the pshost
+	// backend may run at once (WINBRIDGE_PSHOST_POOL); they start on
+	// demand.
+	DefaultPoolSize = 4
+
+	// DefaultQueueTimeout bounds how long a pshost request waits for a
+	// free PowerShell process (WINBRIDGE_QUEUE_TIMEOUT_MS) before it
+	// fails with ErrBusy.
+	DefaultQueueTimeout = 30 * time.Second
 )
 
 // Config holds the settings of an Executor. The zero value is usable: auto
@@ -36,8 +51,14 @@ type Config struct {
 	Policy Policy
 
 	// DefaultTimeout applies to requests without a Timeout
-	// (DEFAULT_TIMEOUT_MS). Zero means DefaultTimeout.
+	// (DEFAULT_TIMEOUT_MS). Zero means DefaultTimeout. It is capped by
+	// MaxTimeout.
 	DefaultTimeout time.Duration
+
+	// MaxTimeout caps the timeout of every request (MAX_TIMEOUT_MS): a
+	// larger Request.Timeout (the tool's timeoutMs) is lowered to it.
+	// Zero means DefaultMaxTimeout.
+	MaxTimeout time.Duration
 
 	// Launcher is the command prefix that starts Windows executables
 	// (WINBRIDGE_LAUNCHER, split on spaces): empty under WSL, "wine" in
@@ -52,9 +73,27 @@ type Config struct {
 	// DefaultMaxOutput.
 	MaxOutput int
 
-	// PoolSize is the number of persistent PowerShell processes of the
-	// pshost backend (WINBRIDGE_PSHOST_POOL). Zero means 1.
+	// PoolSize is the maximum number of persistent PowerShell processes
+	// of the pshost backend, and so of its concurrent requests
+	// (WINBRIDGE_PSHOST_POOL, 1 to 64). Zero means DefaultPoolSize.
 	PoolSize int
+
+	// QueueTimeout bounds how long a pshost request waits for a free
+	// PowerShell process before failing with ErrBusy
+	// (WINBRIDGE_QUEUE_TIMEOUT_MS), so that long calls holding every
+	// process make later calls fail fast instead of waiting behind them.
+	// Zero means DefaultQueueTimeout.
+	QueueTimeout time.Duration
+
+	// Runner, when not nil, is the backend New puts behind the policy
+	// instead of creating the one Backend names (tests, custom
+	// transports); the fields that only shape a created backend
+	// (Backend, PowerShellExe, Launcher, PoolSize, QueueTimeout, WinCwd)
+	// are then unused.
+	Runner Backend
+
+	// Logger receives diagnostics; nil means slog.Default().
+	Logger *slog.Logger
 
 	// WinCwd is the Windows-side working directory of requests without one
 	// (WINBRIDGE_WIN_CWD), so that programs never start in a UNC path onto
@@ -85,11 +124,26 @@ func configFrom(getenv func(string) string) (Config, error) {
 	}
 	c.PowerShellExe = strings.TrimSpace(getenv("WIN_PS_EXE"))
 	c.HDCExe = strings.TrimSpace(getenv("HDC_EXE"))
+	if c.HDCExe != "" {
+		if _, err := parseProgram(c.HDCExe); err != nil {
+			bad("HDC_EXE", c.HDCExe, err)
+		}
+	}
 	if v := getenv("ALLOW_EXE"); strings.TrimSpace(v) != "" {
 		c.Policy.AllowExe = splitList(v)
+		for _, a := range c.Policy.AllowExe {
+			if _, err := parseProgram(a); a != "*" && err != nil {
+				bad("ALLOW_EXE", a, err)
+			}
+		}
 	}
 	if v := getenv("ALLOW_ENV"); strings.TrimSpace(v) != "" {
 		c.Policy.AllowEnv = splitList(v)
+		for _, a := range c.Policy.AllowEnv {
+			if err := checkEnvName(a); a != "*" && err != nil {
+				bad("ALLOW_ENV", a, err)
+			}
+		}
 	}
 	if v := strings.TrimSpace(getenv("DEFAULT_TIMEOUT_MS")); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -98,6 +152,8 @@ func configFrom(getenv func(string) string) (Config, error) {
 		}
 		c.DefaultTimeout = time.Duration(n) * time.Millisecond
 	}
+	c.MaxTimeout = positiveMs(getenv, "MAX_TIMEOUT_MS", bad)
+	c.QueueTimeout = positiveMs(getenv, "WINBRIDGE_QUEUE_TIMEOUT_MS", bad)
 	c.Launcher = strings.Fields(getenv("WINBRIDGE_LAUNCHER"))
 	if v := strings.TrimSpace(getenv("WIN_CODEPAGE")); v != "" && !strings.EqualFold(v, "auto") {
 		n, err := strconv.Atoi(v)
@@ -128,6 +184,20 @@ func configFrom(getenv func(string) string) (Config, error) {
 	return c, errors.Join(errs...)
 }
 
+// positiveMs reads a duration in milliseconds; unset is zero.
+func positiveMs(getenv func(string) string, setting string, bad func(setting, v string, err error)) time.Duration {
+	v := strings.TrimSpace(getenv(setting))
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > int64(24*time.Hour/time.Millisecond) {
+		bad(setting, v, errors.New("want a positive number of milliseconds, at most a day"))
+		return 0
+	}
+	return time.Duration(n) * time.Millisecond
+}
+
 func splitList(v string) []string {
 	var out []string
 	for f := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == ',' || r == ';' }) {
@@ -145,11 +215,23 @@ func (c *Config) powerShellExe() string {
 	return DefaultPowerShellExe
 }
 
-func (c *Config) defaultTimeout() time.Duration {
-	if c.DefaultTimeout > 0 {
-		return c.DefaultTimeout
+func (c *Config) maxTimeout() time.Duration {
+	if c.MaxTimeout > 0 {
+		return c.MaxTimeout
 	}
-	return DefaultTimeout
+	return DefaultMaxTimeout
+}
+
+// timeout is the timeout of a request asking for d: the default when d is
+// not positive, never more than the maximum.
+func (c *Config) timeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		d = c.DefaultTimeout
+	}
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	return min(d, c.maxTimeout())
 }
 
 func (c *Config) winCwd() string {

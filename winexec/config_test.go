@@ -12,17 +12,19 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 
 func TestConfigFromEnv(t *testing.T) {
 	c, err := configFrom(envOf(map[string]string{
-		"WINBRIDGE_BACKEND":     "PSHost",
-		"WIN_PS_EXE":            "pwsh.exe",
-		"HDC_EXE":               `C:\sdk\hdc.exe`,
-		"ALLOW_EXE":             "hdc.exe, cmd.exe;C:\\x\\y.exe",
-		"ALLOW_ENV":             "A,B",
-		"DEFAULT_TIMEOUT_MS":    "1500",
-		"WINBRIDGE_LAUNCHER":    "wine  --flag",
-		"WIN_CODEPAGE":          "936",
-		"WINBRIDGE_MAX_OUTPUT":  "4096",
-		"WINBRIDGE_PSHOST_POOL": "3",
-		"WINBRIDGE_WIN_CWD":     `D:\work`,
+		"WINBRIDGE_BACKEND":          "PSHost",
+		"WIN_PS_EXE":                 "pwsh.exe",
+		"HDC_EXE":                    `C:\sdk\hdc.exe`,
+		"ALLOW_EXE":                  "hdc.exe, cmd.exe;C:\\x\\y.exe",
+		"ALLOW_ENV":                  "A,B",
+		"DEFAULT_TIMEOUT_MS":         "1500",
+		"WINBRIDGE_LAUNCHER":         "wine  --flag",
+		"WIN_CODEPAGE":               "936",
+		"WINBRIDGE_MAX_OUTPUT":       "4096",
+		"WINBRIDGE_PSHOST_POOL":      "3",
+		"WINBRIDGE_WIN_CWD":          `D:\work`,
+		"MAX_TIMEOUT_MS":             "120000",
+		"WINBRIDGE_QUEUE_TIMEOUT_MS": "2500",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +40,8 @@ func TestConfigFromEnv(t *testing.T) {
 		MaxOutput:      4096,
 		PoolSize:       3,
 		WinCwd:         `D:\work`,
+		MaxTimeout:     2 * time.Minute,
+		QueueTimeout:   2500 * time.Millisecond,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -49,7 +53,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.powerShellExe() != "powershell.exe" || c.defaultTimeout() != DefaultTimeout || c.winCwd() != `C:\` || c.Policy.AllowExe != nil {
+	if c.powerShellExe() != "powershell.exe" || c.timeout(0) != DefaultTimeout || c.winCwd() != `C:\` || c.Policy.AllowExe != nil {
 		t.Errorf("defaults wrong: %+v", c)
 	}
 	c, _ = configFrom(envOf(map[string]string{"WIN_CODEPAGE": "auto"}))
@@ -60,11 +64,16 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigErrorsNameTheSetting(t *testing.T) {
 	for setting, value := range map[string]string{
-		"WINBRIDGE_BACKEND":     "ssh",
-		"DEFAULT_TIMEOUT_MS":    "-5",
-		"WIN_CODEPAGE":          "utf8",
-		"WINBRIDGE_MAX_OUTPUT":  "lots",
-		"WINBRIDGE_PSHOST_POOL": "0",
+		"WINBRIDGE_BACKEND":          "ssh",
+		"DEFAULT_TIMEOUT_MS":         "-5",
+		"WIN_CODEPAGE":               "utf8",
+		"WINBRIDGE_MAX_OUTPUT":       "lots",
+		"WINBRIDGE_PSHOST_POOL":      "0",
+		"ALLOW_EXE":                  `tools\hdc.exe`,
+		"HDC_EXE":                    `C:\sdk\hdc.exe" x`,
+		"ALLOW_ENV":                  "A:PATH",
+		"MAX_TIMEOUT_MS":             "0",
+		"WINBRIDGE_QUEUE_TIMEOUT_MS": "99999999999999",
 	} {
 		_, err := configFrom(envOf(map[string]string{setting: value}))
 		var ce *ConfigError

@@ -66,7 +66,10 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err := checkNUL(req); err != nil {
 		return nil, err
 	}
-	exe := req.Exe
+	exe, cwd, err := checkTarget(req)
+	if err != nil {
+		return nil, err
+	}
 	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
 		// Interop needs a Linux path to the .exe (or a name on PATH).
 		p, err := d.Paths.WinToWSL(exe)
@@ -77,7 +80,7 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	}
 	argv := append(append(append([]string(nil), d.Launcher...), exe), req.Args...)
 
-	dir, err := d.dir(req.Cwd)
+	dir, err := d.dir(cwd)
 	if err != nil {
 		return nil, &StartError{Exe: exe, Err: err}
 	}

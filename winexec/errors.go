@@ -15,6 +15,11 @@ var (
 	// containing a NUL byte, which no Windows command line can carry.
 	ErrNUL = errors.New("winexec: NUL byte in argument")
 
+	// ErrInvalidEnv is returned (wrapped, with the name) for an environment
+	// variable name no policy may allow: empty, or with "=", ":", "/" or a
+	// control character.
+	ErrInvalidEnv = errors.New("winexec: invalid environment variable name")
+
 	// ErrHostDied is returned when a PowerShell process exited or broke the
 	// protocol in the middle of a request. The request's program may or may
 	// not have run.

@@ -9,9 +9,8 @@ import (
 )
 
 // Executor is the front door MCP tools call: it applies the Policy, the
-// Config's default timeout, output cap and code page, then hands the
-// request to its Backend. Create one with New; it is safe for concurrent
-// use.
+// Config's timeouts, output cap and code page, then hands the request to
+// its Backend. Create one with New; it is safe for concurrent use.
 type Executor struct {
 	cfg     Config
 	backend Backend
@@ -19,16 +18,20 @@ type Executor struct {
 	log     *slog.Logger
 }
 
-// New returns an Executor for cfg, creating the backend cfg.Backend names
-// (auto resolves with AutoBackend). Close it to stop persistent processes.
+// New returns an Executor for cfg. Its backend is cfg.Runner when set,
+// else the one cfg.Backend names (auto resolves with AutoBackend), built
+// from cfg's other fields. The zero Config is usable. Close the Executor
+// to stop persistent processes.
 func New(cfg Config) (*Executor, error) {
-	return NewWithLogger(cfg, nil)
-}
-
-// NewWithLogger is New with a logger for diagnostics; nil means
-// slog.Default().
-func NewWithLogger(cfg Config, log *slog.Logger) (*Executor, error) {
-	log = loggerOr(log)
+	log := loggerOr(cfg.Logger)
+	for _, a := range cfg.Policy.AllowExe {
+		if _, err := parseProgram(a); a != "*" && err != nil {
+			log.Warn("winexec: ALLOW_EXE entry allows nothing", "err", err)
+		}
+	}
+	if cfg.Runner != nil {
+		return &Executor{cfg: cfg, backend: cfg.Runner, name: fmt.Sprintf("%T", cfg.Runner), log: log}, nil
+	}
 	name := cfg.Backend
 	if name == "" || name == BackendAuto {
 		name = AutoBackend(&cfg)
@@ -43,18 +46,12 @@ func NewWithLogger(cfg Config, log *slog.Logger) (*Executor, error) {
 	case BackendPowerShell:
 		b = &ps
 	case BackendPSHost:
-		b = &PSHost{PowerShell: ps, PoolSize: cfg.PoolSize}
+		b = &PSHost{PowerShell: ps, PoolSize: cfg.PoolSize, QueueTimeout: cfg.QueueTimeout}
 	default:
 		return nil, &ConfigError{Setting: "WINBRIDGE_BACKEND", Value: cfg.Backend, Err: fmt.Errorf("unknown backend %q", name)}
 	}
 	log.Debug("winexec: backend chosen", "backend", name)
 	return &Executor{cfg: cfg, backend: b, name: name, log: log}, nil
-}
-
-// NewWithBackend returns an Executor that applies cfg's policy and defaults
-// in front of an existing backend (tests, custom transports).
-func NewWithBackend(cfg Config, b Backend, log *slog.Logger) *Executor {
-	return &Executor{cfg: cfg, backend: b, name: fmt.Sprintf("%T", b), log: loggerOr(log)}
 }
 
 // BackendName returns the name of the backend in use, e.g. "pshost".
@@ -64,18 +61,28 @@ func (e *Executor) BackendName() string { return e.name }
 func (e *Executor) Config() Config { return e.cfg }
 
 // Run checks req against the policy and runs it. A refused request returns
-// a *NotAllowedError and runs nothing. The request is not modified.
+// a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd or
+// ErrInvalidEnv) and runs nothing. The backend receives the program the
+// policy decided on (see Policy.CheckExe) and the working directory in
+// canonical form; the caller's request is not modified.
 func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
-	if err := e.cfg.Policy.CheckExe(req.Exe); err != nil {
+	exe, err := e.cfg.Policy.checkExe(req.Exe, e.cfg.HDCExe)
+	if err != nil {
 		return nil, err
+	}
+	req.Exe = exe
+	if req.Cwd != "" {
+		d, err := parseDir(req.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		req.Cwd = d.text
 	}
 	if err := e.cfg.Policy.CheckEnv(req.Env); err != nil {
 		return nil, err
 	}
 	req.Env = maps.Clone(req.Env)
-	if req.Timeout <= 0 {
-		req.Timeout = e.cfg.defaultTimeout()
-	}
+	req.Timeout = e.cfg.timeout(req.Timeout)
 	if req.MaxOutput <= 0 {
 		req.MaxOutput = e.cfg.MaxOutput
 	}

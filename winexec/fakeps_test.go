@@ -34,7 +34,7 @@ import (
 // the middle of a request), hang (never answers a request), garbage (writes
 // an endless line that is not the protocol).
 //
-// A target named fake:exit:N is not started; the reply carries exit code
+// A target named fake-exit-N is not started; the reply carries exit code
 // N, so 32-bit codes can be tested on Linux.
 func fakePowerShell(mode string) int {
 	args := os.Args[1:]
@@ -120,7 +120,7 @@ func (f *fakeHost) handle(line string, lines <-chan string) (eof bool) {
 		f.raw(junk)
 		return false
 	}
-	if code, ok := strings.CutPrefix(req.Exe, "fake:exit:"); ok {
+	if code, ok := strings.CutPrefix(req.Exe, "fake-exit-"); ok {
 		n, _ := strconv.ParseInt(code, 0, 64)
 		f.send(map[string]any{"t": "x", "id": req.ID, "code": int32(uint32(n)), "timedOut": false, "cancelled": false, "ms": 0})
 		return false

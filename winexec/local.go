@@ -28,7 +28,11 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 	if req.CommandLine != "" && runtime.GOOS != "windows" {
 		return nil, ErrRawCommandLine
 	}
-	argv := append([]string{req.Exe}, req.Args...)
+	exe, cwd, err := checkTarget(req)
+	if err != nil {
+		return nil, err
+	}
+	argv := append([]string{exe}, req.Args...)
 	var env []string
 	if len(req.Env) > 0 {
 		env = os.Environ()
@@ -38,7 +42,7 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 	}
 	var cmdline string
 	if req.CommandLine != "" {
-		cmdline = quoteProgram(req.Exe) + " " + req.CommandLine
+		cmdline = quoteProgram(exe) + " " + req.CommandLine
 	}
 	if err := checkNUL(req); err != nil {
 		return nil, err
@@ -46,7 +50,7 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 	return runProcess(ctx, runSpec{
 		argv:      argv,
 		cmdline:   cmdline,
-		dir:       req.Cwd,
+		dir:       cwd,
 		env:       env,
 		stdin:     req.Stdin,
 		timeout:   req.Timeout,

@@ -1,7 +1,7 @@
 package winexec
 
 import (
-	"path"
+	"fmt"
 	"strings"
 )
 
@@ -13,37 +13,96 @@ var DefaultAllowExe = []string{"hdc.exe"}
 // DefaultAllowExe and no environment variables.
 type Policy struct {
 	// AllowExe lists allowed executables (setting ALLOW_EXE). An entry
-	// without a directory matches any program with that basename, compared
-	// case-insensitively and with or without ".exe"; an entry with a
-	// directory matches that absolute path only (Windows or Linux form, case
-	// and separators ignored). "*" allows every program. Nil means
-	// DefaultAllowExe.
+	// without a directory is a program name: it allows that name alone,
+	// found by the search path, compared ignoring ASCII case and with or
+	// without ".exe" ("hdc.exe" allows "hdc" and "HDC.EXE", never
+	// C:\evil\hdc.exe). An entry with a directory is an absolute path and
+	// allows that file only, in its Windows or WSL spelling (C:\x\y.exe is
+	// /mnt/c/x/y.exe), ignoring ASCII case and separators. UNC paths
+	// (\\host\share\...) and device paths (\\?\..., \\.\...) match only
+	// an entry spelled the same way. What runs is the entry as listed
+	// (a name with the request's ".exe" or not), not the request's
+	// spelling. "*" allows every valid program. Nil means DefaultAllowExe.
+	// Entries that are not valid program names or absolute paths (see
+	// ErrInvalidExe) allow nothing.
 	AllowExe []string
 
 	// AllowEnv lists the environment variable names a request may set
 	// (setting ALLOW_ENV), compared case-insensitively as Windows does. "*"
-	// allows every name.
+	// allows every valid name except those that steer the loader or the
+	// launcher (LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP), which must be
+	// listed by name. Names with "=", ":" or "/" (which WSLENV would read
+	// as its own syntax) or control characters are never allowed.
 	AllowEnv []string
 }
 
-// CheckExe returns a *NotAllowedError unless exe is allowed.
-func (p *Policy) CheckExe(exe string) error {
+// CheckExe checks exe against the policy and returns the program to run in
+// its place: the allowlist entry it matched (see AllowExe), or exe in
+// canonical form when "*" allowed it. An exe that is not a program name or
+// an absolute path is an error wrapping ErrInvalidExe; a valid one the
+// list does not allow is a *NotAllowedError. Run the returned program, not
+// exe: the decision holds for it only.
+func (p *Policy) CheckExe(exe string) (string, error) { return p.checkExe(exe) }
+
+// checkExe is CheckExe where a program-name entry also allows the
+// configured paths (Config.HDCExe) whose file has that name.
+func (p *Policy) checkExe(exe string, configured ...string) (string, error) {
+	req, err := parseProgram(exe)
+	if err != nil {
+		return "", err
+	}
 	list := p.AllowExe
 	if list == nil {
 		list = DefaultAllowExe
 	}
 	for _, a := range list {
-		if exeMatches(a, exe) {
-			return nil
+		if a == "*" {
+			return req.text, nil
+		}
+		entry, err := parseProgram(a)
+		if err != nil {
+			continue
+		}
+		if entry.kind != kindName {
+			if entry.key == req.key {
+				return entry.text, nil
+			}
+			continue
+		}
+		if req.kind == kindName {
+			if entry.key == req.key {
+				// The entry's spelling, with the request's choice of
+				// suffix: "hdc" must stay "hdc" for a Linux hdc, and
+				// "hdc.exe" is what WSL's search path needs.
+				return entry.stem() + req.suffix, nil
+			}
+			continue
+		}
+		for _, c := range configured {
+			cp, err := parseProgram(c)
+			if err == nil && cp.kind != kindName && cp.key == req.key && baseKey(cp) == entry.key {
+				return cp.text, nil
+			}
 		}
 	}
-	return &NotAllowedError{Setting: "ALLOW_EXE", Value: exe}
+	return "", &NotAllowedError{Setting: "ALLOW_EXE", Value: exe}
 }
 
-// CheckEnv returns a *NotAllowedError for the first variable in env that is
-// not allowed.
+// baseKey is the key of the program name that p's last component is.
+func baseKey(p program) string {
+	stem := p.stem()
+	i := strings.LastIndexAny(stem, `\/`)
+	return "n:" + asciiLower(stem[i+1:])
+}
+
+// CheckEnv returns an error for the first variable in env that is not
+// allowed: a *NotAllowedError for a name the list lacks, an error wrapping
+// ErrInvalidEnv for a name no list may allow.
 func (p *Policy) CheckEnv(env map[string]string) error {
 	for k := range env {
+		if err := checkEnvName(k); err != nil {
+			return err
+		}
 		if !p.envAllowed(k) {
 			return &NotAllowedError{Setting: "ALLOW_ENV", Value: k}
 		}
@@ -53,41 +112,35 @@ func (p *Policy) CheckEnv(env map[string]string) error {
 
 func (p *Policy) envAllowed(name string) bool {
 	for _, a := range p.AllowEnv {
-		if a == "*" || strings.EqualFold(a, name) {
+		if strings.EqualFold(a, name) || (a == "*" && !launcherEnv(name)) {
 			return true
 		}
 	}
 	return false
 }
 
-// normPath lower-cases p and turns every separator into "/", so Windows and
-// Linux forms of the same absolute path compare equal after translation.
-func normPath(p string) string { return strings.ToLower(strings.ReplaceAll(p, `\`, "/")) }
-
-func stripExe(name string) string {
-	if len(name) > 4 && strings.EqualFold(name[len(name)-4:], ".exe") {
-		return name[:len(name)-4]
-	}
-	return name
+// launcherEnv reports whether name steers how a program is loaded or
+// launched rather than what it does: the dynamic loader (LD_PRELOAD runs
+// any code in the local and direct backends' Linux processes), WSL
+// interop and wine. "*" does not cover them; they must be listed by name.
+func launcherEnv(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_") || strings.HasPrefix(n, "WINE") ||
+		n == "WSLENV" || n == "WSL_INTEROP"
 }
 
-func exeMatches(allowed, exe string) bool {
-	if allowed == "*" {
-		return true
+// checkEnvName refuses names that cannot be one environment variable on
+// both sides: empty, "=" (the name's end in an environment block), ":" and
+// "/" (WSLENV is NAME/flags:NAME, so "A:PATH" would export the server's
+// PATH to Windows), control characters and NUL.
+func checkEnvName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty name", ErrInvalidEnv)
 	}
-	if allowed == "" || exe == "" {
-		return false
-	}
-	a, e := normPath(allowed), normPath(exe)
-	if strings.Contains(a, "/") {
-		// Absolute entry: compare whole paths, also across the WSL/Windows
-		// forms of the same file.
-		if stripExe(a) == stripExe(e) {
-			return true
+	for _, r := range name {
+		if r == '=' || r == ':' || r == '/' || r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w %q: %q is not allowed in a name", ErrInvalidEnv, name, r)
 		}
-		aw, err1 := WinToWSL(allowed)
-		ew, err2 := WinToWSL(exe)
-		return err1 == nil && err2 == nil && stripExe(normPath(aw)) == stripExe(normPath(ew))
 	}
-	return stripExe(path.Base(e)) == stripExe(a)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -78,22 +79,31 @@ func (p *PowerShell) wire(req *Request, id int64) (*wireRequest, error) {
 	if err := checkNUL(req); err != nil {
 		return nil, err
 	}
-	exe := req.Exe
-	if len(exe) > 0 && exe[0] == '/' {
+	exe, cwd, err := checkTarget(req)
+	if err != nil {
+		return nil, err
+	}
+	if exe[0] == '/' {
 		w, err := p.Paths.WSLToWin(exe)
 		if err != nil {
 			return nil, &StartError{Exe: exe, Err: err}
 		}
 		exe = w
 	}
-	cwd := req.Cwd
+	// .NET puts FileName between double quotes, after trimming white
+	// space, and CreateProcess splits that line again: the name must not
+	// be able to end the quotes early (a distribution name is the one
+	// part checkTarget did not see).
+	if strings.ContainsAny(exe, "\"\x00\r\n\t") || strings.TrimSpace(exe) != exe {
+		return nil, fmt.Errorf("%w %q: not representable as a quoted program name", ErrInvalidExe, exe)
+	}
 	if cwd == "" {
 		cwd = p.WinCwd
 	}
 	if cwd == "" {
 		cwd = DefaultWinCwd
 	}
-	cwd, err := p.Paths.WSLToWin(cwd)
+	cwd, err = p.Paths.WSLToWin(cwd)
 	if err != nil {
 		return nil, &StartError{Exe: exe, Err: fmt.Errorf("cwd: %w", err)}
 	}

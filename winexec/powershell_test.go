@@ -53,7 +53,7 @@ func TestPowerShellContract(t *testing.T) {
 			})
 			t.Run("exitCodes32", func(t *testing.T) {
 				for _, code := range []int64{256, 0xC0000005, 0xFFFFFFFF, 0x7FFFFFFF} {
-					res := h.run(t, Request{Exe: "fake:exit:" + strconv.FormatInt(code, 10)})
+					res := h.run(t, Request{Exe: "fake-exit-" + strconv.FormatInt(code, 10)})
 					if want := int(int32(uint32(code))); res.ExitCode != want {
 						t.Errorf("exit %#x: ExitCode %d, want %d", code, res.ExitCode, want)
 					}
@@ -227,5 +227,79 @@ func TestPSHostReplacesHostThatDiedIdle(t *testing.T) {
 	res, err := host.Run(context.Background(), &Request{Exe: prog, Args: []string{"exit", "5"}})
 	if err != nil || res.ExitCode != 5 {
 		t.Fatalf("after the idle host died: %v %+v", err, res)
+	}
+}
+
+// TestPSHostQueueDeadline: with every PowerShell process busy, a call
+// fails with ErrBusy after QueueTimeout instead of waiting behind a call
+// that may run for its whole timeout; the pool serves again once free.
+func TestPSHostQueueDeadline(t *testing.T) {
+	host := &PSHost{PowerShell: *fakePSBackend(t, "normal"), PoolSize: 1, QueueTimeout: 300 * time.Millisecond}
+	defer host.Close()
+	prog := nativeHelper(t)
+	token := "ps-queue-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := host.Run(ctx, &Request{Exe: prog, Args: []string{"hang", token}, Timeout: time.Hour})
+		done <- err
+	}()
+	if err := pollUntil(10*time.Second, func() bool { return len(wintest.Processes(token)) > 0 }); err != nil {
+		cancel()
+		<-done
+		t.Fatal("long call never started")
+	}
+	start := time.Now()
+	_, err := host.Run(context.Background(), &Request{Exe: prog, Args: []string{"exit", "0"}})
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("second call: err = %v, want ErrBusy", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("second call waited %v; QueueTimeout is 300ms", el)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("long call: %v", err)
+	}
+	if res, err := host.Run(context.Background(), &Request{Exe: prog, Args: []string{"exit", "4"}}); err != nil || res.ExitCode != 4 {
+		t.Fatalf("after the long call: %v %+v", err, res)
+	}
+}
+
+// TestExecutorLongCallDoesNotStarveOthers: under the default settings a
+// call with an enormous timeout does not hold the only PowerShell host;
+// the next call runs at once.
+func TestExecutorLongCallDoesNotStarveOthers(t *testing.T) {
+	t.Setenv("WSL_DISTRO_NAME", "TestDistro")
+	prog := nativeHelper(t)
+	e, err := New(Config{
+		Backend:       BackendPSHost,
+		PowerShellExe: fakePS(t, "normal"),
+		WinCwd:        t.TempDir(),
+		Policy:        Policy{AllowExe: []string{prog}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	token := "ps-starve-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Run(ctx, Request{Exe: prog, Args: []string{"hang", token}, Timeout: 1000 * time.Hour})
+		done <- err
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	if err := pollUntil(10*time.Second, func() bool { return len(wintest.Processes(token)) > 0 }); err != nil {
+		t.Fatal("long call never started")
+	}
+	qctx, qcancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer qcancel()
+	res, err := e.Run(qctx, Request{Exe: prog, Args: []string{"exit", "6"}})
+	if err != nil || res.ExitCode != 6 {
+		t.Fatalf("second call behind a long one: %v %+v", err, res)
 	}
 }

@@ -3,6 +3,7 @@ package winexec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,6 +11,10 @@ import (
 
 // ErrClosed is returned by PSHost.Run after Close.
 var ErrClosed = errors.New("winexec: backend closed")
+
+// ErrBusy is returned (wrapped) by PSHost.Run when every PowerShell
+// process stayed busy for the whole QueueTimeout. Nothing ran.
+var ErrBusy = errors.New("winexec: every PowerShell host is busy")
 
 // PSHost keeps a pool of powershell.exe processes running Bootstrap and
 // sends each request to an idle one, so a call does not pay PowerShell's
@@ -20,8 +25,15 @@ type PSHost struct {
 	PowerShell
 
 	// PoolSize is the maximum number of PowerShell processes, and so of
-	// concurrent requests. Zero means 1.
+	// concurrent requests; they start on demand. Zero means
+	// DefaultPoolSize.
 	PoolSize int
+
+	// QueueTimeout bounds how long a request waits for a free process
+	// when all PoolSize are busy; then it fails with ErrBusy, so calls
+	// with long timeouts cannot make the others wait behind them. Zero
+	// means DefaultQueueTimeout.
+	QueueTimeout time.Duration
 
 	// StartTimeout bounds PowerShell's start-up until the bootstrap's ready
 	// frame. Zero means 30 s.
@@ -39,7 +51,7 @@ func (h *PSHost) init() {
 	h.initOnce.Do(func() {
 		n := h.PoolSize
 		if n <= 0 {
-			n = 1
+			n = DefaultPoolSize
 		}
 		h.slots = make(chan struct{}, n)
 	})
@@ -53,10 +65,8 @@ func (h *PSHost) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case h.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := h.acquire(ctx); err != nil {
+		return nil, err
 	}
 	defer func() { <-h.slots }()
 
@@ -72,6 +82,29 @@ func (h *PSHost) Run(ctx context.Context, req *Request) (*Result, error) {
 	}
 	h.finish(res, BackendPSHost)
 	return res, err
+}
+
+// acquire takes a slot of the pool, waiting at most QueueTimeout.
+func (h *PSHost) acquire(ctx context.Context) error {
+	select {
+	case h.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	qt := h.QueueTimeout
+	if qt <= 0 {
+		qt = DefaultQueueTimeout
+	}
+	t := time.NewTimer(qt)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("%w: all %d busy for %v (WINBRIDGE_PSHOST_POOL, WINBRIDGE_QUEUE_TIMEOUT_MS)", ErrBusy, cap(h.slots), qt)
+	}
 }
 
 // get returns a live idle session or starts one.

@@ -7,8 +7,11 @@ import (
 // A Request describes one program run. The zero value of every field except
 // Exe is meaningful.
 type Request struct {
-	// Exe is the program: a basename resolved by the Windows (or local)
-	// search path such as "hdc.exe", a Windows path or a Linux path.
+	// Exe is the program: a name resolved by the Windows (or local)
+	// search path such as "hdc.exe", or an absolute Windows or Linux path.
+	// Relative paths, and names Windows would parse further (quotes,
+	// control characters, cmd.exe metacharacters, trailing dots), are
+	// refused with ErrInvalidExe by every backend.
 	Exe string
 
 	// Args are the arguments after the program name. Backends for Windows
@@ -22,7 +25,9 @@ type Request struct {
 	// cannot pass a raw command line return ErrRawCommandLine.
 	CommandLine string
 
-	// Cwd is the working directory in Linux or Windows form. Empty means the
+	// Cwd is the working directory: an absolute path in Linux or Windows
+	// form, never a network share other than WSL's or a device path
+	// (ErrInvalidCwd). Empty means the
 	// backend's default: a Windows directory for Windows programs (never a
 	// UNC path onto the Linux file system), the current directory for Local.
 	Cwd string

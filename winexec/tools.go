@@ -31,7 +31,7 @@ type ExecInput struct {
 	Exe       string            `json:"exe" jsonschema:"description=the program: a name such as hdc.exe or cmd.exe (allowed by ALLOW_EXE) or a Windows or WSL path"`
 	Args      []string          `json:"args,omitempty" jsonschema:"description=arguments passed to the program exactly as given (quoted for Windows with the MSVCRT rules)"`
 	Cwd       string            `json:"cwd,omitempty" jsonschema:"description=working directory in Windows or WSL form; default: a Windows directory"`
-	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS,minimum=0"`
+	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS; larger values are lowered to the server's MAX_TIMEOUT_MS,minimum=0"`
 	Env       map[string]string `json:"env,omitempty" jsonschema:"description=environment variables for the program (only names the server allows)"`
 	Stdin     string            `json:"stdin,omitempty" jsonschema:"description=text written to the program's standard input"`
 }

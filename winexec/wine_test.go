@@ -235,7 +235,7 @@ func TestWineExecutorEndToEnd(t *testing.T) {
 	cfg := Config{
 		Backend:  BackendDirect,
 		Launcher: e.direct.Launcher,
-		Policy:   Policy{AllowExe: []string{"wprobe"}},
+		Policy:   Policy{AllowExe: []string{e.wprobe}},
 	}
 	ex, err := New(cfg)
 	if err != nil {

@@ -48,7 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return check(s, stdout)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
-	ex, err := winexec.NewWithLogger(s.cfg, log)
+	s.cfg.Logger = log
+	ex, err := winexec.New(s.cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "winbridge:", err)
 		return 2

@@ -37,9 +37,11 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	backend := fs.String("backend", orDefault(cfg.Backend, winexec.BackendAuto), "`backend`: auto, powershell, pshost, direct or local [WINBRIDGE_BACKEND]")
 	psExe := fs.String("ps-exe", orDefault(cfg.PowerShellExe, "powershell.exe"), "PowerShell `program`: powershell.exe, pwsh.exe or a path [WIN_PS_EXE]")
 	hdcExe := fs.String("hdc-exe", cfg.HDCExe, "hdc `program` (default hdc.exe under WSL, hdc natively) [HDC_EXE]")
-	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run (basename or absolute path) [ALLOW_EXE]")
+	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run: a name found on the search path, or an absolute path [ALLOW_EXE]")
 	allowEnv := fs.String("allow-env", strings.Join(cfg.Policy.AllowEnv, ","), "comma-separated environment `names` a call may set [ALLOW_ENV]")
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
+	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
+	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
 	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINBRIDGE_SNAKE_CASE") == "1", "name tools win_exec, hdc_shell, ... for clients that reject dots [WINBRIDGE_SNAKE_CASE=1]")
@@ -63,6 +65,11 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	s.cfg.Policy.AllowExe = splitList(*allow)
 	s.cfg.Policy.AllowEnv = splitList(*allowEnv)
 	s.cfg.DefaultTimeout = *timeout
+	s.cfg.MaxTimeout = *maxTimeout
+	s.cfg.QueueTimeout = *queueTimeout
+	if *maxTimeout <= 0 || *queueTimeout <= 0 {
+		return nil, fmt.Errorf("-max-timeout and -queue-timeout must be positive")
+	}
 	s.cfg.Launcher = strings.Fields(*launcher)
 	s.cfg.CodePage = *codepage
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
