@@ -27,7 +27,10 @@ func serveHTTP(ctx context.Context, s *settings, srv *mcp.Server, log *slog.Logg
 	ep, err := cfg.Listen()
 	if err != nil {
 		fmt.Fprintln(stderr, "winbridge:", err)
-		return 2
+		if errors.Is(err, httpserve.ErrConfig) {
+			return 2 // bad settings, as for flags
+		}
+		return 1
 	}
 	opts := &mcphttp.HandlerOptions{Logger: log}
 	ep.Options(opts)

@@ -39,9 +39,24 @@ type Config struct {
 	Token       string // the token from the environment; TokenFile wins
 }
 
+// ErrConfig marks the errors of Listen that the settings cause (the kind
+// of address, the token), as opposed to failures to listen: commands
+// exit with their bad-settings status on them.
+var ErrConfig = errors.New("httpserve: bad settings")
+
 // ErrRemote is the refusal of a listen address other hosts can reach
-// without -http-allow-remote and a token.
+// without -http-allow-remote and a token; it is an ErrConfig.
 var ErrRemote = errors.New("refusing to serve MCP on an address other hosts can reach")
+
+type configError struct{ err error }
+
+func (e configError) Error() string        { return e.err.Error() }
+func (e configError) Unwrap() error        { return e.err }
+func (e configError) Is(target error) bool { return target == ErrConfig }
+
+func configErrorf(format string, args ...any) error {
+	return configError{fmt.Errorf(format, args...)}
+}
 
 // Endpoint is a listener that passed the checks, and its token.
 type Endpoint struct {
@@ -67,11 +82,11 @@ func (c *Config) Listen() (*Endpoint, error) {
 	switch {
 	case remote && !c.AllowRemote:
 		ln.Close()
-		return nil, fmt.Errorf("%w: %s is not a loopback address, and MCP over HTTP runs tools for whoever connects; "+
+		return nil, configErrorf("%w: %s is not a loopback address, and MCP over HTTP runs tools for whoever connects; "+
 			"listen on 127.0.0.1, or pass -http-allow-remote with a token (-http-token-file)", ErrRemote, ln.Addr())
 	case remote && token == "":
 		ln.Close()
-		return nil, fmt.Errorf("%w: -http-allow-remote needs a bearer token (-http-token-file or the environment) so that not everyone on the network can run tools", ErrRemote)
+		return nil, configErrorf("%w: -http-allow-remote needs a bearer token (-http-token-file or the environment) so that not everyone on the network can run tools", ErrRemote)
 	}
 	return &Endpoint{Listener: ln, Token: token, Remote: remote}, nil
 }
@@ -82,23 +97,23 @@ func (c *Config) token() (string, error) {
 	if c.TokenFile != "" {
 		b, err := os.ReadFile(c.TokenFile)
 		if err != nil {
-			return "", fmt.Errorf("reading the HTTP token: %w", err)
+			return "", configErrorf("reading the HTTP token: %w", err)
 		}
 		token, from = string(b), c.TokenFile
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
 		if c.TokenFile != "" {
-			return "", fmt.Errorf("the HTTP token file %s is empty", c.TokenFile)
+			return "", configErrorf("the HTTP token file %s is empty", c.TokenFile)
 		}
 		return "", nil
 	}
 	if len(token) < MinTokenLen {
-		return "", fmt.Errorf("the HTTP token from %s has %d characters; use at least %d", from, len(token), MinTokenLen)
+		return "", configErrorf("the HTTP token from %s has %d characters; use at least %d", from, len(token), MinTokenLen)
 	}
 	for _, r := range token {
 		if !isTokenChar(r) {
-			return "", fmt.Errorf("the HTTP token from %s has a character outside A-Z a-z 0-9 - . _ ~ + / =", from)
+			return "", configErrorf("the HTTP token from %s has a character outside A-Z a-z 0-9 - . _ ~ + / =", from)
 		}
 	}
 	return token, nil
