@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -338,4 +339,49 @@ func TestHTTPWriteTimeout(t *testing.T) {
 		t.Fatalf("flood answered %s %s", resp.Status, resp.Header.Get("Content-Type"))
 	}
 	await(t, returned, "the POST whose client stopped reading to return")
+}
+
+// An http.Server ReadTimeout, as the example servers set, does not cut
+// what outlives it: the handler replaces the read deadline with
+// BodyTimeout and lifts it once the body is read, so a GET stream keeps
+// streaming and a slow call still answers.
+func TestHTTPServerReadTimeoutSparesStreams(t *testing.T) {
+	release := make(chan struct{})
+	h := mcphttp.NewHandler(holdServer(release, nil), &mcphttp.HandlerOptions{Logger: quietLog, KeepAlive: 300 * time.Millisecond, BodyTimeout: 100 * time.Millisecond})
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ReadTimeout = 50 * time.Millisecond
+	ts.Start()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+		ts.Close()
+	})
+	url := ts.URL + "/mcp"
+	sid := openSession(t, url)
+	resp := rawPost(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, sessionHeaders(sid))
+	resp.Body.Close()
+	get := openSSE(t, http.MethodGet, url, "", sessionHeaders(sid))
+	get.event(t) // priming
+	if line := get.next(t); line != ": keep-alive" {
+		t.Fatalf("the GET stream after ReadTimeout: %q", line)
+	}
+	post := openSSE(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hold","arguments":{"key":"slow"},"_meta":{"progressToken":1}}}`, sessionHeaders(sid))
+	post.event(t) // priming
+	post.event(t) // progress
+	for {         // past ReadTimeout, which keep-alives show
+		if line := post.next(t); line == ": keep-alive" {
+			break
+		}
+	}
+	close(release)
+	for {
+		ev := post.event(t)
+		if len(ev) == 3 && strings.Contains(ev[2], "released slow") {
+			return
+		}
+		if len(ev) != 0 && ev[0] != ": keep-alive" {
+			t.Fatalf("the slow call's stream sent %q", ev)
+		}
+	}
 }
