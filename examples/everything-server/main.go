@@ -50,6 +50,9 @@ func main() {
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		slog.Error("everything-server", "err", err)
+		if errors.Is(err, httpserve.ErrConfig) {
+			os.Exit(2) // bad settings: a refused address or token
+		}
 		os.Exit(1)
 	}
 }
