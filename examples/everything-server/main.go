@@ -17,21 +17,25 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
 func main() {
-	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (host:port) at /mcp instead of stdio")
+	var hc httpserve.Config
+	flag.StringVar(&hc.Addr, "http", "", "serve Streamable HTTP on `ADDR` (host:port) at /mcp instead of stdio; loopback only unless -http-allow-remote")
+	flag.BoolVar(&hc.AllowRemote, "http-allow-remote", false, "allow -http on an address other hosts can reach; needs a token")
+	flag.StringVar(&hc.TokenFile, "http-token-file", "", "require Authorization: Bearer <token>, the token read from this `file` (or set EVERYTHING_SERVER_HTTP_TOKEN)")
 	flag.Parse()
+	hc.Token = os.Getenv("EVERYTHING_SERVER_HTTP_TOKEN")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -39,13 +43,16 @@ func main() {
 	go watch(ctx, srv, 3*time.Second)
 
 	var err error
-	if *addr != "" {
-		err = serveHTTP(ctx, srv, *addr)
+	if hc.Addr != "" {
+		err = serveHTTP(ctx, srv, &hc)
 	} else {
 		err = serveStdio(ctx, srv)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		slog.Error("everything-server", "err", err)
+		if errors.Is(err, httpserve.ErrConfig) {
+			os.Exit(2) // bad settings: a refused address or token
+		}
 		os.Exit(1)
 	}
 }
@@ -59,18 +66,23 @@ func serveStdio(ctx context.Context, srv *mcp.Server) error {
 	return srv.Run(ctx, stream)
 }
 
-// serveHTTP serves the Streamable HTTP transport at /mcp on addr until ctx
-// ends. The handler accepts only loopback Host and Origin headers (DNS
-// rebinding protection, which dns-rebinding-protection checks).
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string) error {
-	h := mcphttp.NewHandler(srv, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", addr)
+// serveHTTP serves the Streamable HTTP transport at /mcp until ctx ends.
+// The handler accepts only loopback Host and Origin headers (DNS
+// rebinding protection, which dns-rebinding-protection checks); an
+// address other hosts can reach is refused unless -http-allow-remote and
+// a token are given (internal/httpserve).
+func serveHTTP(ctx context.Context, srv *mcp.Server, hc *httpserve.Config) error {
+	ep, err := hc.Listen()
 	if err != nil {
 		return err
 	}
+	opts := &mcphttp.HandlerOptions{}
+	ep.Options(opts)
+	h := mcphttp.NewHandler(srv, opts)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", ep.Handler(h))
+	hs := httpserve.Server(mux)
+	ln := ep.Listener
 	slog.Info("everything-server: serving", "url", "http://"+ln.Addr().String()+"/mcp")
 	go func() {
 		<-ctx.Done()

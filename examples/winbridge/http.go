@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
@@ -17,23 +17,34 @@ import (
 
 // serveHTTP serves Streamable HTTP at /mcp on s.httpAddr until ctx ends.
 // The handler accepts only loopback Host and Origin headers (DNS-rebinding
-// protection); with -echo every request is summarised on stderr, secrets
-// masked.
+// protection) and bounds what clients can make it hold; an address other
+// hosts can reach is refused unless -http-allow-remote and a token are
+// given (internal/httpserve). With -echo every request is summarised on
+// stderr, secrets masked.
 func serveHTTP(ctx context.Context, s *settings, srv *mcp.Server, log *slog.Logger, stderr io.Writer) int {
-	h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: log})
-	var handler http.Handler = h
+	cfg := s.http
+	cfg.Addr = s.httpAddr
+	ep, err := cfg.Listen()
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge:", err)
+		if errors.Is(err, httpserve.ErrConfig) {
+			return 2 // bad settings, as for flags
+		}
+		return 1
+	}
+	opts := &mcphttp.HandlerOptions{Logger: log}
+	ep.Options(opts)
+	h := mcphttp.NewHandler(srv, opts)
+	handler := ep.Handler(h)
 	if s.echo {
-		handler = mcphttp.EchoHandler(h, &transport.EchoOptions{Writer: stderr})
+		// Outermost, so that refused requests show too (tokens masked).
+		handler = mcphttp.EchoHandler(handler, &transport.EchoOptions{Writer: stderr})
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", s.httpAddr)
-	if err != nil {
-		fmt.Fprintln(stderr, "winbridge:", err)
-		return 1
-	}
-	log.Info("winbridge: serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
+	hs := httpserve.Server(mux)
+	ln := ep.Listener
+	log.Info("winbridge: serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "token", ep.Token != "")
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -17,6 +18,7 @@ type settings struct {
 	cfg       winexec.Config
 	snakeCase bool
 	httpAddr  string
+	http      httpserve.Config // httpAddr's options: remote access and token
 	echo      bool
 	logLevel  slog.Level
 	version   bool
@@ -45,7 +47,10 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
 	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINBRIDGE_SNAKE_CASE") == "1", "name tools win_exec, hdc_shell, ... for clients that reject dots [WINBRIDGE_SNAKE_CASE=1]")
-	fs.StringVar(&s.httpAddr, "http", getenv("WINBRIDGE_HTTP"), "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8787) instead of stdio [WINBRIDGE_HTTP]")
+	fs.StringVar(&s.httpAddr, "http", getenv("WINBRIDGE_HTTP"), "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8787) instead of stdio; loopback only unless -http-allow-remote [WINBRIDGE_HTTP]")
+	fs.BoolVar(&s.http.AllowRemote, "http-allow-remote", getenv("WINBRIDGE_HTTP_ALLOW_REMOTE") == "1", "allow -http on an address other hosts can reach (0.0.0.0, :port, a LAN address); needs a token [WINBRIDGE_HTTP_ALLOW_REMOTE=1]")
+	fs.StringVar(&s.http.TokenFile, "http-token-file", getenv("WINBRIDGE_HTTP_TOKEN_FILE"), "require Authorization: Bearer <token> on -http, the token read from this `file` (or set WINBRIDGE_HTTP_TOKEN; never on the command line) [WINBRIDGE_HTTP_TOKEN_FILE]")
+	s.http.Token = getenv("WINBRIDGE_HTTP_TOKEN")
 	fs.BoolVar(&s.echo, "echo", getenv("WINBRIDGE_ECHO") == "1", "with -http, write a summary of every request to stderr, secrets masked [WINBRIDGE_ECHO=1]")
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -141,6 +142,8 @@ func (c *Config) check() error {
 type settings struct {
 	cfg         Config
 	httpAddr    string
+	http        httpserve.Config    // httpAddr's options: remote access and token
+	endpoint    *httpserve.Endpoint // the checked listener, once run has it
 	snakeCase   bool
 	echoMaxText int
 	logLevel    slog.Level
@@ -184,7 +187,10 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 		return d
 	}
 	c := &s.cfg
-	fs.StringVar(&s.httpAddr, "http", orDefault(getenv("WINDBG_HTTP"), defaultHTTP), "serve MCP at http://`addr`/mcp; keep it on loopback [WINDBG_HTTP]")
+	fs.StringVar(&s.httpAddr, "http", orDefault(getenv("WINDBG_HTTP"), defaultHTTP), "serve MCP at http://`addr`/mcp; loopback only unless -http-allow-remote [WINDBG_HTTP]")
+	fs.BoolVar(&s.http.AllowRemote, "http-allow-remote", getenv("WINDBG_HTTP_ALLOW_REMOTE") == "1", "allow -http on an address other hosts can reach (0.0.0.0, :port, a LAN address); needs a token [WINDBG_HTTP_ALLOW_REMOTE=1]")
+	fs.StringVar(&s.http.TokenFile, "http-token-file", getenv("WINDBG_HTTP_TOKEN_FILE"), "require Authorization: Bearer <token>, the token read from this `file` (or set WINDBG_HTTP_TOKEN; never on the command line) [WINDBG_HTTP_TOKEN_FILE]")
+	s.http.Token = getenv("WINDBG_HTTP_TOKEN")
 	fs.StringVar(&c.CDB, "cdb", orDefault(getenv("WINDBG_CDB"), defaultCDB), "the debugger `program`: a name on PATH, a Linux path, or a Windows path [WINDBG_CDB]")
 	launcher := fs.String("launcher", getenv("WINDBG_LAUNCHER"), "`command` prefix that starts cdb, e.g. wine (empty under WSL interop) [WINDBG_LAUNCHER]")
 	extra := fs.String("cdb-args", getenv("WINDBG_CDB_ARGS"), "extra cdb `options` before the target, space-separated, e.g. \"-y srv*C:\\symbols\" [WINDBG_CDB_ARGS]")

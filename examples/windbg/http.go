@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
@@ -35,9 +36,19 @@ func newServer(s *settings, sess *Session, log *slog.Logger, echo io.Writer) *se
 				". Start with k (stack), lm (modules), r (registers) or !analyze -v.",
 		})
 	addEvalTool(srv, sess, s.snakeCase)
-	h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: log})
+	// The endpoint run checked: its token, and on a remote address any
+	// Host (tests serve on loopback without one).
+	opts := &mcphttp.HandlerOptions{Logger: log}
+	if s.endpoint != nil {
+		s.endpoint.Options(opts)
+	}
+	h := mcphttp.NewHandler(srv, opts)
+	var handler http.Handler = h
+	if s.endpoint != nil {
+		handler = s.endpoint.Handler(h)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcphttp.EchoHandler(h, &transport.EchoOptions{Writer: echo, MaxText: s.echoMaxText}))
+	mux.Handle("/mcp", mcphttp.EchoHandler(handler, &transport.EchoOptions{Writer: echo, MaxText: s.echoMaxText}))
 	return &server{mcp: h, http: mux, sess: sess}
 }
 
@@ -45,7 +56,7 @@ func newServer(s *settings, sess *Session, log *slog.Logger, echo io.Writer) *se
 // handler (no new calls; calls in flight are stopped), the HTTP server,
 // and the cdb session (quit command, then a kill after the grace period).
 func (sv *server) serve(ctx context.Context, ln net.Listener, log *slog.Logger) error {
-	hs := &http.Server{Handler: sv.http, ReadHeaderTimeout: 10 * time.Second}
+	hs := httpserve.Server(sv.http)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	var err error

@@ -22,10 +22,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/winbridge/winbridge/internal/httpserve"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -50,18 +51,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
+	// The address is checked before cdb starts: a refusal is immediate.
+	hc := s.http
+	hc.Addr = s.httpAddr
+	ep, err := hc.Listen()
+	if err != nil {
+		fmt.Fprintln(stderr, "windbg:", err)
+		if errors.Is(err, httpserve.ErrConfig) {
+			return 2
+		}
+		return 1
+	}
+	s.endpoint = ep
+	ln := ep.Listener
 	sess := NewSession(s.cfg, log)
 	if err := sess.Open(ctx); err != nil {
 		fmt.Fprintln(stderr, "windbg:", err)
+		ln.Close()
 		return 1
 	}
-	ln, err := net.Listen("tcp", s.httpAddr)
-	if err != nil {
-		fmt.Fprintln(stderr, "windbg:", err)
-		_ = sess.Close(context.Background())
-		return 1
-	}
-	log.Info("windbg: serving MCP", "url", "http://"+ln.Addr().String()+"/mcp", "tool", toolName(s.snakeCase), "target", s.cfg.Target())
+	log.Info("windbg: serving MCP", "url", "http://"+ln.Addr().String()+"/mcp", "tool", toolName(s.snakeCase), "target", s.cfg.Target(), "token", ep.Token != "")
 	if err := newServer(s, sess, log, stderr).serve(ctx, ln, log); err != nil {
 		fmt.Fprintln(stderr, "windbg:", err)
 		return 1

@@ -9,15 +9,18 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 )
 
 // httpError is a refusal: an HTTP status and the JSON-RPC error in the body.
 type httpError struct {
-	status int
-	id     json.RawMessage // nil: null
-	err    *mcp.Error
+	status     int
+	id         json.RawMessage // nil: null
+	err        *mcp.Error
+	retryAfter time.Duration // a Retry-After header, rounded up to seconds
+	close      bool          // Connection: close, when the body is left unread
 }
 
 // badVersion is the 400 answer to a protocol version the server does not
@@ -53,8 +56,15 @@ func writeHTTPError(w http.ResponseWriter, e *httpError) {
 		ID      json.RawMessage `json:"id"`
 		Error   *mcp.Error      `json:"error"`
 	}{"2.0", id, e.err})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	if e.retryAfter > 0 {
+		hd.Set("Retry-After", strconv.FormatInt(int64((e.retryAfter+time.Second-1)/time.Second), 10))
+	}
+	if e.close {
+		hd.Set("Connection", "close")
+	}
 	w.WriteHeader(e.status)
 	_, _ = w.Write(body)
 }

@@ -201,6 +201,38 @@ func TestHTTPFramerResumesStream(t *testing.T) {
 	}
 }
 
+// A resumption the server refuses (410: it dropped the stream) fails the
+// call with the server's reason, not a generic "stream ended".
+func TestHTTPFramerResumeGone(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case r.Method == http.MethodDelete:
+			w.WriteHeader(http.StatusNoContent)
+		case r.Method == http.MethodGet:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusGone)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"gone: stream \"1\" is not retained"}}`)
+		case strings.Contains(string(body), `"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "id: 1_0\nretry: 1\ndata: \n\n")
+		}
+	}))
+	defer ts.Close()
+	f := newTestFramer(t, ts.URL, &ClientOptions{NoListen: true})
+	defer f.Close()
+	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	readFrame(t, f)
+	f.WriteFrame([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x"}}`))
+	if got := readFrame(t, f); !strings.Contains(got, `"id":5,"error":{"code":-32600,"message":"gone: stream \"1\" is not retained"`) {
+		t.Fatalf("resumption refused with 410: %s", got)
+	}
+}
+
 // HTTP refusals become JSON-RPC errors of the request that met them, and
 // a 404 in a session ends the connection with ErrSessionExpired.
 func TestHTTPFramerErrors(t *testing.T) {

@@ -6,7 +6,12 @@
 //     initialize (Mcp-Session-Id) with a GET stream; stateless clients
 //     (2026-07-28) get a session per POST. Answers are one JSON object or
 //     an SSE stream that can be resumed with Last-Event-ID. Host and Origin
-//     are checked against loopback by default (DNS rebinding).
+//     are checked against loopback by default (DNS rebinding). Everything
+//     a client can make it hold is bounded: bodies read at once, slow
+//     bodies and slow readers, streams retained for resumption, idle and
+//     live sessions (HandlerOptions; the Limits table of docs/HTTP.md).
+//   - RequireBearer is middleware that admits only requests carrying a
+//     bearer token, compared in constant time.
 //   - Client: NewStream returns a transport.Stream to a server URL for
 //     client.Connect; NewFramer is the transport.Framer under it. It keeps
 //     the session and negotiated version, sends the standard headers of

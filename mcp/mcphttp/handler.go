@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,12 +23,21 @@ const (
 	HeaderLastEventID     = "Last-Event-Id"
 )
 
-// Defaults of HandlerOptions.
+// Defaults of HandlerOptions. docs/HTTP.md has the table of limits.
 const (
-	DefaultMaxBody   = transport.DefaultMaxMessageSize
-	DefaultKeepAlive = 15 * time.Second
-	DefaultRetry     = time.Second
-	DefaultHistory   = 256
+	DefaultMaxBody            = transport.DefaultMaxMessageSize
+	DefaultKeepAlive          = 15 * time.Second
+	DefaultRetry              = time.Second
+	DefaultHistory            = 256
+	DefaultMaxRetainedStreams = 16
+	DefaultMaxRetainedBytes   = 8 << 20
+	DefaultRetainFor          = 5 * time.Minute
+	DefaultSessionTimeout     = 10 * time.Minute
+	DefaultMaxSessions        = 100
+	DefaultMaxBodyMemory      = 2 * DefaultMaxBody
+	DefaultBodyWait           = 5 * time.Second
+	DefaultBodyTimeout        = 30 * time.Second
+	DefaultWriteTimeout       = 30 * time.Second
 )
 
 // HandlerOptions configure a Handler. The zero value is ready to use and
@@ -49,6 +58,33 @@ type HandlerOptions struct {
 	// MaxBodyBytes bounds a POST body; larger ones get 413. Zero means
 	// DefaultMaxBody (32 MiB).
 	MaxBodyBytes int64
+	// MaxBodyMemory bounds the bytes of all POST bodies being read at
+	// once, so that many concurrent large bodies cannot exhaust memory
+	// before any of them is refused. A body reserves its Content-Length
+	// (or 64 KiB at a time when it has none) before it is read; one that
+	// finds no room within BodyWait gets 503 with Retry-After. A body is
+	// always admitted when no other is being read. Zero means
+	// DefaultMaxBodyMemory (64 MiB).
+	MaxBodyMemory int64
+	// BodyWait is how long a POST waits for room under MaxBodyMemory.
+	// Zero means DefaultBodyWait (5 s).
+	BodyWait time.Duration
+	// BodyTimeout is how long a request's body may take to arrive, from
+	// the start of ServeHTTP: a client that sends it slowly (slowloris)
+	// gets 408 and its connection is closed. The handler sets the
+	// connection's read deadline through http.ResponseController, and
+	// lifts it once the body is read so that SSE streams and long calls
+	// are not cut; writers that do not support deadlines are served
+	// without. Zero means DefaultBodyTimeout (30 s).
+	BodyTimeout time.Duration
+	// WriteTimeout bounds each write to a client (an SSE event, a
+	// keep-alive, a JSON answer): a client that stops reading is cut off
+	// after it, and its stream stays retained for resumption. It is a
+	// deadline per write, not per response, because SSE responses live
+	// as long as their session; set no http.Server.WriteTimeout, which
+	// would end every stream after that long. Zero means
+	// DefaultWriteTimeout (30 s); negative sets no deadline.
+	WriteTimeout time.Duration
 	// JSONResponse makes every POST answer with one JSON object, never an
 	// SSE stream; messages the server sends before the result then go to
 	// the session's GET stream (legacy sessions) or are dropped.
@@ -63,10 +99,39 @@ type HandlerOptions struct {
 	// History is how many events each SSE stream of a session keeps for
 	// clients resuming with Last-Event-ID. Zero means DefaultHistory.
 	History int
-	// SessionTimeout closes a legacy session that has seen no request and
-	// has no open stream or pending request for this long. Zero means
-	// sessions live until deleted or until Shutdown.
+	// MaxRetainedStreams bounds the POST streams a session keeps with no
+	// client attached (the client went away, or has not come back to
+	// resume yet): beyond it the stream left longest ago is dropped.
+	// Resuming a dropped stream gets 410 Gone. Zero or negative means
+	// DefaultMaxRetainedStreams (16).
+	MaxRetainedStreams int
+	// MaxRetainedBytes bounds the bytes of the events a session holds
+	// in all its streams. Beyond it, streams with no client attached are
+	// dropped, the one left longest ago first; if live streams alone
+	// exceed it, the stream written to loses its oldest events (its
+	// newest one, such as a large result, is always delivered). Zero or
+	// negative means DefaultMaxRetainedBytes (8 MiB).
+	MaxRetainedBytes int64
+	// RetainFor is how long a POST stream with no client attached is
+	// kept for resumption; expired streams are dropped when the session
+	// is next used, and all of them when the session ends. Zero or
+	// negative means DefaultRetainFor (5 minutes).
+	RetainFor time.Duration
+	// SessionTimeout closes a legacy session that has had no HTTP
+	// request in progress (no POST, no open GET stream) for this long.
+	// Requests still running in it are cancelled: a client that went
+	// away does not keep its work alive. Zero means
+	// DefaultSessionTimeout (10 minutes); negative means sessions live
+	// until deleted or until Shutdown, which only a server whose clients
+	// are all trusted should choose.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the live legacy sessions. An initialize beyond
+	// it gets 503 with Retry-After (when the idlest session would
+	// expire) and a JSON-RPC error: existing sessions are never evicted
+	// for a new one, so a flood of initializes cannot log out working
+	// clients. Sessions past SessionTimeout are closed first. Zero means
+	// DefaultMaxSessions (100); negative means no limit.
+	MaxSessions int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger
 }
@@ -82,6 +147,9 @@ type Handler struct {
 	opts HandlerOptions
 	log  *slog.Logger
 
+	now    func() time.Time // the clock of timeouts; tests replace it
+	bodies budget           // MaxBodyMemory
+
 	mu       sync.Mutex
 	sessions map[string]*httpSession
 	closed   bool
@@ -93,13 +161,42 @@ type Handler struct {
 // for example mux.Handle("/mcp", h), and listen on a loopback address
 // unless AllowedHosts and AllowedOrigins say otherwise.
 func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
-	h := &Handler{srv: srv, sessions: map[string]*httpSession{}, done: make(chan struct{})}
+	h := &Handler{srv: srv, sessions: map[string]*httpSession{}, done: make(chan struct{}), now: time.Now}
 	if opts != nil {
 		h.opts = *opts
 	}
-	if h.opts.MaxBodyBytes <= 0 {
-		h.opts.MaxBodyBytes = DefaultMaxBody
+	o := &h.opts
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBody
 	}
+	if o.MaxBodyMemory <= 0 {
+		o.MaxBodyMemory = DefaultMaxBodyMemory
+	}
+	if o.BodyWait <= 0 {
+		o.BodyWait = DefaultBodyWait
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.MaxRetainedStreams <= 0 {
+		o.MaxRetainedStreams = DefaultMaxRetainedStreams
+	}
+	if o.MaxRetainedBytes <= 0 {
+		o.MaxRetainedBytes = DefaultMaxRetainedBytes
+	}
+	if o.RetainFor <= 0 {
+		o.RetainFor = DefaultRetainFor
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	h.bodies.init(o.MaxBodyMemory)
 	if h.opts.KeepAlive == 0 {
 		h.opts.KeepAlive = DefaultKeepAlive
 	}
@@ -123,6 +220,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.active.Done()
+	rc := http.NewResponseController(w)
+	// Until the body is read (readBody and get lift it): a client sending
+	// its body slowly, or a refusal's unread body, holds no connection
+	// past BodyTimeout.
+	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+	if h.opts.WriteTimeout > 0 {
+		dw := &deadlineWriter{ResponseWriter: w, rc: rc, timeout: h.opts.WriteTimeout}
+		defer dw.finish()
+		w = dw
+	}
 	if e := h.checkHost(r); e != nil {
 		writeHTTPError(w, e)
 		return
@@ -200,15 +307,61 @@ func (h *Handler) session(id string) *httpSession {
 	return h.sessions[id]
 }
 
-// register adds a legacy session under a fresh id.
-func (h *Handler) register(s *httpSession) error {
+// register adds a legacy session under a fresh id, after closing the
+// sessions past SessionTimeout, unless MaxSessions are open.
+func (h *Handler) register(s *httpSession) *httpError {
+	h.expireSessions()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return errShuttingDown
+		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down")
+	}
+	if max := h.opts.MaxSessions; max > 0 && len(h.sessions) >= max {
+		e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError,
+			"server busy: "+strconv.Itoa(max)+" sessions are open, the most it serves; retry later, or end an unused session with DELETE")
+		e.retryAfter = h.retryAfterLocked()
+		return e
 	}
 	h.sessions[s.id] = s
 	return nil
+}
+
+// expireSessions closes the sessions idle past SessionTimeout. Their
+// timers do it too; this catches up before a new session is counted
+// against MaxSessions, and is what tests call with their own clock.
+func (h *Handler) expireSessions() {
+	if h.opts.SessionTimeout <= 0 {
+		return
+	}
+	now := h.now()
+	h.mu.Lock()
+	var expired []*httpSession
+	for _, s := range h.sessions {
+		if _, ok := s.idleFor(now); ok {
+			expired = append(expired, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range expired {
+		h.log.Debug("mcphttp: closing an idle session", "session", s.id)
+		s.end()
+	}
+}
+
+// retryAfterLocked is when a session slot is likely to free up: when the
+// idlest session expires, or after a whole SessionTimeout if none idles.
+func (h *Handler) retryAfterLocked() time.Duration {
+	wait := h.opts.SessionTimeout
+	if wait <= 0 {
+		return time.Minute
+	}
+	now := h.now()
+	for _, s := range h.sessions {
+		if left, _ := s.idleFor(now); left < wait {
+			wait = left
+		}
+	}
+	return wait
 }
 
 func (h *Handler) unregister(s *httpSession) {
@@ -218,8 +371,6 @@ func (h *Handler) unregister(s *httpSession) {
 	}
 	h.mu.Unlock()
 }
-
-var errShuttingDown = errors.New("mcphttp: handler is shutting down")
 
 // newSessionID returns 128 random bits in hex: visible ASCII, as the
 // transport requires, and unguessable, since the id is all that ties a

@@ -69,7 +69,14 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 			f.expire(r.Request.Header.Get(HeaderSessionID), http.MethodGet)
 			return
 		}
-		if r.StatusCode/100 != 2 || !isEventStream(r) {
+		if r.StatusCode/100 != 2 {
+			// Such as 410: the server no longer holds the stream. Its
+			// reason is the call's error.
+			f.failHTTP(m, r)
+			drain(r)
+			return
+		}
+		if !isEventStream(r) {
 			drain(r)
 			break
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,21 +60,82 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	h.exchange(w, r, s, m)
 }
 
-// readBody reads a POST body within MaxBodyBytes.
+// bodyChunk is the step in which a body of unknown length reserves
+// MaxBodyMemory as it arrives.
+const bodyChunk = 64 << 10
+
+// readBody reads a POST body within MaxBodyBytes, MaxBodyMemory and the
+// read deadline of BodyTimeout, then lifts the deadline: what follows
+// (a long call, an SSE stream) is not bounded by it.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
-	tooLarge := httpErr(http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
-	if r.ContentLength > h.opts.MaxBodyBytes {
-		return nil, tooLarge
+	limit := h.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		return nil, h.tooLarge()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	wait := time.NewTimer(h.opts.BodyWait)
+	defer wait.Stop()
+	var reserved int64
+	defer func() { h.bodies.release(reserved) }()
+	reserve := func(n int64) *httpError {
+		if !h.bodies.acquire(r.Context(), n, wait.C) {
+			e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server busy: too many request bodies are being read at once; retry")
+			e.retryAfter, e.close = time.Second, true
+			return e
+		}
+		reserved += n
+		return nil
+	}
+	body := http.MaxBytesReader(w, r.Body, limit)
+	var buf []byte
+	if r.ContentLength >= 0 {
+		// net/http delivers exactly Content-Length bytes or an error.
+		if e := reserve(r.ContentLength); e != nil {
+			return nil, e
+		}
+		buf = make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, h.readError(err)
+		}
+	} else {
+		for {
+			if len(buf) == cap(buf) {
+				n := min(bodyChunk, limit+1-int64(len(buf)))
+				if e := reserve(n); e != nil {
+					return nil, e
+				}
+				buf = slices.Grow(buf, int(n))
+			}
+			k, err := body.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+k]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, h.readError(err)
+			}
+		}
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	return buf, nil
+}
+
+func (h *Handler) tooLarge() *httpError {
+	return httpErr(http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
+}
+
+func (h *Handler) readError(err error) *httpError {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, tooLarge
-	case err != nil:
-		return nil, httpErr(http.StatusBadRequest, mcp.CodeParseError, "parse error: reading the body: "+err.Error())
+		return h.tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		e := httpErr(http.StatusRequestTimeout, mcp.CodeInvalidRequest, "request timeout: the body did not arrive within "+h.opts.BodyTimeout.String())
+		e.close = true
+		return e
 	}
-	return body, nil
+	e := httpErr(http.StatusBadRequest, mcp.CodeParseError, "parse error: reading the body: "+err.Error())
+	e.close = true
+	return e
 }
 
 // lookup finds the legacy session a request names and checks its
@@ -106,9 +169,9 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 // failed initialize closes it again and names no session.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
 	s := h.newSession(newSessionID())
-	if err := h.register(s); err != nil {
+	if e := h.register(s); e != nil {
 		s.end()
-		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down").withID(m))
+		writeHTTPError(w, e.withID(m))
 		return
 	}
 	s.enter()
@@ -228,6 +291,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		writeHTTPError(w, e)
 		return
 	}
+	if p.stream != nil {
+		// The stream was created owned by this POST; once it returns,
+		// the stream is retained for resumption within the session's
+		// limits, or dropped when it was written to its end.
+		defer p.stream.detach()
+	}
 	if !s.deliver(r.Context(), m.raw) {
 		s.forget(m)
 		if r.Context().Err() == nil {
@@ -249,7 +318,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		return
 	}
 	if p.stream != nil {
-		if !p.stream.attach() {
+		if p.stream.isClosed() {
 			return // the session closed already
 		}
 		sw := startSSE(w, s.id)
@@ -390,9 +459,13 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	es, after, resumed := s.standalone, -1, false
 	if last, ok := headerValue(r, HeaderLastEventID); ok {
 		if id, n, ok := parseEventID(last); ok {
-			if found := s.stream(id); found != nil {
-				es, after, resumed = found, n, true
+			found := s.stream(id)
+			if found == nil {
+				writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
+					"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
+				return
 			}
+			es, after, resumed = found, n, true
 		}
 	}
 	if after < 0 {
@@ -403,6 +476,9 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sw := startSSE(w, s.id)
+	// The stream lives as long as the session: BodyTimeout's read
+	// deadline, whose expiry would cancel the request, no longer applies.
+	_ = sw.rc.SetReadDeadline(time.Time{})
 	if !resumed && !before(s.ss.ProtocolVersion(), mcp.Version20251125) {
 		if sw.prime(es.eventID(after), h.opts.Retry) != nil {
 			es.detach()

@@ -45,7 +45,8 @@ type httpSession struct {
 	streams    map[string]*eventStream // POST streams that can be resumed, by stream id
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
-	busy       int // POSTs and GETs in progress
+	busy       int       // POSTs and GETs in progress
+	lastUsed   time.Time // when busy last changed
 	timer      *time.Timer
 }
 
@@ -66,8 +67,9 @@ func (h *Handler) newSession(id string) *httpSession {
 		tokens:  map[string]string{},
 		streams: map[string]*eventStream{},
 	}
+	s.lastUsed = h.now()
 	if id != "" {
-		s.standalone = newEventStream("0", h.opts.History)
+		s.standalone = newEventStream("0", h.opts.History, h.now)
 		if h.opts.SessionTimeout > 0 {
 			s.timer = time.AfterFunc(h.opts.SessionTimeout, s.idle)
 		}
@@ -115,6 +117,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		s.forgetLocked(id.Key())
 		if p.stream != nil {
 			p.stream.push(msg, true)
+			s.retainLocked(p.stream)
 		} else {
 			p.resp <- msg
 		}
@@ -143,6 +146,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		return nil
 	}
 	target.push(msg, false)
+	s.retainLocked(target)
 	return nil
 }
 
@@ -194,18 +198,32 @@ func (s *httpSession) end() {
 	_ = s.Close()
 }
 
-// idle ends a session that has had nothing to do for SessionTimeout.
+// idle ends a session that has had nothing to do for SessionTimeout: no
+// HTTP request in progress. Pending requests do not keep it: their client
+// is gone, and ending the session cancels them.
 func (s *httpSession) idle() {
+	left, expired := s.idleFor(s.h.now())
+	if !expired {
+		s.mu.Lock()
+		s.timer.Reset(left)
+		s.mu.Unlock()
+		return
+	}
+	s.h.log.Debug("mcphttp: closing an idle session", "session", s.id)
+	s.end()
+}
+
+// idleFor reports how long the session may still idle, and whether it
+// has idled past SessionTimeout.
+func (s *httpSession) idleFor(now time.Time) (left time.Duration, expired bool) {
 	s.mu.Lock()
-	busy := s.busy > 0 || len(s.pending) > 0
-	if busy {
-		s.timer.Reset(s.h.opts.SessionTimeout)
+	defer s.mu.Unlock()
+	timeout := s.h.opts.SessionTimeout
+	if s.busy > 0 {
+		return timeout, false
 	}
-	s.mu.Unlock()
-	if !busy {
-		s.h.log.Debug("mcphttp: closing an idle session", "session", s.id)
-		s.end()
-	}
+	left = s.lastUsed.Add(timeout).Sub(now)
+	return left, left <= 0
 }
 
 // enter and leave bracket an HTTP request on the session, which keeps it
@@ -213,16 +231,15 @@ func (s *httpSession) idle() {
 func (s *httpSession) enter() {
 	s.mu.Lock()
 	s.busy++
-	if s.timer != nil {
-		s.timer.Reset(s.h.opts.SessionTimeout)
-	}
+	s.lastUsed = s.h.now()
 	s.mu.Unlock()
 }
 
 func (s *httpSession) leave() {
 	s.mu.Lock()
 	s.busy--
-	if s.timer != nil {
+	s.lastUsed = s.h.now()
+	if s.timer != nil && s.busy == 0 {
 		s.timer.Reset(s.h.opts.SessionTimeout)
 	}
 	s.mu.Unlock()
@@ -244,9 +261,13 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 			s.nextStream++
 			id = strconv.Itoa(s.nextStream)
 		}
-		p.stream = newEventStream(id, s.h.opts.History)
+		// The POST that asks owns its stream until it is done with it,
+		// so retention never drops a stream that a request still serves.
+		p.stream = newEventStream(id, s.h.opts.History, s.h.now)
+		p.stream.attached = true
 		if id != "" {
 			s.streams[id] = p.stream
+			s.retainLocked(nil)
 		}
 	}
 	if tok, ok := m.meta[mcp.MetaProgressToken]; ok {
@@ -283,13 +304,14 @@ func (s *httpSession) dropStream(es *eventStream) {
 }
 
 // stream finds a stream by id for a resuming GET: the standalone stream
-// is "0".
+// is "0". Streams past RetainFor are dropped first.
 func (s *httpSession) stream(id string) *eventStream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == "0" {
 		return s.standalone
 	}
+	s.retainLocked(nil)
 	return s.streams[id]
 }
 

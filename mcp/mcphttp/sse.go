@@ -17,14 +17,17 @@ import (
 type eventStream struct {
 	id    string // "" for streams that cannot be resumed (stateless)
 	limit int
+	now   func() time.Time
 
 	mu       sync.Mutex
 	events   []queuedEvent
-	next     int  // number of the next event
-	sent     int  // number of the last event written to a client
-	final    bool // the last event is queued: the stream ends after it
-	closed   bool // the session ended: writers stop at once
-	attached bool // a writer is serving the stream
+	bytes    int64     // of events
+	left     time.Time // when it was created or its last reader left
+	next     int       // number of the next event
+	sent     int       // number of the last event written to a client
+	final    bool      // the last event is queued: the stream ends after it
+	closed   bool      // the session ended: writers stop at once
+	attached bool      // a writer is serving the stream
 	wake     chan struct{}
 }
 
@@ -33,8 +36,8 @@ type queuedEvent struct {
 	data []byte
 }
 
-func newEventStream(id string, limit int) *eventStream {
-	return &eventStream{id: id, limit: limit, next: 1, wake: make(chan struct{}, 1)}
+func newEventStream(id string, limit int, now func() time.Time) *eventStream {
+	return &eventStream{id: id, limit: limit, now: now, left: now(), next: 1, wake: make(chan struct{}, 1)}
 }
 
 // push queues a message; final marks it the stream's last.
@@ -45,18 +48,51 @@ func (es *eventStream) push(msg []byte, final bool) {
 		return
 	}
 	es.events = append(es.events, queuedEvent{n: es.next, data: msg})
+	es.bytes += int64(len(msg))
 	es.next++
 	if len(es.events) > es.limit {
-		es.events = es.events[len(es.events)-es.limit:]
+		es.dropLocked(len(es.events) - es.limit)
 	}
 	es.final = final
 	es.mu.Unlock()
 	es.signal()
 }
 
+// dropLocked forgets the k oldest events.
+func (es *eventStream) dropLocked(k int) {
+	for _, e := range es.events[:k] {
+		es.bytes -= int64(len(e.data))
+	}
+	clear(es.events[:k])
+	es.events = es.events[k:]
+}
+
+// trim forgets the oldest events, keeping the newest, until n bytes are
+// freed.
+func (es *eventStream) trim(n int64) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	k, freed := 0, int64(0)
+	for k < len(es.events)-1 && freed < n {
+		freed += int64(len(es.events[k].data))
+		k++
+	}
+	es.dropLocked(k)
+}
+
+// state reports whether a reader serves the stream, since when none
+// does, and the bytes it holds.
+func (es *eventStream) state() (attached bool, left time.Time, bytes int64) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.attached, es.left, es.bytes
+}
+
+// close ends the stream and frees its events: readers stop at once.
 func (es *eventStream) close() {
 	es.mu.Lock()
 	es.closed = true
+	es.events, es.bytes = nil, 0
 	es.mu.Unlock()
 	es.signal()
 }
@@ -80,9 +116,18 @@ func (es *eventStream) attach() bool {
 	return true
 }
 
+func (es *eventStream) isClosed() bool {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.closed
+}
+
 func (es *eventStream) detach() {
 	es.mu.Lock()
-	es.attached = false
+	if es.attached {
+		es.attached = false
+		es.left = es.now()
+	}
 	es.mu.Unlock()
 }
 

@@ -1,0 +1,32 @@
+package mcphttp
+
+import "time"
+
+// Test hooks: the clock of timeouts, and the state the limits bound.
+
+// SetClock replaces the handler's clock; call it before serving.
+func (h *Handler) SetClock(now func() time.Time) { h.now = now }
+
+// ExpireSessions closes the sessions idle past SessionTimeout by the
+// handler's clock, as their timers would.
+func (h *Handler) ExpireSessions() { h.expireSessions() }
+
+// BodyBytesInUse is what the bodies being read hold of MaxBodyMemory.
+func (h *Handler) BodyBytesInUse() int64 { return h.bodies.inUse() }
+
+// Retained reports the POST streams session sid holds and the bytes of
+// the events of all its streams.
+func (h *Handler) Retained(sid string) (streams int, bytes int64) {
+	s := h.session(sid)
+	if s == nil {
+		return 0, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, es := range s.streams {
+		_, _, n := es.state()
+		bytes += n
+	}
+	_, _, n := s.standalone.state()
+	return len(s.streams), bytes + n
+}
