@@ -67,4 +67,3 @@ func TestFullSessionWaitingOnClientAnswersBusy(t *testing.T) {
 		t.Errorf("ping: %s", got)
 	}
 }
-
