@@ -58,29 +58,38 @@ func TestShutdownKillsRunningProcessTrees(t *testing.T) {
 				t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 			}
 			defer c.Close()
-			go c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c",
-				`sleep 300 & echo $$ $! > "$1.tmp" && mv "$1.tmp" "$1"; wait`, "sh", pidFile}})
-
-			// The tree is another process's doing: poll for its pid file.
-			var pids []int
-			for deadline := time.Now().Add(30 * time.Second); pids == nil; {
-				if b, err := os.ReadFile(pidFile); err == nil {
-					for _, f := range strings.Fields(string(b)) {
-						n, _ := strconv.Atoi(f)
-						pids = append(pids, n)
-					}
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("win.exec did not start its tree\nstderr: %s", stderr.String())
-				}
-				time.Sleep(10 * time.Millisecond)
+			// Several trees, so that a bridge that exits without waiting
+			// for its handlers loses the race to at least one kill.
+			const trees = 8
+			for i := range trees {
+				go c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c",
+					`sleep 300 & echo $$ $! > "$1.tmp" && mv "$1.tmp" "$1"; wait`, "sh", pidFile + strconv.Itoa(i)}})
 			}
+
+			// The trees are other processes' doing: poll for their pid files.
+			var pids []int
 			defer func() {
 				for _, p := range pids {
 					syscall.Kill(p, syscall.SIGKILL)
 				}
 			}()
+			deadline := time.Now().Add(30 * time.Second)
+			for i := range trees {
+				for {
+					b, err := os.ReadFile(pidFile + strconv.Itoa(i))
+					if err == nil {
+						for _, f := range strings.Fields(string(b)) {
+							n, _ := strconv.Atoi(f)
+							pids = append(pids, n)
+						}
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("win.exec did not start its trees\nstderr: %s", stderr.String())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
 
 			if how == "sigterm" {
 				cmd.Process.Signal(syscall.SIGTERM)
