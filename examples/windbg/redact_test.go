@@ -81,3 +81,28 @@ func TestRemotePasswordShownNowhere(t *testing.T) {
 		t.Errorf("the log does not name the target:\n%s", h.log.String())
 	}
 }
+
+// FuzzRedactSpec: a password option's value never survives redaction,
+// wherever it stands in the spec and whatever it holds (commas included).
+func FuzzRedactSpec(f *testing.F) {
+	f.Add("tcp:server=h,port=5005", "Sup3r,pw", "x=1")
+	f.Add("npipe:server=h", "a=b", "pipe=p")
+	f.Add("", "pw", "")
+	f.Add("ssl:proto=tls", "p@ss://x:y@z", "port=1")
+	f.Fuzz(func(t *testing.T, before, secret, after string) {
+		if len(secret) < 4 || strings.ContainsAny(secret, "=\x00") || strings.Contains(before+after, secret) ||
+			strings.Contains(masked, secret) || strings.Contains("password", secret) {
+			return
+		}
+		spec := before + ",password=" + secret
+		if after != "" {
+			spec += "," + after
+		}
+		if strings.Contains(after, secret) || strings.Contains(after, "password") {
+			return
+		}
+		if got := redactSpec(spec); strings.Contains(got, secret) {
+			t.Fatalf("redactSpec(%q) = %q shows %q", spec, got, secret)
+		}
+	})
+}
