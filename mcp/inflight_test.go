@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/winbridge/winbridge/internal/logrec"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -65,5 +69,49 @@ func TestFullSessionWaitingOnClientAnswersBusy(t *testing.T) {
 	w.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	if got := w.recv(); got != `{"jsonrpc":"2.0","id":4,"result":{}}` {
 		t.Errorf("ping: %s", got)
+	}
+}
+
+// A handler that ignores its context holds Run up for ShutdownTimeout at
+// most; then Run returns and says so in the log.
+func TestRunShutdownTimeoutBoundsTheWait(t *testing.T) {
+	sink := &logrec.Sink{}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"},
+		&mcp.ServerOptions{ShutdownTimeout: 50 * time.Millisecond, Logger: slog.New(sink)})
+	started, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	mcp.AddTool(srv, &mcp.Tool{Name: "stubborn"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		close(started)
+		<-release // ignores its context
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	a, b := net.Pipe()
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(ctx, transport.NewStream(transport.NewLineFramer(b, 0), nil)) }()
+	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
+	w.send(initLine)
+	w.recv()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stubborn","arguments":{}}}`)
+	<-started
+	cancel()
+	select {
+	case err := <-ran:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run waited past its shutdown timeout")
+	}
+	found := false
+	for _, r := range sink.All() {
+		if strings.Contains(r["msg"], "still running after the shutdown timeout") && r["count"] == "1" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no warning logged: %v", sink.All())
 	}
 }
