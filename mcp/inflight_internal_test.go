@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -155,5 +157,82 @@ func TestPipelinedRequestsWithoutReadingAreBounded(t *testing.T) {
 			t.Fatalf("id %s answered twice", resp.ID)
 		}
 		seen[string(resp.ID)] = true
+	}
+}
+
+type pipeRWC struct {
+	io.Reader
+	io.WriteCloser
+}
+
+// The same over OS pipes and the line framer, as over stdio: once the
+// reply pipe is full, the server stops reading the request pipe, and the
+// client's writes block instead of the server's memory growing.
+func TestPipelinedOverPipesStopsReading(t *testing.T) {
+	const limit, n = 16, 20000 // far more than both pipes and the slots hold
+	srv := NewServer(&Implementation{Name: "s", Version: "1"}, &ServerOptions{MaxInFlight: limit})
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled := make(chan struct{}, 1)
+	testHookAdmitWait = func(*ServerSession) {
+		select {
+		case stalled <- struct{}{}:
+		default:
+		}
+	}
+	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(pipeRWC{inR, outW}, 0), nil))
+	t.Cleanup(func() {
+		inW.Close()
+		outR.Close()
+		ss.Close()
+		<-ss.Done()
+		ss.awaitHandlers(5 * time.Second)
+		testHookAdmitWait = nil
+		inR.Close()
+	})
+	var written atomic.Int64
+	wrote := make(chan error, 1)
+	go func() {
+		for i := range n {
+			if _, err := inW.Write([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"ping"}` + "\n")); err != nil {
+				wrote <- err
+				return
+			}
+			written.Add(1)
+		}
+		wrote <- nil
+	}()
+	select {
+	case <-stalled:
+	case err := <-wrote:
+		t.Fatalf("the client wrote all %d requests (err %v) without reading a reply: the server buffered them all", n, err)
+	}
+	if w := written.Load(); w == n {
+		t.Fatalf("all %d requests written", n)
+	}
+	// Now read: every request is answered, once.
+	sc := bufio.NewScanner(outR)
+	seen := map[string]bool{}
+	for len(seen) < n && sc.Scan() {
+		var resp struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &resp); err != nil || resp.Result == nil || seen[string(resp.ID)] {
+			t.Fatalf("reply %s (%v)", sc.Bytes(), err)
+		}
+		seen[string(resp.ID)] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("%d of %d answered: %v", len(seen), n, sc.Err())
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
 	}
 }
