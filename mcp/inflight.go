@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/transport"
@@ -54,8 +55,8 @@ func (ss *ServerSession) admit(ctx context.Context) (ok, busy bool) {
 		}
 		wake := ss.wakeLocked()
 		ss.mu.Unlock()
-		if testHookAdmitWait != nil {
-			testHookAdmitWait(ss)
+		if hook := testHookAdmitWait.Load(); hook != nil {
+			(*hook)(ss)
 		}
 		select {
 		case <-wake:
@@ -69,7 +70,7 @@ func (ss *ServerSession) admit(ctx context.Context) (ok, busy bool) {
 
 // testHookAdmitWait, when set by a test, is called each time the read loop
 // starts waiting for an in-flight slot.
-var testHookAdmitWait func(*ServerSession)
+var testHookAdmitWait atomic.Pointer[func(*ServerSession)]
 
 // wakeLocked returns a channel closed at the next change of the in-flight
 // counts. ss.mu is held.

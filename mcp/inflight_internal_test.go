@@ -94,12 +94,13 @@ func TestPipelinedRequestsWithoutReadingAreBounded(t *testing.T) {
 		done:    make(chan struct{}),
 	}
 	stalled := make(chan struct{}, 1)
-	testHookAdmitWait = func(*ServerSession) {
+	hook := func(*ServerSession) {
 		select {
 		case stalled <- struct{}{}:
 		default:
 		}
 	}
+	testHookAdmitWait.Store(&hook)
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -110,7 +111,7 @@ func TestPipelinedRequestsWithoutReadingAreBounded(t *testing.T) {
 		ss.Close()
 		<-ss.Done()
 		ss.awaitHandlers(5 * time.Second)
-		testHookAdmitWait = nil
+		testHookAdmitWait.Store(nil)
 	})
 	select {
 	case <-stalled:
@@ -180,12 +181,13 @@ func TestPipelinedOverPipesStopsReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	stalled := make(chan struct{}, 1)
-	testHookAdmitWait = func(*ServerSession) {
+	hook := func(*ServerSession) {
 		select {
 		case stalled <- struct{}{}:
 		default:
 		}
 	}
+	testHookAdmitWait.Store(&hook)
 	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(pipeRWC{inR, outW}, 0), nil))
 	t.Cleanup(func() {
 		inW.Close()
@@ -193,7 +195,7 @@ func TestPipelinedOverPipesStopsReading(t *testing.T) {
 		ss.Close()
 		<-ss.Done()
 		ss.awaitHandlers(5 * time.Second)
-		testHookAdmitWait = nil
+		testHookAdmitWait.Store(nil)
 		inR.Close()
 	})
 	var written atomic.Int64
