@@ -82,6 +82,7 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 		f(&o)
 	}
 	if !r.info.stateless {
+		defer r.Session.waitOnClient()()
 		return r.Session.conn.Call(ctx, in.Method, in.Params, out)
 	}
 	if r.input == nil {

@@ -66,7 +66,9 @@ func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.R
 		delete(ss.srv.listeners, l)
 		ss.srv.mu.Unlock()
 	}()
+	done := ss.waitOnClient() // to cancel it
 	<-ctx.Done()
+	done()
 	res := &SubscriptionsListenResult{}
 	res.Meta = l.meta()
 	ss.finish(ci, &res.ResultEnvelope)

@@ -22,6 +22,24 @@ type ServerOptions struct {
 	// further calls wait for a slot (a cancelled one stops waiting). Zero
 	// means 64.
 	MaxConcurrency int
+	// MaxInFlight bounds the requests of one session that are being
+	// handled or whose replies are not yet written; zero means
+	// DefaultMaxInFlight (256). At the bound the session stops reading its
+	// input until a request completes (backpressure): a client that sends
+	// requests without reading the replies holds up only itself. While a
+	// handler waits on the client (sampling, elicitation, roots, an open
+	// subscriptions/listen), further requests are instead answered at once
+	// with CodeServerBusy, so that the responses and cancellations it waits
+	// for are still read. A value below MaxConcurrency also caps
+	// concurrent tool calls.
+	MaxInFlight int
+	// ShutdownTimeout bounds how long Run waits, once the session has
+	// ended (end of input, or ctx done), for the handlers it cancelled to
+	// return: a tool that ran a process tree kills it on cancellation, and
+	// a program that exits as soon as Run returns would otherwise leave it
+	// running. Zero means DefaultShutdownTimeout (10 s); a negative value
+	// means no wait.
+	ShutdownTimeout time.Duration
 	// PageSize is how many items a list result holds; zero means 100.
 	PageSize int
 	// Versions are the protocol revisions offered, newest first; nil means
@@ -78,6 +96,12 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.opts.MaxConcurrency <= 0 {
 		s.opts.MaxConcurrency = 64
 	}
+	if s.opts.MaxInFlight <= 0 {
+		s.opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if s.opts.ShutdownTimeout == 0 {
+		s.opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
 	}
@@ -97,15 +121,23 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 
 // Run serves one connection on stream until the peer closes it or ctx ends.
 // It returns nil when the peer went away, ctx.Err() when ctx ended.
+//
+// Either way the session's handlers have their contexts cancelled, and Run
+// returns only once they have all returned, or after
+// ServerOptions.ShutdownTimeout: a program that exits when Run returns
+// leaves no tool's process tree behind.
 func (s *Server) Run(ctx context.Context, stream *transport.Stream) error {
 	ss := s.Connect(stream)
+	var err error
 	select {
 	case <-ss.Done():
-		return nil
 	case <-ctx.Done():
 		ss.Close()
-		return ctx.Err()
+		<-ss.Done()
+		err = ctx.Err()
 	}
+	ss.awaitHandlers(s.opts.ShutdownTimeout)
+	return err
 }
 
 // Connect starts serving a session on stream and returns at once.

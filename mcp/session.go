@@ -18,9 +18,11 @@ import (
 // the session in arrival order. Notifications are handled right there, in
 // order; notifications/cancelled therefore takes effect at once. Each
 // request runs on its own goroutine; tool calls additionally take one of
-// ServerOptions.MaxConcurrency slots. A cancelled request's context is
-// cancelled and it gets no response; a panic in a handler becomes an
-// internal error and the session goes on.
+// ServerOptions.MaxConcurrency slots. Every request holds one of
+// ServerOptions.MaxInFlight slots until its reply is written (see admit).
+// A cancelled request's context is cancelled and it gets no response; a
+// panic in a handler becomes an internal error and the session goes on.
+// When the session ends, every handler's context is cancelled.
 type ServerSession struct {
 	srv     *Server
 	conn    *transport.Conn
@@ -38,6 +40,12 @@ type ServerSession struct {
 	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
 	running       map[string]*inflight
 	done          chan struct{}
+
+	// In-flight accounting (inflight.go), under mu.
+	active   int           // admitted requests not finished: running, or reply not yet written
+	onClient int           // handlers waiting on the client
+	wake     chan struct{} // closed at the next change of active or onClient
+	ending   bool          // the session is closing: nothing more is admitted
 
 	// who is the last stateless request's client, as sent in _meta and as
 	// decoded: a client sends the same on every request, and decoding it
@@ -76,7 +84,10 @@ func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
 // Close ends the session.
 func (ss *ServerSession) Close() error { return ss.conn.Close() }
 
-func (ss *ServerSession) closed() { close(ss.done) }
+func (ss *ServerSession) closed() {
+	ss.shutdown()
+	close(ss.done)
+}
 
 // ProtocolVersion returns the revision negotiated by initialize, or "" for
 // a session that has not initialized (stateless clients never do).
@@ -99,11 +110,20 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		ss.notification(r)
 		return
 	}
+	if ok, busy := ss.admit(ctx); !ok {
+		if busy {
+			ss.busy(ctx, r)
+		}
+		return
+	}
 	if orderedMethods[r.Method] {
 		// State changes take effect before the next message is read, so a
 		// request pipelined behind them sees them; only the reply waits.
 		result, err := ss.dispatch(ctx, r)
-		go ss.reply(r, result, err, false)
+		go func() {
+			ss.reply(r, result, err, false)
+			ss.leave()
+		}()
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -111,7 +131,10 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 	ss.mu.Lock()
 	ss.running[r.ID.Key()] = inf
 	ss.mu.Unlock()
-	ss.spawn(func() { ss.serve(ctx, inf, r) })
+	ss.spawn(func() {
+		ss.serve(ctx, inf, r)
+		ss.leave()
+	})
 }
 
 // spawn runs job on an idle worker, or on a new one. Workers outlive their

@@ -27,9 +27,14 @@ type EchoOptions struct {
 	// MaskHeaders and MaskFields name further HTTP headers and JSON
 	// members whose values are replaced by "[masked]", besides the
 	// built-in ones: the credential headers (Authorization,
-	// Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key) and every header
-	// or member named like a token, secret, password, API key or
-	// credential.
+	// Proxy-Authorization, Authentication, Cookie, Set-Cookie, X-Api-Key,
+	// X-Access-Key, Mcp-Session-Id), every header, member, environment
+	// variable or flag named like a token, secret, password, key,
+	// credential, session or signature (DB_PASS, GITHUB_PAT,
+	// AWS_ACCESS_KEY_ID), every value under env and headers, and such
+	// values inside strings (URL user info, Bearer values, ?access_token=,
+	// --password x). A body that is not JSON is never shown, only its
+	// length. docs/HTTP.md lists the rules.
 	MaskHeaders, MaskFields []string
 }
 

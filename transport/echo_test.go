@@ -57,3 +57,18 @@ func TestTapFramer(t *testing.T) {
 		t.Fatalf("recv record %v", r)
 	}
 }
+
+// A frame that is not JSON (here, JSON behind a UTF-8 byte order mark) is
+// logged as its length and a note, never as its bytes.
+func TestTapFramerNeverShowsUnparsedFrames(t *testing.T) {
+	msg := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"x","params":{"password":"hunter2"}}`
+	sink := &logrec.Sink{}
+	f := TapFramer(&queueFramer{in: [][]byte{[]byte(msg)}}, &EchoOptions{Handler: sink})
+	if _, err := f.ReadFrame(); err != nil {
+		t.Fatal(err)
+	}
+	r := sink.All()[0]
+	if strings.Contains(r["msg"], "hunter2") || !strings.Contains(r["msg"], "byte order mark") {
+		t.Errorf("record %v", r)
+	}
+}

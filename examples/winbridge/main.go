@@ -6,6 +6,10 @@
 // and can be overridden by a flag; `winbridge -help` lists them with the
 // values in effect. `winbridge -check` reports what the server would use
 // and the first problem in plain words.
+//
+// At the end of standard input, or on SIGINT or SIGTERM, every call still
+// running is cancelled (win.exec kills its process tree) and the server
+// exits once they have returned, or after mcp.DefaultShutdownTimeout.
 package main
 
 import (

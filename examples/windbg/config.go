@@ -100,7 +100,9 @@ func (c *Config) Argv() ([]string, error) {
 	return argv, nil
 }
 
-// Target describes the target for people: "dump C:\x.dmp".
+// Target describes the target for people: "dump C:\x.dmp". It goes into
+// logs, errors, the tool description and the initialize instructions, so
+// a remote spec is shown with its secrets masked (redactSpec).
 func (c *Config) Target() string {
 	switch {
 	case c.Dump != "":
@@ -108,7 +110,7 @@ func (c *Config) Target() string {
 	case c.PID != 0:
 		return "process " + strconv.Itoa(c.PID)
 	default:
-		return "remote " + c.Remote
+		return "remote " + redactSpec(c.Remote)
 	}
 }
 
@@ -193,10 +195,13 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	s.http.Token = getenv("WINDBG_HTTP_TOKEN")
 	fs.StringVar(&c.CDB, "cdb", orDefault(getenv("WINDBG_CDB"), defaultCDB), "the debugger `program`: a name on PATH, a Linux path, or a Windows path [WINDBG_CDB]")
 	launcher := fs.String("launcher", getenv("WINDBG_LAUNCHER"), "`command` prefix that starts cdb, e.g. wine (empty under WSL interop) [WINDBG_LAUNCHER]")
-	extra := fs.String("cdb-args", getenv("WINDBG_CDB_ARGS"), "extra cdb `options` before the target, space-separated, e.g. \"-y srv*C:\\symbols\" [WINDBG_CDB_ARGS]")
+	extra := new(string)
+	*extra = getenv("WINDBG_CDB_ARGS")
+	fs.Var(redactedFlag{extra}, "cdb-args", "extra cdb `options` before the target, space-separated, e.g. \"-y srv*C:\\symbols\" [WINDBG_CDB_ARGS]")
 	fs.StringVar(&c.Dump, "dump", getenv("WINDBG_DUMP"), "open this dump `file` (cdb -z), as cdb names it, e.g. C:\\dumps\\app.dmp [WINDBG_DUMP]")
 	fs.IntVar(&c.PID, "pid", envInt("WINDBG_PID"), "attach to this Windows process `id` (cdb -p); shutdown detaches with qd [WINDBG_PID]")
-	fs.StringVar(&c.Remote, "remote", getenv("WINDBG_REMOTE"), "connect to a debugging `server` (cdb -remote), e.g. tcp:server=host,port=5005 [WINDBG_REMOTE]")
+	c.Remote = getenv("WINDBG_REMOTE")
+	fs.Var(redactedFlag{&c.Remote}, "remote", "connect to a debugging `server` (cdb -remote), e.g. tcp:server=host,port=5005; a password in it is never shown [WINDBG_REMOTE]")
 	fs.DurationVar(&c.Timeout, "timeout", envDur("WINDBG_TIMEOUT", defaultTimeout), "`limit` of one command; partial output is returned after it [WINDBG_TIMEOUT]")
 	fs.DurationVar(&c.StartTimeout, "start-timeout", envDur("WINDBG_START_TIMEOUT", defaultStartTimeout), "`limit` of opening the session (loading the dump, attaching) [WINDBG_START_TIMEOUT]")
 	fs.DurationVar(&c.Grace, "grace", envDur("WINDBG_GRACE", defaultGrace), "`time` cdb gets to stop after an interrupt or the quit command before it is killed [WINDBG_GRACE]")

@@ -41,8 +41,9 @@ type Result struct {
 // It is opened by Open or by the first Eval, reopened by the next Eval if
 // cdb went away, and ended by Close.
 type Session struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	scrub func(string) string // masks the secrets of cfg in what cdb prints
 
 	turn    chan struct{} // one token: its holder may use p and closed
 	closing chan struct{} // closed by Close: the command in flight gives up
@@ -55,7 +56,8 @@ func NewSession(cfg Config, log *slog.Logger) *Session {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Session{cfg: cfg, log: log, turn: make(chan struct{}, 1), closing: make(chan struct{})}
+	return &Session{cfg: cfg, log: log, turn: make(chan struct{}, 1), closing: make(chan struct{}),
+		scrub: scrubber(append([]string{cfg.Remote}, cfg.Args...)...)}
 }
 
 // acquire takes the turn, unless ctx ends first.
@@ -98,7 +100,7 @@ func (s *Session) ensure(ctx context.Context) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the cdb session on %s: %w", s.cfg.Target(), err)
 	}
-	s.log.Info("windbg: cdb started", "pid", p.pid(), "target", s.cfg.Target(), "argv", argv)
+	s.log.Info("windbg: cdb started", "pid", p.pid(), "target", s.cfg.Target(), "argv", redactArgv(argv))
 	// The banner and the loading of the target end with the first prompt;
 	// a marker after it says when.
 	marker := newMarker()
@@ -108,13 +110,13 @@ func (s *Session) ensure(ctx context.Context) (*proc, error) {
 		p.kill()
 		p.release()
 		c.partial(p.pending)
-		out := winexec.Decode([]byte(c.text()), s.cfg.CodePage)
+		out := s.scrub(winexec.Decode([]byte(c.text()), s.cfg.CodePage))
 		if st == exited {
 			return nil, fmt.Errorf("cdb exited before its first prompt (%v); its output:\n%s", exitText(p.err), out)
 		}
 		return nil, fmt.Errorf("cdb showed no prompt within %v (%s); its output so far:\n%s", s.cfg.StartTimeout, st, out)
 	}
-	s.log.Debug("windbg: cdb ready", "banner", c.text())
+	s.log.Debug("windbg: cdb ready", "banner", s.scrub(c.text()))
 	s.p = p
 	return p, nil
 }
@@ -242,7 +244,7 @@ func (s *Session) Eval(ctx context.Context, command string) (*Result, error) {
 		c.partial(p.pending)
 		p.pending = nil
 	}
-	res.Output = winexec.Decode([]byte(c.text()), s.cfg.CodePage)
+	res.Output = s.scrub(winexec.Decode([]byte(c.text()), s.cfg.CodePage))
 	res.Dropped = c.dropped
 	return res, nil
 }

@@ -71,40 +71,6 @@ func (e *Echo) Enabled() bool { return e.Log.Enabled(context.Background(), e.Lev
 // NewCapture returns a capture bounded by the echo's capture limit.
 func (e *Echo) NewCapture() *Capture { return &Capture{limit: e.maxCapture} }
 
-// normalizeName folds case and drops '-' and '_', so that api_key, apiKey
-// and X-Api-Key compare alike.
-func normalizeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' {
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
-}
-
-// Sensitive reports whether a header or JSON member holds a secret: the
-// credential headers, API keys, and anything named like a token, secret,
-// password or credential. progressToken and maxTokens are protocol
-// bookkeeping, not secrets, and stay visible.
-func (e *Echo) Sensitive(name string) bool {
-	n := normalizeName(name)
-	switch n {
-	case "progresstoken", "maxtokens":
-		return false
-	case "authorization", "proxyauthorization", "cookie", "setcookie", "xapikey", "apikey":
-		return true
-	}
-	if e.extra[n] {
-		return true
-	}
-	for _, s := range []string{"token", "secret", "password", "passwd", "apikey", "credential", "privatekey"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Cut shortens s to the text limit with an explicit mark; hidden counts
 // bytes of the original that never made it into s (beyond the capture).
 func (e *Echo) Cut(s string, hidden int) string {
@@ -118,89 +84,11 @@ func (e *Echo) Cut(s string, hidden int) string {
 	return s[:keep] + "…[truncated " + strconv.Itoa(len(s)-keep+hidden) + " bytes]"
 }
 
-// maskJSON re-encodes JSON compactly with the values of sensitive members
-// replaced. It copes with a prefix of a document (a capped capture): what
-// could be read is rendered, and ok is false.
-func (e *Echo) maskJSON(data []byte) (out string, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		n      int  // members or elements so far
-		key    bool // an object expects a key next
-	}
-	var b strings.Builder
-	var stack []*frame
-	emit := func(v any) {
-		enc, _ := json.Marshal(v)
-		b.Write(enc)
-	}
-	valueDone := func() {
-		if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			top.n++
-			if top.object {
-				top.key = true
-			}
-		}
-	}
-	sepForValue := func() {
-		if len(stack) > 0 {
-			if top := stack[len(stack)-1]; !top.object && top.n > 0 {
-				b.WriteByte(',')
-			}
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return b.String(), len(stack) == 0
-		}
-		if err != nil {
-			return b.String(), false
-		}
-		if d, isDelim := tok.(json.Delim); isDelim {
-			switch d {
-			case '{', '[':
-				sepForValue()
-				b.WriteRune(rune(d))
-				stack = append(stack, &frame{object: d == '{', key: d == '{'})
-			default:
-				b.WriteRune(rune(d))
-				stack = stack[:len(stack)-1]
-				valueDone()
-			}
-			continue
-		}
-		if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].key {
-			top := stack[len(stack)-1]
-			name, _ := tok.(string)
-			if top.n > 0 {
-				b.WriteByte(',')
-			}
-			emit(name)
-			b.WriteByte(':')
-			top.key = false
-			if e.Sensitive(name) {
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					b.WriteString(strconv.Quote(Masked))
-					return b.String(), false
-				}
-				b.WriteString(strconv.Quote(Masked))
-				valueDone()
-			}
-			continue
-		}
-		sepForValue()
-		emit(tok)
-		valueDone()
-	}
-}
-
 // Render shows a captured body: JSON masked and compacted, an SSE body
-// (sse true) as its events' data (each masked) joined by " | ", anything
-// else as text; all cut to the limit.
+// (sse true) as its events' data (each masked) joined by " | ", all cut
+// to the limit. A body (or event) that is not JSON is never shown: a
+// UTF-8 byte order mark, a form-encoded body or a typo would leave its
+// secrets unmasked, so only its length and a note are.
 func (e *Echo) Render(c *Capture, sse bool) string {
 	if c.total == 0 {
 		return ""
@@ -208,19 +96,21 @@ func (e *Echo) Render(c *Capture, sse bool) string {
 	hidden := int(c.total - int64(len(c.buf)))
 	if sse {
 		var parts []string
-		for _, d := range SSEData(c.buf) {
-			s, _ := e.maskJSON(d)
-			if s == "" {
-				s = string(d)
+		events := SSEData(c.buf)
+		for i, d := range events {
+			// Only the last event can have been cut by the capture.
+			s, ok := e.maskJSON(d, hidden > 0 && i == len(events)-1)
+			if !ok {
+				s = unparsed(d, int64(len(d)))
 			}
 			parts = append(parts, s)
 		}
 		return e.Cut(strings.Join(parts, " | "), hidden)
 	}
-	if s, _ := e.maskJSON(c.buf); s != "" {
+	if s, ok := e.maskJSON(c.buf, hidden > 0); ok {
 		return e.Cut(s, hidden)
 	}
-	return e.Cut(string(c.buf), hidden)
+	return unparsed(c.buf, c.total)
 }
 
 // SSEData returns the data of each event in an SSE body.
@@ -293,7 +183,7 @@ func (e *Echo) HeaderText(h map[string][]string) string {
 	slices.Sort(keys)
 	var b strings.Builder
 	for _, k := range keys {
-		v := strings.Join(h[k], ", ")
+		v := e.Scrub(strings.Join(h[k], ", "))
 		if e.Sensitive(k) {
 			v = Masked
 		}

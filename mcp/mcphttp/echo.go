@@ -19,11 +19,15 @@ import (
 // request), with headers and bodies shown masked and cut. It takes the
 // options of transport.TapFramer, its counterpart for other transports.
 //
-// Masked: the headers Authorization, Proxy-Authorization, Cookie,
-// Set-Cookie and X-Api-Key, and every header or JSON member named like a
-// token, secret, password, API key or credential (api_key, apiKey,
-// accessToken, client_secret...), plus EchoOptions.MaskHeaders and
-// MaskFields.
+// Masked: the credential headers (Authorization, Authentication, Cookie,
+// X-Api-Key, X-Access-Key, Mcp-Session-Id...), every header or JSON
+// member named like a token, secret, password, key, credential, session
+// or signature (api_key, apiKey, accessToken, client_secret, DB_PASS,
+// GITHUB_PAT...), every value under env and headers, such values inside
+// strings (URL user info, Bearer values, ?access_token=, --password x),
+// plus EchoOptions.MaskHeaders and MaskFields. A body that is not JSON
+// (a byte order mark before it, form encoding) is never shown, only its
+// length. docs/HTTP.md lists the rules.
 //
 // The echo never changes what passes: bodies are teed, not buffered, and
 // every Flush is passed on at once, so SSE streams still stream. The

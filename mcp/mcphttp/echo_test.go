@@ -190,3 +190,29 @@ func TestEchoUnchanged(t *testing.T) {
 		}
 	})
 }
+
+// Bodies the echo cannot parse are never shown: a byte order mark before
+// the JSON, a form-encoded body. Session ids and every header named like
+// a credential are masked.
+func TestEchoNeverShowsUnparsedBodiesOrSessionIDs(t *testing.T) {
+	const secret = "hunter2-s3cr3t"
+	for _, tc := range []struct{ name, body, note string }{
+		{"bom", "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"login","params":{"password":"` + secret + `"}}`, "byte order mark"},
+		{"form", "grant_type=password&password=" + secret, "form-encoded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sink := &logrec.Sink{}
+			_, _ = serveOnce(t, EchoHandler(jsonHandler(`{"jsonrpc":"2.0","id":1,"result":{}}`), &transport.EchoOptions{Handler: sink}),
+				tc.body, http.Header{"Mcp-Session-Id": {secret}, "X-Access-Key": {secret}, "Authentication": {secret}})
+			r := sink.All()[0]
+			for k, v := range r {
+				if strings.Contains(v, secret) {
+					t.Errorf("%s shows the secret: %s", k, v)
+				}
+			}
+			if !strings.Contains(r["req.body"], tc.note) || !strings.Contains(r["req.body"], strconv.Itoa(len(tc.body))+" bytes") {
+				t.Errorf("req.body %q: want its length and %q", r["req.body"], tc.note)
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package echo
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Secrets inside text: a command line, a URL, a connection string, a
+// header line, JSON quoted inside a string.
+var (
+	// scheme://user:password@host
+	userinfoRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://[^\s:/@?#]*:)([^\s@/?#]+)@`)
+	// Bearer abc, Basic abc, token abc (an authorization value)
+	schemeRE = regexp.MustCompile(`(?i)\b(bearer|basic|digest|token)(\s+)([^\s,;"']+)`)
+	// "name": "value" (JSON quoted inside a string)
+	quotedRE = regexp.MustCompile(`"([^"\\]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
+	// name=value, --name=value, ?name=value&
+	assignRE = regexp.MustCompile(`([A-Za-z0-9_.-]{1,64})(\s*=\s*)("[^"]*"|'[^']*'|[^\s&;,"']+)`)
+	// Name: value (a header or YAML line; not scheme://)
+	colonRE = regexp.MustCompile(`([A-Za-z0-9_.-]{1,64})(:[ \t]*)("[^"]*"|'[^']*'|[^\s/&;,"'][^\s&;,"']*)`)
+	// --name value, -name value (a flag, then its value as the next word)
+	flagRE = regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]{0,63})(\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`)
+)
+
+// Scrub masks the secrets that text carries inside it: the password of a
+// URL's user info, the credential after Bearer/Basic/Digest/token, and
+// the value of every name=value, name: value, "name":"value" or
+// --name value whose name is Sensitive. The rest is kept.
+func (e *Echo) Scrub(s string) string {
+	if s == "" {
+		return s
+	}
+	s = userinfoRE.ReplaceAllString(s, "${1}"+Masked+"@")
+	s = schemeRE.ReplaceAllString(s, "${1}${2}"+Masked)
+	s = quotedRE.ReplaceAllStringFunc(s, func(m string) string {
+		g := quotedRE.FindStringSubmatch(m)
+		if !e.Sensitive(g[1]) {
+			return m
+		}
+		return `"` + g[1] + `"` + g[2] + `"` + Masked + `"`
+	})
+	for _, re := range []*regexp.Regexp{assignRE, colonRE} {
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			g := re.FindStringSubmatch(m)
+			if !e.Sensitive(g[1]) || g[3] == Masked || g[3] == `"`+Masked+`"` {
+				return m
+			}
+			return g[1] + g[2] + Masked
+		})
+	}
+	s = flagRE.ReplaceAllStringFunc(s, func(m string) string {
+		g := flagRE.FindStringSubmatch(m)
+		if !e.Sensitive(strings.TrimLeft(g[2], "-")) || g[4] == Masked {
+			return m
+		}
+		return g[1] + g[2] + g[3] + Masked
+	})
+	return s
+}
+
+// flagName returns the name of a command-line flag (-p, --password) that
+// takes its value as the next argument, or "" if s is not one.
+func flagName(s string) string {
+	if !strings.HasPrefix(s, "-") || strings.Contains(s, "=") || strings.ContainsAny(s, " \t") {
+		return ""
+	}
+	return strings.TrimLeft(s, "-")
+}
