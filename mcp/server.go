@@ -18,9 +18,11 @@ type ServerOptions struct {
 	// Logger receives the server's diagnostics; nil means slog.Default().
 	// Over stdio, slog's default handler writes to stderr, never stdout.
 	Logger *slog.Logger
-	// MaxConcurrency bounds how many tool calls of one session run at once;
-	// further calls wait for a slot (a cancelled one stops waiting). Zero
-	// means 64.
+	// MaxConcurrency bounds how many handlers of one session (tool calls,
+	// prompts/get, resources/read: the user code) run at once; further
+	// requests wait for a slot, and a cancelled one stops waiting. Zero
+	// means 64. Requests are served by reused worker goroutines, not one
+	// new goroutine each.
 	MaxConcurrency int
 	// MaxInFlight bounds the requests of one session that are being
 	// handled or whose replies are not yet written; zero means

@@ -17,7 +17,8 @@ import (
 // Concurrency: the connection's read loop hands each incoming message to
 // the session in arrival order. Notifications are handled right there, in
 // order; notifications/cancelled therefore takes effect at once. Each
-// request runs on its own goroutine; tool calls additionally take one of
+// request runs on a worker goroutine (reused between requests); tool
+// calls, prompts/get and resources/read additionally take one of
 // ServerOptions.MaxConcurrency slots. Every request holds one of
 // ServerOptions.MaxInFlight slots until its reply is written (see admit).
 // A cancelled request's context is cancelled and it gets no response; a
