@@ -124,6 +124,7 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 				co = *ms.opts.Client
 			}
 			co.Timeout = sc.Timeout
+			co.timeoutSetting = member(member("mcpServers", name), "timeoutMs")
 			ms.opts.Client = &co
 		}
 		if sc.AutoRestart && ms.opts.Restart == nil {

@@ -479,7 +479,8 @@ func (p *Process) restart(failures *int, cause error) (*incarnation, error) {
 	for {
 		*failures++
 		if rp.MaxRestarts > 0 && *failures > rp.MaxRestarts {
-			return nil, fmt.Errorf("client: %s: gave up after %d restarts: %w", p.spec.name(), *failures-1, cause)
+			// Client and Status put the server's name before this.
+			return nil, fmt.Errorf("gave up after %d restarts: %w", *failures-1, cause)
 		}
 		delay := backoff(rp, *failures)
 		p.log.Info("mcp client: restarting server", "server", p.spec.name(), "attempt", *failures, "delay", delay)
