@@ -119,13 +119,7 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 			ms.opts.Logger = m.opts.Process.Logger.With("mcpServer", name)
 		}
 		if sc.Timeout > 0 {
-			var co Options
-			if ms.opts.Client != nil {
-				co = *ms.opts.Client
-			}
-			co.Timeout = sc.Timeout
-			co.timeoutSetting = member(member("mcpServers", name), "timeoutMs")
-			ms.opts.Client = &co
+			ms.opts.Client = sc.ClientOptions(ms.opts.Client)
 		}
 		if sc.AutoRestart && ms.opts.Restart == nil {
 			ms.opts.Restart = &RestartPolicy{}
