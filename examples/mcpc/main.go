@@ -309,7 +309,7 @@ func launch(ctx context.Context, f flags, cmd *client.Command, copts *client.Opt
 		Logger: slog.New(slog.DiscardHandler),
 	}
 	if f.verbose {
-		opts.OnStderr = func(line string) { fmt.Fprintln(stderr, "server:", line) }
+		opts.OnStderr = func(line string) { fmt.Fprintln(stderr, "server:", printable(line, 16<<10)) }
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	if cmd.IsNpx() {
@@ -332,17 +332,18 @@ func printProgress(w io.Writer, p *mcp.ProgressParams) {
 		b.WriteString("/" + strconv.FormatFloat(*p.Total, 'f', -1, 64))
 	}
 	if p.Message != "" {
-		b.WriteString(" " + printable(p.Message))
+		b.WriteString(" " + printable(p.Message, 500))
 	}
 	b.WriteByte('\n')
 	io.WriteString(w, b.String())
 }
 
 // printable escapes what a terminal would act on: control characters,
-// escape sequences, invalid UTF-8. At most 500 bytes are shown.
-func printable(s string) string {
-	if len(s) > 500 {
-		s = s[:500] + "..."
+// escape sequences, bidirectional overrides, invalid UTF-8. At most max
+// bytes are shown.
+func printable(s string, max int) string {
+	if len(s) > max {
+		s = s[:max] + "..."
 	}
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {

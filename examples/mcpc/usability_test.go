@@ -296,3 +296,19 @@ func TestNpxNoticeWhenSlow(t *testing.T) {
 		t.Errorf("status %d: %s", code, errs.String())
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain 中文":               "plain 中文",
+		"\x1b[31mred":            `\u001b[31mred`,
+		"a\rb\nc\td":             `a\u000db\u000ac\u0009d`,
+		"\xff":                   "\uFFFD",
+		"\u202eevil\u2066":       `\u202eevil\u2066`,
+		"\u009b31m":              `\u009b31m`,
+		strings.Repeat("x", 600): strings.Repeat("x", 500) + "...",
+	} {
+		if got := printable(in, 500); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
