@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/cli/clitest"
+	"github.com/winbridge/winbridge/winexec"
 )
 
 // Started by hand on a terminal, the server says what it is on stderr;
@@ -135,5 +136,15 @@ func TestBadFlagOnceAndVersion(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"-nope"}, &out, &errOut); code != 2 || strings.Count(errOut.String(), "-nope") != 1 || strings.Count(errOut.String(), "\n") != 1 {
 		t.Errorf("bad flag: %d %q", code, errOut.String())
+	}
+}
+
+// A refused program names both the variable and the flag that allow it.
+func TestRefusalNamesFlagAndVariable(t *testing.T) {
+	for setting, flag := range map[string]string{"ALLOW_EXE": "-allow-exe", "ALLOW_ENV": "-allow-env"} {
+		msg := (&winexec.NotAllowedError{Setting: setting, Value: "x"}).Error()
+		if !strings.Contains(msg, setting) || !strings.Contains(msg, flag) {
+			t.Errorf("%q does not name %s and %s", msg, setting, flag)
+		}
 	}
 }
