@@ -3,6 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
@@ -10,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/cli/clitest"
+	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -139,8 +144,34 @@ func TestBadFlagOnceAndVersion(t *testing.T) {
 	}
 }
 
-// A refused program names both the variable and the flag that allow it.
+// A refused program names both the variable and the flag that allow it,
+// once, in the tool error the model reads.
 func TestRefusalNamesFlagAndVariable(t *testing.T) {
+	s, err := parseSettings([]string{"-backend", "local", "-allow-exe", "printf"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := winexec.NewWithLogger(s.cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	a, b := transport.Pipe(nil)
+	newServer(s, ex, slog.New(slog.DiscardHandler)).Connect(b)
+	c, err := client.Connect(context.Background(), a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "win.exec", map[string]any{"exe": "rm", "args": []string{"-rf", "x"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("%v %+v: want a tool error", err, res)
+	}
+	text := res.TextOf()
+	if !strings.Contains(text, "ALLOW_EXE") || !strings.Contains(text, "-allow-exe") || strings.Count(text, "ALLOW_EXE") != 1 {
+		t.Errorf("tool error %q: want ALLOW_EXE and -allow-exe, each once", text)
+	}
+
 	for setting, flag := range map[string]string{"ALLOW_EXE": "-allow-exe", "ALLOW_ENV": "-allow-env"} {
 		msg := (&winexec.NotAllowedError{Setting: setting, Value: "x"}).Error()
 		if !strings.Contains(msg, setting) || !strings.Contains(msg, flag) {
