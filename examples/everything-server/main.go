@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
@@ -31,7 +33,12 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on `ADDR` (host:port) at /mcp instead of stdio")
+	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *version {
+		fmt.Println(cli.VersionString("everything-server"))
+		return
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -49,6 +49,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(stderr, "windbg:", err)
 		return 2
 	}
+	if s.version {
+		fmt.Fprintln(os.Stdout, "windbg", version) // stdout, where -version output is read
+		return 0
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	sess := NewSession(s.cfg, log)
 	if err := sess.Open(ctx); err != nil {
