@@ -121,6 +121,7 @@ func TestInheritedNames(t *testing.T) {
 		"npm_config__authToken", "npm_config_//registry.npmjs.org/:_authToken", "NPM_CONFIG__AUTH",
 		"LC_API_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SSH_AUTH_SOCK", "Path_", "PROXY_PASSWORD",
 		"HTTPS_PROXY_PASSWORD", "Https_Proxy", "lang", "DEBUG", "NODE_OPTIONS", "",
+		"NODE_TLS_REJECT_UNAUTHORIZED", "npm_config_strict_ssl",
 	} {
 		if inheritedName(name, false) {
 			t.Errorf("%q is inherited on POSIX", name)

@@ -25,13 +25,17 @@ var (
 	// networkEnv: proxies (curl's names, which Node, npm, Python, Go and
 	// git read; lower case is the older convention and some tools read
 	// only it), certificate bundles, and npm's own proxy and certificate
-	// settings (npm reads npm_config_* in any case).
+	// settings (npm reads npm_config_* in any case). The switches that turn
+	// certificate checks off (NODE_TLS_REJECT_UNAUTHORIZED,
+	// npm_config_strict_ssl) are left out: trusting the proxy's CA is the
+	// fix, and turning verification off for every server should be said
+	// per server, in its env.
 	networkEnv = []string{
 		"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy",
-		"NODE_EXTRA_CA_CERTS", "NODE_USE_ENV_PROXY", "NODE_TLS_REJECT_UNAUTHORIZED",
+		"NODE_EXTRA_CA_CERTS", "NODE_USE_ENV_PROXY",
 		"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
 		"npm_config_proxy", "npm_config_https_proxy", "npm_config_noproxy", "npm_config_cafile",
-		"npm_config_strict_ssl", "npm_config_registry",
+		"npm_config_registry",
 	}
 
 	// localeEnv: the language and time zone of messages and arguments
@@ -96,11 +100,11 @@ func looksSecret(name string) bool {
 //     PROGRAMFILES, PROGRAMFILES(X86), PROGRAMW6432, SYSTEMDRIVE,
 //     SYSTEMROOT, USERNAME, USERPROFILE, WINDIR);
 //   - the network: HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY (in both
-//     cases), NODE_EXTRA_CA_CERTS, NODE_USE_ENV_PROXY,
-//     NODE_TLS_REJECT_UNAUTHORIZED, SSL_CERT_FILE, SSL_CERT_DIR,
-//     REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, GIT_SSL_CAINFO and npm's
-//     npm_config_proxy, _https_proxy, _noproxy, _cafile, _strict_ssl and
-//     _registry;
+//     cases), NODE_EXTRA_CA_CERTS, NODE_USE_ENV_PROXY, SSL_CERT_FILE,
+//     SSL_CERT_DIR, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, GIT_SSL_CAINFO and
+//     npm's npm_config_proxy, _https_proxy, _noproxy, _cafile and
+//     _registry (not the switches that turn certificate checks off,
+//     NODE_TLS_REJECT_UNAUTHORIZED and npm_config_strict_ssl);
 //   - the locale and temporary files: LANG, LANGUAGE, LC_*, TZ, TMPDIR,
 //     TMP, TEMP.
 //
