@@ -1,4 +1,3 @@
-// Package clitest helps test the command-line binaries: a pseudo-terminal.
 package clitest
 
 import (
