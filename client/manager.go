@@ -25,7 +25,10 @@ var ErrManagerClosed = errors.New("client: manager closed")
 type ManagerOptions struct {
 	// Process is the template of every server's ProcessOptions. A server's
 	// timeoutMs sets Process.Client.Timeout, and its autoRestart sets
-	// Process.Restart (to the template's policy, or the default one).
+	// Process.Restart (to the template's policy, or the default one). The
+	// backoff of Process.Restart (or of the default RestartPolicy: 200 ms
+	// doubling to 30 s) also paces the starts of a server that fails to
+	// start, whether or not it restarts on crashes (see StartError).
 	Process ProcessOptions
 	// ToolName makes the aggregated name of a server's tool; nil means
 	// server + "__" + tool. Names that still collide get a suffix "_2",
