@@ -234,7 +234,7 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 			}
 		}
 		if ms.failures > 0 && ms.m.now().Before(ms.next) {
-			err := &StartError{Attempts: ms.failures, Next: ms.next, Err: ms.lastErr}
+			err := ms.lastErr // the *StartError of the last attempt
 			ms.mu.Unlock()
 			return nil, err
 		}

@@ -64,6 +64,9 @@ func TestManagerBacksOffAFailedStart(t *testing.T) {
 		if !errors.As(err, &se) || se.Attempts != attempt || !se.Next.Equal(next) {
 			t.Fatalf("error %v: want a StartError, attempt %d, next %v", err, attempt, next)
 		}
+		if r := repeatedPrefix(err.Error()); r != "" || strings.Count(err.Error(), "failed to start") != 1 {
+			t.Errorf("message %q says a part twice", err)
+		}
 		if !strings.Contains(err.Error(), "bad: failed to start (attempt") || !strings.Contains(err.Error(), "next attempt at "+next.Format("15:04:05")) {
 			t.Errorf("message %q does not say when the next attempt is", err)
 		}
