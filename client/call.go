@@ -108,8 +108,14 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 		f(&o)
 	}
 	pr := &prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
+	// The timeout error names the setting that expired, so that the reader
+	// knows what to raise.
 	if o.timeout > 0 {
-		pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v", ErrTimeout, o.timeout))
+		pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v (client.WithTimeout)", ErrTimeout, o.timeout))
+	} else if d := c.opts.timeout(); d > 0 {
+		if _, ok := ctx.Deadline(); !ok {
+			pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName()))
+		}
 	}
 	var token string
 	if o.progress != nil {

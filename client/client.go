@@ -57,6 +57,32 @@ type Options struct {
 	OnRoots       RootsHandler
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
+
+	// timeoutSetting names where Timeout came from, for its error (a
+	// Manager sets the config's timeoutMs); empty means Options.Timeout.
+	timeoutSetting string
+}
+
+// timeout is the bound of a call without a deadline: Timeout, or the
+// transport's default; zero for none.
+func (o *Options) timeout() time.Duration {
+	switch {
+	case o.Timeout < 0:
+		return 0
+	case o.Timeout == 0:
+		return transport.DefaultTimeout
+	}
+	return o.Timeout
+}
+
+func (o *Options) timeoutName() string {
+	if o.timeoutSetting != "" {
+		return o.timeoutSetting
+	}
+	if o.Timeout == 0 {
+		return "client.Options.Timeout, default"
+	}
+	return "client.Options.Timeout"
 }
 
 // Client is a connection to one MCP server.
@@ -137,7 +163,7 @@ func (c *Client) discover(ctx context.Context, version string) error {
 	var res mcp.DiscoverResult
 	if err := c.call(ctx, "server/discover", &mcp.RequestParams{}, &res); err != nil {
 		c.version, c.stateless = "", false
-		return fmt.Errorf("server/discover: %w", err)
+		return methodErr("server/discover", err)
 	}
 	supported := false
 	for _, v := range res.SupportedVersions {
@@ -160,7 +186,7 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 		ClientInfo:      c.info,
 	}, &res)
 	if err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return methodErr("initialize", err)
 	}
 	supported := false
 	for _, v := range mcp.SupportedVersions {
@@ -175,10 +201,20 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	}
 	if c.opts.LogLevel != "" && c.capabilities.Logging != nil {
 		if err := c.conn.Call(ctx, "logging/setLevel", &mcp.SetLevelParams{Level: c.opts.LogLevel}, nil); err != nil {
-			return fmt.Errorf("logging/setLevel: %w", err)
+			return methodErr("logging/setLevel", err)
 		}
 	}
 	return nil
+}
+
+// methodErr names the method in the error of a call, unless the
+// transport did: it names it in every error but an error response from the
+// peer, and naming it twice reads as "server/discover: server/discover:".
+func methodErr(method string, err error) error {
+	if rpc, ok := err.(*mcp.Error); ok {
+		return fmt.Errorf("%s: %w", method, rpc)
+	}
+	return err
 }
 
 // ProtocolVersion returns the revision in use.

@@ -22,7 +22,8 @@ type Command struct {
 	// inherited ones.
 	Env []string
 	// InheritEnv passes the whole environment of this process to the child
-	// instead of the allowlist of DefaultEnv.
+	// instead of the allowlist of DefaultEnv (the home, network, certificate,
+	// locale and temporary-file settings, never a credential).
 	InheritEnv bool
 	// Dir is the child's working directory; empty means this process's.
 	Dir string
@@ -66,36 +67,6 @@ func (c *Command) name() string {
 		}
 	}
 	return n
-}
-
-// posixEnv and windowsEnv are the variables a child inherits by default,
-// the same allowlist as the TypeScript SDK's: what a program needs to find
-// its tools and its home, and nothing that may hold a secret.
-var (
-	posixEnv   = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
-	windowsEnv = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
-		"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"}
-)
-
-// DefaultEnv returns the part of this process's environment that a child
-// server inherits unless Command.InheritEnv is set: HOME, LOGNAME, PATH,
-// SHELL, TERM and USER on POSIX systems; APPDATA, HOMEDRIVE, HOMEPATH,
-// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
-// TEMP, USERNAME, USERPROFILE and PROGRAMFILES on Windows. Values that
-// start with "()" (exported shell functions) are left out, as a child has
-// no use for them and they have been an attack vector.
-func DefaultEnv() []string {
-	names := posixEnv
-	if runtime.GOOS == "windows" {
-		names = windowsEnv
-	}
-	var env []string
-	for _, k := range names {
-		if v, ok := os.LookupEnv(k); ok && !strings.HasPrefix(v, "()") {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
 }
 
 // environ is the child's environment: the base (allowlist or everything)

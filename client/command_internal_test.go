@@ -99,3 +99,52 @@ func TestExitErrorMessage(t *testing.T) {
 		t.Errorf("message of %d bytes: %.100s", len(msg), msg)
 	}
 }
+
+func TestInheritedNames(t *testing.T) {
+	for _, name := range []string{
+		"PATH", "HOME", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
+		"ALL_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+		"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "npm_config_proxy", "NPM_CONFIG_CAFILE",
+		"npm_config_registry",
+	} {
+		if !inheritedName(name, false) {
+			t.Errorf("%s is not inherited on POSIX", name)
+		}
+	}
+	for _, name := range []string{"Path", "SystemRoot", "https_proxy", "TEMP", "Tmp", "PATHEXT", "ComSpec", "windir", "LANG"} {
+		if !inheritedName(name, true) {
+			t.Errorf("%s is not inherited on Windows", name)
+		}
+	}
+	for _, name := range []string{
+		"AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "GITHUB_TOKEN", "DB_PASSWORD", "PGPASSWORD", "NPM_TOKEN",
+		"npm_config__authToken", "npm_config_//registry.npmjs.org/:_authToken", "NPM_CONFIG__AUTH",
+		"LC_API_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SSH_AUTH_SOCK", "Path_", "PROXY_PASSWORD",
+		"HTTPS_PROXY_PASSWORD", "Https_Proxy", "lang", "DEBUG", "NODE_OPTIONS", "",
+		"NODE_TLS_REJECT_UNAUTHORIZED", "npm_config_strict_ssl",
+	} {
+		if inheritedName(name, false) {
+			t.Errorf("%q is inherited on POSIX", name)
+		}
+	}
+	for _, name := range []string{"GITHUB_TOKEN", "npm_config__authToken", "LC_SECRET", "AZURE_CLIENT_SECRET"} {
+		if inheritedName(name, true) {
+			t.Errorf("%q is inherited on Windows", name)
+		}
+	}
+}
+
+// FuzzInheritedName checks the policy's one promise for any name: what
+// looks like a credential never passes by default.
+func FuzzInheritedName(f *testing.F) {
+	for _, s := range []string{"HTTPS_PROXY", "LC_ALL", "LC_TOKEN", "npm_config__authToken", "npm_config_proxy", "GITHUB_TOKEN", "Path"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		for _, windows := range []bool{false, true} {
+			if inheritedName(name, windows) && looksSecret(name) {
+				t.Fatalf("%q passes though it looks like a credential", name)
+			}
+		}
+	})
+}

@@ -32,7 +32,9 @@ import (
 //	}
 //
 // Only command is required. Fields this package does not know are
-// ignored, so one file can serve several hosts.
+// ignored, so one file can serve several hosts. A VS Code file (.vscode/
+// mcp.json), whose servers are under "servers" instead, is read the same
+// way when it has no "mcpServers".
 type Config struct {
 	// Servers are the configured servers by name.
 	Servers map[string]*ServerConfig
@@ -70,6 +72,31 @@ type ServerConfig struct {
 	AutoRestart bool
 	// Lifecycle is KeepAlive (the default) or Ephemeral.
 	Lifecycle Lifecycle
+
+	path string // the entry's JSON path, for messages: mcpServers.NAME
+}
+
+// Path is the entry's JSON path in its file, such as mcpServers.fs or
+// servers["my server"], for messages that point the user at it.
+func (sc *ServerConfig) Path() string {
+	if sc.path == "" {
+		return member("mcpServers", sc.Name)
+	}
+	return sc.path
+}
+
+// ClientOptions returns base (nil: the zero Options) with the entry's
+// timeoutMs applied; a call that runs out of it names the setting.
+func (sc *ServerConfig) ClientOptions(base *Options) *Options {
+	var o Options
+	if base != nil {
+		o = *base
+	}
+	if sc.Timeout > 0 {
+		o.Timeout = sc.Timeout
+		o.timeoutSetting = member(sc.Path(), "timeoutMs")
+	}
+	return &o
 }
 
 // ConfigError reports a problem in a configuration, naming the JSON path
@@ -118,11 +145,17 @@ func ParseConfig(data []byte) (*Config, error) {
 	if !ok {
 		return nil, errors.Join(p.errs...)
 	}
-	rawServers, present := top["mcpServers"]
+	root := "mcpServers"
+	rawServers, present := top[root]
 	if !present {
-		return nil, &ConfigError{Path: "mcpServers", Problem: "missing"}
+		// VS Code's .vscode/mcp.json.
+		root = "servers"
+		rawServers, present = top[root]
 	}
-	servers, ok := p.object("mcpServers", rawServers)
+	if !present {
+		return nil, &ConfigError{Path: "mcpServers", Problem: `missing (nor is there a VS Code "servers" object)`}
+	}
+	servers, ok := p.object(root, rawServers)
 	if !ok {
 		return nil, errors.Join(p.errs...)
 	}
@@ -132,7 +165,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if sc := p.server(name, servers[name]); sc != nil {
+		if sc := p.server(root, name, servers[name]); sc != nil {
 			cfg.Servers[name] = sc
 		}
 	}
@@ -224,13 +257,13 @@ func member(path, name string) string {
 	return path + "[" + string(q) + "]"
 }
 
-func (p *configParser) server(name string, v any) *ServerConfig {
-	path := member("mcpServers", name)
+func (p *configParser) server(root, name string, v any) *ServerConfig {
+	path := member(root, name)
 	m, ok := p.object(path, v)
 	if !ok {
 		return nil
 	}
-	sc := &ServerConfig{Name: name, Lifecycle: KeepAlive}
+	sc := &ServerConfig{Name: name, Lifecycle: KeepAlive, path: path}
 	if raw, ok := m["command"]; ok {
 		if s, ok := p.str(member(path, "command"), raw); ok {
 			if s == "" {

@@ -25,7 +25,10 @@ var ErrManagerClosed = errors.New("client: manager closed")
 type ManagerOptions struct {
 	// Process is the template of every server's ProcessOptions. A server's
 	// timeoutMs sets Process.Client.Timeout, and its autoRestart sets
-	// Process.Restart (to the template's policy, or the default one).
+	// Process.Restart (to the template's policy, or the default one). The
+	// backoff of Process.Restart (or of the default RestartPolicy: 200 ms
+	// doubling to 30 s) also paces the starts of a server that fails to
+	// start, whether or not it restarts on crashes (see StartError).
 	Process ProcessOptions
 	// ToolName makes the aggregated name of a server's tool; nil means
 	// server + "__" + tool. Names that still collide get a suffix "_2",
@@ -38,6 +41,28 @@ type ManagerOptions struct {
 	Logger *slog.Logger
 }
 
+// StartError reports a managed server whose last start failed. The
+// Manager does not try again before Next: a server that cannot start is
+// retried with the backoff of its restart policy (ManagerOptions.Process.
+// Restart, or the default RestartPolicy: 200 ms doubling up to 30 s), so
+// that calls in the meantime fail at once instead of relaunching it (and
+// waiting for it to fail) each time.
+type StartError struct {
+	// Attempts is how many starts in a row have failed.
+	Attempts int
+	// Next is when the next start may be tried.
+	Next time.Time
+	// Err is why the last start failed.
+	Err error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("failed to start (attempt %d), next attempt at %s: %v",
+		e.Attempts, e.Next.Format("15:04:05.000"), e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
 // Manager runs the servers of an "mcpServers" configuration as one: it
 // starts them concurrently, offers their tools as one list with names
 // that cannot collide, routes each call to its server, reports each
@@ -47,6 +72,7 @@ type Manager struct {
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close: ends starts under way
 	cancel context.CancelFunc
+	now    func() time.Time // the clock of the start backoff (tests set it)
 
 	mu      sync.Mutex
 	servers map[string]*managed
@@ -67,6 +93,8 @@ type managed struct {
 	proc     *Process
 	starting chan struct{} // non-nil while a start is under way
 	lastErr  error         // why the last start failed
+	failures int           // starts failed in a row
+	next     time.Time     // no start before this, after a failure
 	tools    []*mcp.Tool   // the last list seen (kept while an ephemeral server sleeps)
 	inUse    int
 	idle     *time.Timer
@@ -75,7 +103,7 @@ type managed struct {
 // NewManager returns a Manager for cfg; no server starts before Start or
 // first use.
 func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
-	m := &Manager{servers: map[string]*managed{}, routes: map[string]route{}}
+	m := &Manager{servers: map[string]*managed{}, routes: map[string]route{}, now: time.Now}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if opts != nil {
 		m.opts = *opts
@@ -94,12 +122,7 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 			ms.opts.Logger = m.opts.Process.Logger.With("mcpServer", name)
 		}
 		if sc.Timeout > 0 {
-			var co Options
-			if ms.opts.Client != nil {
-				co = *ms.opts.Client
-			}
-			co.Timeout = sc.Timeout
-			ms.opts.Client = &co
+			ms.opts.Client = sc.ClientOptions(ms.opts.Client)
 		}
 		if sc.AutoRestart && ms.opts.Restart == nil {
 			ms.opts.Restart = &RestartPolicy{}
@@ -162,8 +185,29 @@ func (m *Manager) lookup(name string) (*managed, error) {
 	return ms, nil
 }
 
+// startPolicy is the backoff between failed starts: the server's restart
+// policy, or the default one.
+func (ms *managed) startPolicy() *RestartPolicy {
+	rp := RestartPolicy{}
+	if ms.opts.Restart != nil {
+		rp = *ms.opts.Restart
+	} else if ms.m.opts.Process.Restart != nil {
+		rp = *ms.m.opts.Process.Restart
+	}
+	setDefault(&rp.InitialDelay, 200*time.Millisecond)
+	setDefault(&rp.MaxDelay, 30*time.Second)
+	if rp.Multiplier < 1 {
+		rp.Multiplier = 2
+	}
+	if rp.Jitter == 0 {
+		rp.Jitter = 0.2
+	}
+	return &rp
+}
+
 // process returns the running process, starting it if needed; concurrent
-// callers share one start.
+// callers share one start. After a failed start it fails at once with a
+// *StartError until the backoff has passed.
 func (ms *managed) process(ctx context.Context) (*Process, error) {
 	for {
 		ms.mu.Lock()
@@ -189,6 +233,11 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 				return nil, context.Cause(ctx)
 			}
 		}
+		if ms.failures > 0 && ms.m.now().Before(ms.next) {
+			err := ms.lastErr // the *StartError of the last attempt
+			ms.mu.Unlock()
+			return nil, err
+		}
 		done := make(chan struct{})
 		ms.starting = done
 		ms.mu.Unlock()
@@ -201,7 +250,16 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		ms.mu.Lock()
 		ms.starting = nil
 		ms.lastErr = err
+		if err != nil && ctx.Err() == nil && ms.m.ctx.Err() == nil {
+			// A start the caller gave up on says nothing of the server; one
+			// that failed on its own is not tried again before the backoff.
+			ms.failures++
+			ms.next = ms.m.now().Add(backoff(ms.startPolicy(), ms.failures))
+			err = &StartError{Attempts: ms.failures, Next: ms.next, Err: err}
+			ms.lastErr = err
+		}
 		if err == nil {
+			ms.failures = 0
 			ms.m.mu.Lock()
 			closed := ms.m.closed
 			ms.m.mu.Unlock()
@@ -408,6 +466,9 @@ type ServerStatus struct {
 	Restarts int
 	Tools    int   // tools in the last list seen
 	Err      error // why it failed, or why its last start failed
+	// NextAttempt is when a server whose last start failed may be started
+	// again (zero if its last start did not fail); Err is a *StartError.
+	NextAttempt time.Time
 }
 
 // Status returns the status of every configured server, by name.
@@ -418,6 +479,9 @@ func (m *Manager) Status() []ServerStatus {
 		ms.mu.Lock()
 		st := ServerStatus{Name: name, Disabled: ms.cfg.Disabled, Lifecycle: ms.cfg.Lifecycle, State: StateStopped,
 			Tools: len(ms.tools), Err: ms.lastErr}
+		if ms.failures > 0 {
+			st.NextAttempt = ms.next
+		}
 		if ms.starting != nil {
 			st.Running, st.State = true, StateStarting
 		}

@@ -282,20 +282,22 @@ func (p *Process) launch(ctx context.Context) (*incarnation, error) {
 
 	// Two phases: until the first answer (start-up, which for npx may
 	// include a download), then the rest of the handshake.
-	startTO := p.opts.StartTimeout
+	// The errors name the setting that expired, so that the reader knows
+	// what to raise.
+	startTO, startSetting := p.opts.StartTimeout, "ProcessOptions.StartTimeout"
 	if p.spec.IsNpx() {
-		startTO = p.opts.NpxStartTimeout
+		startTO, startSetting = p.opts.NpxStartTimeout, "ProcessOptions.NpxStartTimeout"
 	}
 	var tmu sync.Mutex
 	var hsTimer *time.Timer
 	startTimer := time.AfterFunc(startTO, func() {
-		cancel(fmt.Errorf("%w: no answer within %v", ErrStartTimeout, startTO))
+		cancel(fmt.Errorf("%w: no answer within %v (%s)", ErrStartTimeout, startTO, startSetting))
 	})
 	ch.firstFrame = func() {
 		if startTimer.Stop() {
 			tmu.Lock()
 			hsTimer = time.AfterFunc(p.opts.HandshakeTimeout, func() {
-				cancel(fmt.Errorf("%w: not done within %v", ErrHandshakeTimeout, p.opts.HandshakeTimeout))
+				cancel(fmt.Errorf("%w: not done within %v (ProcessOptions.HandshakeTimeout)", ErrHandshakeTimeout, p.opts.HandshakeTimeout))
 			})
 			tmu.Unlock()
 		}
@@ -336,8 +338,20 @@ func (p *Process) launch(ctx context.Context) (*incarnation, error) {
 		ch.shutdown(p.opts.StopGrace, p.opts.KillGrace)
 	}
 	p.rememberTail(ch)
+	// For npx, npm's own error (often pages of it) is read for the cause,
+	// which goes first in the message, with what to do.
+	var why error
+	if p.spec.IsNpx() {
+		why = npmCause(ch.tail.Bytes(), hasProxy(p.spec.environ()))
+	}
 	if ch.exitErr != nil && !ch.exitErr.Stopped {
+		if why != nil {
+			return nil, fmt.Errorf("client: %s exited during start-up: %w: %w", name, why, ch.exitErr)
+		}
 		return nil, fmt.Errorf("client: %s exited during start-up: %w", name, ch.exitErr)
+	}
+	if why != nil {
+		err = fmt.Errorf("%w: %w", why, err)
 	}
 	if tail, _ := stderrExcerpt(ch.tail.Bytes()); tail != "" {
 		return nil, fmt.Errorf("client: starting %s: %w; stderr ends:\n%s", name, err, tail)
@@ -465,7 +479,8 @@ func (p *Process) restart(failures *int, cause error) (*incarnation, error) {
 	for {
 		*failures++
 		if rp.MaxRestarts > 0 && *failures > rp.MaxRestarts {
-			return nil, fmt.Errorf("client: %s: gave up after %d restarts: %w", p.spec.name(), *failures-1, cause)
+			// Client and Status put the server's name before this.
+			return nil, fmt.Errorf("gave up after %d restarts: %w", *failures-1, cause)
 		}
 		delay := backoff(rp, *failures)
 		p.log.Info("mcp client: restarting server", "server", p.spec.name(), "attempt", *failures, "delay", delay)

@@ -432,8 +432,53 @@ func TestProcessEnvironmentAndDir(t *testing.T) {
 	if real, _ := filepath.EvalSymlinks(dir); cwd != dir && cwd != real {
 		t.Errorf("cwd %q, want %q", cwd, dir)
 	}
+}
+
+// TestProcessInheritsNetworkSettingsNotSecrets: what a server needs to
+// reach the network behind a proxy (proxies, certificates), and the locale
+// and temporary directory, pass by default; credentials do not.
+func TestProcessInheritsNetworkSettingsNotSecrets(t *testing.T) {
+	noLeaks(t)
+	pass := map[string]string{
+		"HTTPS_PROXY": "http://proxy.example:3128", "https_proxy": "http://proxy.example:3128",
+		"HTTP_PROXY": "http://proxy.example:3128", "http_proxy": "http://proxy.example:3128",
+		"NO_PROXY": "localhost,127.0.0.1", "no_proxy": "localhost", "ALL_PROXY": "socks5://proxy.example:1080",
+		"NODE_EXTRA_CA_CERTS": "/etc/corp/ca.pem", "SSL_CERT_FILE": "/etc/corp/ca.pem", "SSL_CERT_DIR": "/etc/corp/certs",
+		"npm_config_cafile": "/etc/corp/ca.pem", "LANG": "zh_CN.UTF-8", "LC_ALL": "zh_CN.UTF-8", "LC_CTYPE": "C.UTF-8",
+		"TZ": "Asia/Shanghai", "TMPDIR": t.TempDir(),
+	}
+	keep := map[string]string{
+		"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "GITHUB_TOKEN": "ghp_x", "DB_PASSWORD": "hunter2",
+		"NPM_TOKEN": "npm_x", "npm_config__authToken": "npm_y", "OPENAI_API_KEY": "sk-x", "LC_API_TOKEN": "z",
+		"WB_UNRELATED": "1",
+	}
+	for k, v := range pass {
+		t.Setenv(k, v)
+	}
+	for k, v := range keep {
+		t.Setenv(k, v)
+	}
+	env, _ := envOf(t, launch(t, helperCommand(t, "server"), nil))
+	for k, v := range pass {
+		if !slices.Contains(env, k+"="+v) {
+			t.Errorf("%s=%s did not pass to the child", k, v)
+		}
+	}
+	for k := range keep {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, k+"=") {
+				t.Errorf("%s passed to the child by default", k)
+			}
+		}
+	}
+}
+
+func TestProcessInheritEnvPassesEverything(t *testing.T) {
+	noLeaks(t)
+	t.Setenv("WB_SECRET_TOKEN", "hunter2")
+	cmd := helperCommand(t, "server")
 	cmd.InheritEnv = true
-	env, _ = envOf(t, launch(t, cmd, nil))
+	env, _ := envOf(t, launch(t, cmd, nil))
 	if !slices.Contains(env, "WB_SECRET_TOKEN=hunter2") {
 		t.Errorf("InheritEnv did not pass the whole environment")
 	}

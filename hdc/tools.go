@@ -311,10 +311,7 @@ func (t *toolset) exec(ctx context.Context, args []string, timeoutMs int) (*wine
 		Timeout: time.Duration(timeoutMs) * time.Millisecond,
 	})
 	if err != nil {
-		var na *winexec.NotAllowedError
-		if errors.As(err, &na) {
-			return nil, argv, fmt.Errorf("%w (change the %s setting of the server to allow it)", err, na.Setting)
-		}
+		// A *winexec.NotAllowedError says already which setting allows it.
 		return nil, argv, err
 	}
 	return res, argv, nil

@@ -37,7 +37,14 @@ type NotAllowedError struct {
 	Value   string // the refused executable or variable name
 }
 
+// settingFlags are the winbridge flags of the settings a refusal names: the
+// reader may have configured either, and should not have to guess.
+var settingFlags = map[string]string{"ALLOW_EXE": "-allow-exe", "ALLOW_ENV": "-allow-env"}
+
 func (e *NotAllowedError) Error() string {
+	if f := settingFlags[e.Setting]; f != "" {
+		return fmt.Sprintf("winexec: %q is not allowed; add it to %s (the %s flag of winbridge)", e.Value, e.Setting, f)
+	}
 	return fmt.Sprintf("winexec: %q is not allowed; add it to %s", e.Value, e.Setting)
 }
 

@@ -2,7 +2,6 @@ package winexec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -81,10 +80,7 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 		}
 		res, err := ex.Run(ctx, r)
 		if err != nil {
-			var na *NotAllowedError
-			if errors.As(err, &na) {
-				return nil, ExecOutput{}, fmt.Errorf("%w (change the %s setting of the server to allow it)", err, na.Setting)
-			}
+			// A *NotAllowedError says already which setting allows it.
 			return nil, ExecOutput{}, err
 		}
 		out := ExecOutput{

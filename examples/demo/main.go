@@ -17,6 +17,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,11 +28,25 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/internal/fakehdc"
 	"github.com/winbridge/winbridge/mcp"
 )
 
 func main() {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	version := fs.Bool("version", false, "print the version and exit")
+	if err := cli.Parse(fs, os.Args[1:], os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(2)
+	}
+	if *version {
+		fmt.Println(cli.VersionString("demo"))
+		return
+	}
 	if err := run(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
 		os.Exit(1)

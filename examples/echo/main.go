@@ -4,9 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -20,6 +24,19 @@ type echoOut struct {
 }
 
 func main() {
+	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
+	version := fs.Bool("version", false, "print the version and exit")
+	if err := cli.Parse(fs, os.Args[1:], os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "echo:", err)
+		os.Exit(2)
+	}
+	if *version {
+		fmt.Println(cli.VersionString("echo"))
+		return
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo the text back."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {

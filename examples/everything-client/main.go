@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
@@ -75,6 +76,11 @@ func (r *runner) connect(ctx context.Context, opts client.Options) (*client.Clie
 }
 
 func main() {
+	// The one flag; the conformance suite passes the URL alone.
+	if len(os.Args) == 2 && (os.Args[1] == "-version" || os.Args[1] == "--version") {
+		fmt.Println(cli.VersionString("everything-client"))
+		return
+	}
 	name := os.Getenv("MCP_CONFORMANCE_SCENARIO")
 	if len(os.Args) != 2 || name == "" {
 		fmt.Fprintln(os.Stderr, "usage: MCP_CONFORMANCE_SCENARIO=<scenario> everything-client <server-url>")

@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/httpserve"
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
@@ -34,7 +36,12 @@ func main() {
 	flag.StringVar(&hc.Addr, "http", "", "serve Streamable HTTP on `ADDR` (host:port) at /mcp instead of stdio; loopback only unless -http-allow-remote")
 	flag.BoolVar(&hc.AllowRemote, "http-allow-remote", false, "allow -http on an address other hosts can reach; needs a token")
 	flag.StringVar(&hc.TokenFile, "http-token-file", "", "require Authorization: Bearer <token>, the token read from this `file` (or set EVERYTHING_SERVER_HTTP_TOKEN)")
+	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *version {
+		fmt.Println(cli.VersionString("everything-server"))
+		return
+	}
 	hc.Token = os.Getenv("EVERYTHING_SERVER_HTTP_TOKEN")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

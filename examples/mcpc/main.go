@@ -4,8 +4,11 @@
 //	mcpc [FLAGS] SUBCOMMAND [ARGS...] [-- COMMAND ARGS...]
 //
 // The server is chosen by --config FILE --server NAME (an "mcpServers"
-// file, as Claude Desktop reads), by --npx PACKAGE[@VERSION] [ARGS after
-// --], or by the command after --. Subcommands:
+// file, as Claude Desktop reads, or a VS Code "servers" file), by --npx
+// PACKAGE[@VERSION] [ARGS after --], or by the command after --. The
+// server inherits the allowlisted environment of client.DefaultEnv (home,
+// network, certificates, locale); -e KEY=VALUE adds to it, -e KEY passes
+// this process's KEY, and --inherit-env passes everything. Subcommands:
 //
 //	tools               list the tools
 //	call TOOL [JSON]    call a tool with JSON arguments
@@ -15,7 +18,9 @@
 //	get PROMPT [JSON]   get a prompt with JSON arguments
 //
 // The exit status is 0 on success, 1 when a tool result has isError, and
-// 2 on any other failure, with the error on stderr.
+// 2 on any other failure, with the error on stderr. Progress notifications
+// of a call go to stderr with --progress (on by default when stderr is a
+// terminal).
 package main
 
 import (
@@ -29,9 +34,13 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -45,7 +54,26 @@ const (
 type flags struct {
 	config, server, npx, protocol string
 	timeout                       time.Duration
-	verbose                       bool
+	verbose, progress, version    bool
+	inheritEnv                    bool
+	env                           []string // KEY=VALUE for the server
+}
+
+// npxNotice is how long an npx server may take to answer before mcpc says
+// that a first run may be downloading.
+var npxNotice = 2 * time.Second
+
+// lockedWriter serialises writes to stderr, which the server's stderr
+// lines, notices and progress reach from their own goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func main() {
@@ -54,6 +82,7 @@ func main() {
 
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr = &lockedWriter{w: stderr}
 	f, sub, subArgs, command, err := parseArgs(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,19 +91,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
 	}
+	if f.version {
+		fmt.Fprintln(stdout, cli.VersionString("mcpc"))
+		return exitOK
+	}
+	// Everything that can be checked without the server is, before it is
+	// started (an npx server may take minutes).
+	if err := checkSubcommand(sub, subArgs); err != nil {
+		fmt.Fprintln(stderr, "mcpc:", err)
+		return exitFailure
+	}
+	cmd, copts, sc, err := serverCommand(f, command)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpc:", err)
+		return exitFailure
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("the -timeout of %v expired: %w", f.timeout, context.DeadlineExceeded))
 	defer cancel()
 
-	p, err := launch(ctx, f, command, stderr)
+	p, err := launch(ctx, f, cmd, copts, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
 	}
 	defer p.Close()
 
-	result, err := request(ctx, p, sub, subArgs)
+	var callOpts []client.CallOption
+	if f.progress {
+		callOpts = append(callOpts, client.WithProgress(func(pp *mcp.ProgressParams) { printProgress(stderr, pp) }))
+	}
+	if sc != nil && sc.Timeout > 0 {
+		// The config's timeoutMs bounds the request, within -timeout
+		// (the client's own Timeout yields to a deadline already set).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, fmt.Errorf("%s.timeoutMs of %v expired: %w", sc.Path(), sc.Timeout, context.DeadlineExceeded))
+		defer cancel()
+	}
+	result, err := request(ctx, p, sub, subArgs, callOpts...)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
@@ -98,6 +153,8 @@ func usage(fs *flag.FlagSet, w io.Writer) func() {
 
 subcommands: tools | call TOOL [JSON] | resources | read URI | prompts | get PROMPT [JSON]
 server: --config FILE --server NAME | --npx PACKAGE[@VERSION] [-- ARGS] | -- COMMAND ARGS...
+environment: the server gets the home, network (proxies, certificates), locale and temp-dir
+  variables, never one that looks like a credential; -e KEY=VALUE adds one, --inherit-env all
 
 flags:
 `)
@@ -117,13 +174,31 @@ func parseArgs(args []string, stderr io.Writer) (f flags, sub string, subArgs, c
 	fs.StringVar(&f.protocol, "protocol", "", "pin the protocol `version` (default: negotiate)")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "bound on the whole run, start-up included")
 	fs.BoolVar(&f.verbose, "v", false, "show the server's stderr")
+	fs.Func("e", "add `KEY=VALUE` to the server's environment (repeatable); -e KEY passes this process's KEY", func(v string) error {
+		k, _, hasValue := strings.Cut(v, "=")
+		if k == "" || strings.ContainsAny(k, "\x00") {
+			return fmt.Errorf("want KEY=VALUE or KEY, got %q", v)
+		}
+		if !hasValue {
+			val, ok := os.LookupEnv(k)
+			if !ok {
+				return fmt.Errorf("%s is not set in this environment (-e KEY=VALUE sets it)", k)
+			}
+			v = k + "=" + val
+		}
+		f.env = append(f.env, v)
+		return nil
+	})
+	fs.BoolVar(&f.inheritEnv, "inherit-env", false, "pass this process's whole environment to the server, credentials included")
+	fs.BoolVar(&f.progress, "progress", isTerminal(stderr), "show a call's progress notifications on stderr (default: on when stderr is a terminal)")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i+1:]
 	}
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := cli.Parse(fs, args, stderr); err != nil {
 			return f, "", nil, nil, err
 		}
 		args = fs.Args()
@@ -133,9 +208,11 @@ func parseArgs(args []string, stderr io.Writer) (f flags, sub string, subArgs, c
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	if f.version {
+		return f, "", nil, nil, nil
+	}
 	if len(positional) == 0 {
-		fs.Usage()
-		return f, "", nil, nil, errors.New("no subcommand")
+		return f, "", nil, nil, errors.New("no subcommand (tools, call, resources, read, prompts, get; -help for more)")
 	}
 	sources := 0
 	for _, set := range []bool{f.config != "", f.npx != "", f.npx == "" && len(command) > 0} {
@@ -148,86 +225,189 @@ func parseArgs(args []string, stderr io.Writer) (f flags, sub string, subArgs, c
 		return f, "", nil, nil, errors.New("no server: use --config and --server, --npx, or -- COMMAND")
 	case sources > 1:
 		return f, "", nil, nil, errors.New("choose one server: --config, --npx or -- COMMAND")
-	case f.config != "" && f.server == "":
-		return f, "", nil, nil, errors.New("--config needs --server NAME")
 	case f.timeout <= 0:
 		return f, "", nil, nil, errors.New("--timeout must be positive")
 	}
 	return f, positional[0], positional[1:], command, nil
 }
 
-// launch starts the chosen server.
-func launch(ctx context.Context, f flags, command []string, stderr io.Writer) (*client.Process, error) {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	if l, ok := w.(*lockedWriter); ok {
+		w = l.w
+	}
+	f, ok := w.(*os.File)
+	return ok && cli.IsTerminal(f)
+}
+
+// serverCommand resolves the chosen server to a command and its client
+// options, reading the config file if there is one (and returning its
+// entry).
+func serverCommand(f flags, command []string) (*client.Command, *client.Options, *client.ServerConfig, error) {
+	copts := &client.Options{ProtocolVersion: f.protocol, ClientInfo: &mcp.Implementation{Name: "mcpc", Version: "0.1.0"}}
 	var cmd *client.Command
+	var sc *client.ServerConfig
+	switch {
+	case f.config != "":
+		cfg, err := client.LoadConfig(f.config)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sc, err = pickServer(cfg, f.config, f.server)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cmd = sc.CommandSpec()
+		copts = sc.ClientOptions(copts)
+	case f.npx != "":
+		var err error
+		if cmd, err = client.Npx(f.npx, command...); err != nil {
+			return nil, nil, nil, err
+		}
+	default:
+		cmd = &client.Command{Path: command[0], Args: command[1:]}
+	}
+	cmd.Env = append(cmd.Env, f.env...)
+	cmd.InheritEnv = f.inheritEnv
+	return cmd, copts, sc, nil
+}
+
+// pickServer finds the --server of a config, or says which there are.
+func pickServer(cfg *client.Config, file, name string) (*client.ServerConfig, error) {
+	var names []string
+	for n, sc := range cfg.Servers {
+		if sc.Disabled {
+			n += " (disabled)"
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	have := "it has none"
+	if len(names) > 0 {
+		have = "it has: " + strings.Join(names, ", ")
+	}
+	if name == "" {
+		return nil, fmt.Errorf("--config needs --server NAME; %s", have)
+	}
+	sc, ok := cfg.Servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%s has no server %q; %s", file, name, have)
+	}
+	if sc.Disabled {
+		return nil, fmt.Errorf("%s: server %q is disabled (%s.disabled is true)", file, name, sc.Path())
+	}
+	return sc, nil
+}
+
+// launch starts the chosen server. When an npx server has not answered
+// after npxNotice, it says on stderr that a first run may be downloading.
+func launch(ctx context.Context, f flags, cmd *client.Command, copts *client.Options, stderr io.Writer) (*client.Process, error) {
 	opts := &client.ProcessOptions{
-		Client: &client.Options{ProtocolVersion: f.protocol, ClientInfo: &mcp.Implementation{Name: "mcpc", Version: "0.1.0"}},
+		Client: copts,
 		// Diagnostics only when asked for: stdout is for the result, and
 		// stderr for the error that explains a failure.
 		Logger: slog.New(slog.DiscardHandler),
 	}
 	if f.verbose {
-		opts.OnStderr = func(line string) { fmt.Fprintln(stderr, "server:", line) }
+		opts.OnStderr = func(line string) { fmt.Fprintln(stderr, "server:", printable(line, 16<<10)) }
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	switch {
-	case f.config != "":
-		cfg, err := client.LoadConfig(f.config)
-		if err != nil {
-			return nil, err
-		}
-		sc, ok := cfg.Servers[f.server]
-		if !ok {
-			return nil, fmt.Errorf("%s: no server %q", f.config, f.server)
-		}
-		cmd = sc.CommandSpec()
-		if sc.Timeout > 0 {
-			opts.Client.Timeout = sc.Timeout
-		}
-	case f.npx != "":
-		var err error
-		if cmd, err = client.Npx(f.npx, command...); err != nil {
-			return nil, err
-		}
-	default:
-		cmd = &client.Command{Path: command[0], Args: command[1:]}
+	if cmd.IsNpx() {
+		t := time.AfterFunc(npxNotice, func() {
+			fmt.Fprintf(stderr, "mcpc: npx has not started the server after %v; a first run downloads the package, which can take a minute (-timeout bounds the wait, -v shows npm's output)\n", npxNotice)
+		})
+		defer t.Stop()
 	}
 	return client.Launch(ctx, cmd, opts)
 }
 
-// request runs the subcommand and returns what to print.
-func request(ctx context.Context, p *client.Process, sub string, args []string) (any, error) {
+// printProgress writes a progress notification on one line. The server's
+// message is shown with control characters escaped: it must not drive the
+// terminal.
+func printProgress(w io.Writer, p *mcp.ProgressParams) {
+	var b strings.Builder
+	b.WriteString("mcpc: progress ")
+	b.WriteString(strconv.FormatFloat(p.Progress, 'f', -1, 64))
+	if p.Total != nil {
+		b.WriteString("/" + strconv.FormatFloat(*p.Total, 'f', -1, 64))
+	}
+	if p.Message != "" {
+		b.WriteString(" " + printable(p.Message, 500))
+	}
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
+}
+
+// printable escapes what a terminal would act on: control characters,
+// escape sequences, bidirectional overrides, invalid UTF-8. At most max
+// bytes are shown.
+func printable(s string, max int) string {
+	if len(s) > max {
+		s = s[:max] + "..."
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// checkSubcommand checks the subcommand and its arguments.
+func checkSubcommand(sub string, args []string) error {
 	want := func(min, max int, usage string) error {
 		if len(args) < min || len(args) > max {
 			return fmt.Errorf("usage: mcpc %s", usage)
 		}
 		return nil
 	}
+	switch sub {
+	case "tools", "resources", "prompts":
+		return want(0, 0, sub)
+	case "read":
+		return want(1, 1, "read URI")
+	case "call", "get":
+		usage := "call TOOL [JSON]"
+		if sub == "get" {
+			usage = "get PROMPT [JSON]"
+		}
+		if err := want(1, 2, usage); err != nil {
+			return err
+		}
+		if len(args) == 2 {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(args[1]), &obj); err != nil || obj == nil {
+				return fmt.Errorf("arguments must be a JSON object: %s", args[1])
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown subcommand %q (tools, call, resources, read, prompts, get)", sub)
+}
+
+// request runs the subcommand and returns what to print.
+func request(ctx context.Context, p *client.Process, sub string, args []string, opts ...client.CallOption) (any, error) {
+	if err := checkSubcommand(sub, args); err != nil {
+		return nil, err
+	}
 	jsonArg := func(i int) (json.RawMessage, error) {
 		if len(args) <= i {
 			return nil, nil
 		}
-		b := json.RawMessage(args[i])
-		var obj map[string]any
-		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("arguments must be a JSON object: %s", args[i])
-		}
-		return b, nil
+		return json.RawMessage(args[i]), nil
 	}
 	var raw json.RawMessage
 	switch sub {
 	case "tools":
-		if err := want(0, 0, "tools"); err != nil {
-			return nil, err
-		}
 		tools, err := p.ListTools(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"tools": tools}, nil
 	case "call":
-		if err := want(1, 2, "call TOOL [JSON]"); err != nil {
-			return nil, err
-		}
 		a, err := jsonArg(1)
 		if err != nil {
 			return nil, err
@@ -236,26 +416,14 @@ func request(ctx context.Context, p *client.Process, sub string, args []string) 
 		if a != nil {
 			argv = a
 		}
-		return p.CallTool(ctx, args[0], argv)
+		return p.CallTool(ctx, args[0], argv, opts...)
 	case "resources":
-		if err := want(0, 0, "resources"); err != nil {
-			return nil, err
-		}
 		return raw, listAll(ctx, p, "resources/list", &raw)
 	case "read":
-		if err := want(1, 1, "read URI"); err != nil {
-			return nil, err
-		}
 		return raw, p.Call(ctx, "resources/read", map[string]string{"uri": args[0]}, &raw)
 	case "prompts":
-		if err := want(0, 0, "prompts"); err != nil {
-			return nil, err
-		}
 		return raw, listAll(ctx, p, "prompts/list", &raw)
 	case "get":
-		if err := want(1, 2, "get PROMPT [JSON]"); err != nil {
-			return nil, err
-		}
 		a, err := jsonArg(1)
 		if err != nil {
 			return nil, err

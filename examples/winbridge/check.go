@@ -10,8 +10,10 @@ import (
 	"github.com/winbridge/winbridge/winexec"
 )
 
-// check reports what the server would use and the first problem found, in
-// words a user can act on. It exits 0 when there is none.
+// check reports what the server would use and every problem found, in
+// words a user can act on (fixing one at a time, rerunning between, is
+// slow). It exits 0 when there is none. hdc is needed only when the hdc
+// tools are offered.
 func check(s *settings, out io.Writer) int {
 	cfg := s.cfg
 	backend := cfg.Backend
@@ -28,10 +30,10 @@ func check(s *settings, out io.Writer) int {
 	hdcPath, hdcErr := lookPath(cfg.Launcher, hdc)
 	usesPS := strings.HasPrefix(backend, winexec.BackendPowerShell) || strings.HasPrefix(backend, winexec.BackendPSHost)
 	if usesPS && psErr != nil {
-		problems = append(problems, fmt.Sprintf("PowerShell (%s) is not on PATH: under WSL, check that Windows interop is enabled and that %s is reachable, or set WIN_PS_EXE to its full path", cfg.PowerShellExe, cfg.PowerShellExe))
+		problems = append(problems, fmt.Sprintf("PowerShell (%s) is not on PATH: under WSL, check that Windows interop is enabled and that %s is reachable, or set -ps-exe (or WIN_PS_EXE) to its full path", cfg.PowerShellExe, cfg.PowerShellExe))
 	}
-	if hdcErr != nil {
-		problems = append(problems, fmt.Sprintf("hdc (%s) is not on PATH: hdc tools will fail until HDC_EXE names it", hdc))
+	if hdcErr != nil && s.hdc {
+		problems = append(problems, fmt.Sprintf("hdc (%s) is not on PATH: the hdc tools will fail until -hdc-exe (or HDC_EXE) names it; -hdc=false (or WINBRIDGE_HDC=0) offers win.exec without them", hdc))
 	}
 	if len(cfg.Launcher) > 0 {
 		if _, err := exec.LookPath(cfg.Launcher[0]); err != nil {
@@ -46,7 +48,11 @@ func check(s *settings, out io.Writer) int {
 	fmt.Fprintf(out, "platform:   %s\n", platform)
 	fmt.Fprintf(out, "backend:    %s\n", backend)
 	fmt.Fprintf(out, "powershell: %s\n", found(cfg.PowerShellExe, ps, psErr))
-	fmt.Fprintf(out, "hdc:        %s\n", found(hdc, hdcPath, hdcErr))
+	if s.hdc {
+		fmt.Fprintf(out, "hdc:        %s\n", found(hdc, hdcPath, hdcErr))
+	} else {
+		fmt.Fprintf(out, "hdc:        tools off (-hdc=false)\n")
+	}
 	fmt.Fprintf(out, "code page:  %s\n", codepage)
 	fmt.Fprintf(out, "allow-exe:  %s\n", strings.Join(cfg.Policy.AllowExe, ", "))
 	fmt.Fprintf(out, "timeout:    %v\n", cfg.DefaultTimeout)
@@ -54,7 +60,9 @@ func check(s *settings, out io.Writer) int {
 		fmt.Fprintln(out, "ok: no problem found")
 		return 0
 	}
-	fmt.Fprintf(out, "problem:    %s\n", problems[0])
+	for _, p := range problems {
+		fmt.Fprintf(out, "problem:    %s\n", p)
+	}
 	return 1
 }
 

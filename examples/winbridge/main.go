@@ -5,10 +5,11 @@
 // Every setting comes from the environment (the names of docs/WINDOWS.md)
 // and can be overridden by a flag; `winbridge -help` lists them with the
 // values in effect. `winbridge -check` reports what the server would use
-// and the first problem in plain words.
+// and every problem in plain words. Started by hand on a terminal, it says
+// on stderr that it is an MCP server and how to connect a client.
 //
 // At the end of standard input, or on SIGINT or SIGTERM, every call still
-// running is cancelled (win.exec kills its process tree) and the server
+// running is cancelled (win_exec kills its process tree) and the server
 // exits once they have returned, or after mcp.DefaultShutdownTimeout.
 package main
 
@@ -23,6 +24,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
@@ -66,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if s.httpAddr != "" {
 		return serveHTTP(ctx, s, srv, log, stderr)
 	}
+	if stdinIsTerminal() {
+		fmt.Fprint(stderr, terminalNotice)
+	}
 	stream, err := transport.Stdio(&transport.StreamOptions{Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "winbridge:", err)
@@ -78,6 +83,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// stdinIsTerminal reports whether a person, not an MCP client, started the
+// server; tests replace it.
+var stdinIsTerminal = func() bool { return cli.IsTerminal(os.Stdin) }
+
+// terminalNotice is shown on stderr (stdout is the protocol's) to whoever
+// starts the server on a terminal and would otherwise see it wait in
+// silence.
+const terminalNotice = `winbridge: this is an MCP server: it speaks JSON-RPC on stdin and stdout, for an MCP client to start.
+  Connect one with:  mcpc tools -- winbridge
+  or add to a client's config:  {"mcpServers": {"winbridge": {"command": "winbridge"}}}
+  winbridge -check reports the setup; -help lists the settings; Ctrl-D or Ctrl-C ends it.
+`
+
 // newServer builds the MCP server with every tool of the bridge.
 func newServer(s *settings, ex *winexec.Executor, log *slog.Logger) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "winbridge", Title: "WinBridge", Version: version},
@@ -88,6 +106,8 @@ func newServer(s *settings, ex *winexec.Executor, log *slog.Logger) *mcp.Server 
 				"Use path.wsl_to_win / path.win_to_wsl to convert paths between the two sides.",
 		})
 	winexec.AddTools(srv, ex, &winexec.ToolOptions{SnakeCase: s.snakeCase})
-	addHDCTools(srv, s, ex)
+	if s.hdc {
+		addHDCTools(srv, s, ex)
+	}
 	return srv
 }

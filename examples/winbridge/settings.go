@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/httpserve"
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -23,6 +25,41 @@ type settings struct {
 	logLevel  slog.Level
 	version   bool
 	check     bool
+	hdc       bool // offer the hdc tools
+}
+
+// flagOf is the flag that overrides each environment variable, for
+// messages that must name both.
+var flagOf = map[string]string{
+	"WINBRIDGE_BACKEND": "-backend", "WIN_PS_EXE": "-ps-exe", "HDC_EXE": "-hdc-exe", "ALLOW_EXE": "-allow-exe",
+	"ALLOW_ENV": "-allow-env", "DEFAULT_TIMEOUT_MS": "-timeout", "WINBRIDGE_LAUNCHER": "-launcher", "WIN_CODEPAGE": "-codepage",
+}
+
+// envErrors keeps the problems of environment variables whose flag was not
+// given (a flag wins, so a bad variable under it does not matter) and says
+// which flag overrides each.
+func envErrors(err error, set map[string]bool) error {
+	if err == nil {
+		return nil
+	}
+	all := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		all = j.Unwrap()
+	}
+	var out []error
+	for _, e := range all {
+		var ce *winexec.ConfigError
+		if errors.As(e, &ce) {
+			if f := flagOf[ce.Setting]; f != "" {
+				if set[strings.TrimPrefix(f, "-")] {
+					continue
+				}
+				e = fmt.Errorf("%w (the %s flag overrides %s)", e, f, ce.Setting)
+			}
+		}
+		out = append(out, e)
+	}
+	return errors.Join(out...)
 }
 
 // parseSettings reads the environment (through getenv) and then the flags,
@@ -54,15 +91,18 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	fs.BoolVar(&s.echo, "echo", getenv("WINBRIDGE_ECHO") == "1", "with -http, write a summary of every request to stderr, secrets masked [WINBRIDGE_ECHO=1]")
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")
-	fs.BoolVar(&s.check, "check", false, "report the platform, backend, PowerShell, hdc and code page, and the first problem")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&s.check, "check", false, "report the platform, backend, PowerShell, hdc and code page, and every problem found")
+	fs.BoolVar(&s.hdc, "hdc", getenv("WINBRIDGE_HDC") != "0", "offer the hdc tools; -hdc=false offers only win.exec and the path tools, and -check then needs no hdc [WINBRIDGE_HDC=0 to disable]")
+	if err := cli.Parse(fs, args, out); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if envErr != nil && !s.version {
-		return nil, envErr
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := envErrors(envErr, set); err != nil && !s.version {
+		return nil, err
 	}
 	s.cfg.Backend = *backend
 	s.cfg.PowerShellExe = *psExe
@@ -78,7 +118,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	s.cfg.Launcher = strings.Fields(*launcher)
 	s.cfg.CodePage = *codepage
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
-		return nil, fmt.Errorf("-log-level: %w", err)
+		return nil, fmt.Errorf("-log-level (or WINBRIDGE_LOG_LEVEL): %w", err)
 	}
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/httpserve"
+	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -149,6 +150,7 @@ type settings struct {
 	snakeCase   bool
 	echoMaxText int
 	logLevel    slog.Level
+	version     bool
 }
 
 // parseSettings reads the environment (through getenv) and then the flags,
@@ -211,8 +213,12 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINDBG_SNAKE_CASE") == "1", "name the tool windbg_eval, for clients that reject dots [WINDBG_SNAKE_CASE=1]")
 	fs.IntVar(&s.echoMaxText, "echo-max", orInt(envInt("WINDBG_ECHO_MAX"), defaultEchoMaxText), "`bytes` of each body shown by the request echo on stderr before it is cut [WINDBG_ECHO_MAX]")
 	level := fs.String("log-level", orDefault(getenv("WINDBG_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINDBG_LOG_LEVEL]")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&s.version, "version", false, "print the version and exit")
+	if err := cli.Parse(fs, args, out); err != nil {
 		return nil, err
+	}
+	if s.version {
+		return s, nil
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())

@@ -50,6 +50,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		fmt.Fprintln(stderr, "windbg:", err)
 		return 2
 	}
+	if s.version {
+		fmt.Fprintln(os.Stdout, "windbg", version) // stdout, where -version output is read
+		return 0
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
 	// The address is checked before cdb starts: a refusal is immediate.
 	hc := s.http
