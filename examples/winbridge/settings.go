@@ -15,7 +15,7 @@ import (
 // environment, overridden by flags.
 type settings struct {
 	cfg       winexec.Config
-	snakeCase bool
+	dotNaming bool // -dotted-names
 	httpAddr  string
 	echo      bool
 	logLevel  slog.Level
@@ -37,12 +37,13 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	backend := fs.String("backend", orDefault(cfg.Backend, winexec.BackendAuto), "`backend`: auto, powershell, pshost, direct or local [WINBRIDGE_BACKEND]")
 	psExe := fs.String("ps-exe", orDefault(cfg.PowerShellExe, "powershell.exe"), "PowerShell `program`: powershell.exe, pwsh.exe or a path [WIN_PS_EXE]")
 	hdcExe := fs.String("hdc-exe", cfg.HDCExe, "hdc `program` (default hdc.exe under WSL, hdc natively) [HDC_EXE]")
-	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run (basename or absolute path) [ALLOW_EXE]")
+	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win_exec may run (basename or absolute path) [ALLOW_EXE]")
 	allowEnv := fs.String("allow-env", strings.Join(cfg.Policy.AllowEnv, ","), "comma-separated environment `names` a call may set [ALLOW_ENV]")
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
-	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINBRIDGE_SNAKE_CASE") == "1", "name tools win_exec, hdc_shell, ... for clients that reject dots [WINBRIDGE_SNAKE_CASE=1]")
+	fs.BoolVar(&s.dotNaming, "dotted-names", getenv("WINBRIDGE_DOTTED_NAMES") == "1", "name tools win.exec, hdc.shell, ... as earlier releases did; hosts such as Claude Desktop reject them [WINBRIDGE_DOTTED_NAMES=1]")
+	fs.Bool("snake-case", false, "deprecated and ignored: tool names are win_exec, hdc_shell, ... by default")
 	fs.StringVar(&s.httpAddr, "http", getenv("WINBRIDGE_HTTP"), "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8787) instead of stdio [WINBRIDGE_HTTP]")
 	fs.BoolVar(&s.echo, "echo", getenv("WINBRIDGE_ECHO") == "1", "with -http, write a summary of every request to stderr, secrets masked [WINBRIDGE_ECHO=1]")
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")

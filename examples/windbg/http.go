@@ -23,7 +23,7 @@ type server struct {
 	sess *Session
 }
 
-// newServer builds the MCP server with windbg.eval on sess, served at
+// newServer builds the MCP server with windbg_eval on sess, served at
 // /mcp. Every request and response is summarised on echo (method, path,
 // JSON-RPC method and id, status, outcome; secrets masked, long bodies
 // cut); the echo never changes what passes.
@@ -31,10 +31,10 @@ func newServer(s *settings, sess *Session, log *slog.Logger, echo io.Writer) *se
 	srv := mcp.NewServer(&mcp.Implementation{Name: "windbg", Title: "WinDbg (cdb) bridge", Version: version},
 		&mcp.ServerOptions{
 			Logger: log,
-			Instructions: "windbg.eval runs one cdb command at a time in a session kept open on " + sess.cfg.Target() +
+			Instructions: toolName(s.dotNaming) + " runs one cdb command at a time in a session kept open on " + sess.cfg.Target() +
 				". Start with k (stack), lm (modules), r (registers) or !analyze -v.",
 		})
-	addEvalTool(srv, sess, s.snakeCase)
+	addEvalTool(srv, sess, s.dotNaming)
 	h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: log})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcphttp.EchoHandler(h, &transport.EchoOptions{Writer: echo, MaxText: s.echoMaxText}))
