@@ -105,64 +105,64 @@ type Result struct {
 
 // RunInput are the arguments of hdc_run.
 type RunInput struct {
-	Args       []string `json:"args" jsonschema:"description=hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
-	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
-	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
-	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a destructive command (install, uninstall, kill, start -r, target boot, tmode, fport rm...)"`
-	DryRun     bool     `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	Args       []string `json:"args" jsonschema_description:"hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
+	ConnectKey string   `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY); required when several devices are connected"`
+	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema_description:"must be true to run a destructive command (install, uninstall, kill, start -r, target boot, tmode, fport rm...)"`
+	DryRun     bool     `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
 // ShellInput are the arguments of hdc_shell.
 type ShellInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
-	Command    string `json:"command" jsonschema:"description=a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
-	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema:"description=run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY); required when several devices are connected"`
+	Command    string `json:"command" jsonschema_description:"a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS"`
+	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema_description:"run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
 // ListTargetsInput are the arguments of hdc_list_targets.
 type ListTargetsInput struct {
-	Verbose   bool `json:"verbose,omitempty" jsonschema:"description=list every known device with connection type, state and name (list targets -v); otherwise only the keys of connected devices"`
-	TimeoutMs int  `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+	Verbose   bool `json:"verbose,omitempty" jsonschema_description:"list every known device with connection type, state and name (list targets -v); otherwise only the keys of connected devices"`
+	TimeoutMs int  `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
 }
 
 // FileInput are the arguments of hdc_file_send and hdc_file_recv.
 type FileInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
-	Local      string `json:"local" jsonschema:"description=path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
-	Remote     string `json:"remote" jsonschema:"description=path on the device, e.g. /data/local/tmp/a.txt"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY); required when several devices are connected"`
+	Local      string `json:"local" jsonschema_description:"path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
+	Remote     string `json:"remote" jsonschema_description:"path on the device, e.g. /data/local/tmp/a.txt"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
 // HilogInput are the arguments of hdc_hilog.
 type HilogInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
-	Lines      int    `json:"lines,omitempty" jsonschema:"description=how many of the last log lines to return; default 200,minimum=0,maximum=100000"`
-	Filter     string `json:"filter,omitempty" jsonschema:"description=keep only lines containing this text (fixed string, not a pattern)"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY); required when several devices are connected"`
+	Lines      int    `json:"lines,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"how many of the last log lines to return; default 200"`
+	Filter     string `json:"filter,omitempty" jsonschema_description:"keep only lines containing this text (fixed string, not a pattern)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
 // InstallInput are the arguments of hdc_install.
 type InstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
-	Path       string `json:"path" jsonschema:"description=the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
-	Replace    bool   `json:"replace,omitempty" jsonschema:"description=replace an installed application (install -r)"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=must be true: installing changes the device"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY); required when several devices are connected"`
+	Path       string `json:"path" jsonschema_description:"the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
+	Replace    bool   `json:"replace,omitempty" jsonschema_description:"replace an installed application (install -r)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"must be true: installing changes the device"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
 // UninstallInput are the arguments of hdc_uninstall.
 type UninstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY); required when several devices are connected"`
-	Bundle     string `json:"bundle" jsonschema:"description=bundle name, e.g. com.example.app"`
-	KeepData   bool   `json:"keepData,omitempty" jsonschema:"description=keep the application's data (uninstall -k)"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=must be true: uninstalling changes the device"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY); required when several devices are connected"`
+	Bundle     string `json:"bundle" jsonschema_description:"bundle name, e.g. com.example.app"`
+	KeepData   bool   `json:"keepData,omitempty" jsonschema_description:"keep the application's data (uninstall -k)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"must be true: uninstalling changes the device"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
 // DefaultHilogLines is the number of log lines hdc_hilog returns by

@@ -10,12 +10,22 @@ import (
 
 // SchemaFor returns the JSON Schema (2020-12, inline, no $ref) that the
 // server infers for T: the schema AddTool uses for a tool's input or output.
+//
+// A field's description is the whole text of its jsonschema_description
+// tag, or of a jsonschema tag that does not begin with WORD= (the official
+// Go SDK's form). In a jsonschema tag of invopop/jsonschema's keyword form
+// (description=...,minimum=0), the description ends at the first comma:
+// SchemaFor fails on a description cut that way, and on free text that
+// invopop would read keywords from, naming the field.
 func SchemaFor[T any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[T]()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	r := &invopop.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
+	if err := checkTags(t, map[reflect.Type]bool{}); err != nil {
+		return nil, err
+	}
+	r := &invopop.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true, LookupComment: sdkDescription}
 	s := r.ReflectFromType(t)
 	s.ID = ""
 	s.Version = "https://json-schema.org/draft/2020-12/schema"

@@ -39,12 +39,12 @@ func (o *ToolOptions) ToolName(name string) string {
 
 // ExecInput are the arguments of win_exec.
 type ExecInput struct {
-	Exe       string            `json:"exe" jsonschema:"description=the program: a name such as hdc.exe or cmd.exe (allowed by ALLOW_EXE) or a Windows or WSL path"`
-	Args      []string          `json:"args,omitempty" jsonschema:"description=arguments passed to the program exactly as given (quoted for Windows with the MSVCRT rules)"`
-	Cwd       string            `json:"cwd,omitempty" jsonschema:"description=working directory in Windows or WSL form; default: a Windows directory"`
-	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS,minimum=0"`
-	Env       map[string]string `json:"env,omitempty" jsonschema:"description=environment variables for the program (only names the server allows)"`
-	Stdin     string            `json:"stdin,omitempty" jsonschema:"description=text written to the program's standard input"`
+	Exe       string            `json:"exe" jsonschema_description:"the program: a name such as hdc.exe or cmd.exe (allowed by ALLOW_EXE) or a Windows or WSL path"`
+	Args      []string          `json:"args,omitempty" jsonschema_description:"arguments passed to the program exactly as given (quoted for Windows with the MSVCRT rules)"`
+	Cwd       string            `json:"cwd,omitempty" jsonschema_description:"working directory in Windows or WSL form; default: a Windows directory"`
+	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS"`
+	Env       map[string]string `json:"env,omitempty" jsonschema_description:"environment variables for the program (only names the server allows)"`
+	Stdin     string            `json:"stdin,omitempty" jsonschema_description:"text written to the program's standard input"`
 }
 
 // ExecOutput is the structured result of win_exec.
@@ -67,7 +67,7 @@ type ExecCommand struct {
 
 // PathInput is the argument of the path tools.
 type PathInput struct {
-	Path string `json:"path" jsonschema:"description=the path to convert"`
+	Path string `json:"path" jsonschema_description:"the path to convert"`
 }
 
 // PathOutput is the result of the path tools.
@@ -127,7 +127,7 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 	path(ToolWSLToWin, "WSL path to Windows path",
 		`Converts a WSL (Linux) path to the Windows path of the same file: /mnt/c/x -> C:\x, other paths -> \\wsl.localhost\<distro>\...`, WSLToWin)
 	path(ToolWinToWSL, "Windows path to WSL path",
-		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x`, WinToWSL)
+		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x.`, WinToWSL)
 }
 
 func nonNilArgs(a []string) []string {
