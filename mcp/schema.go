@@ -18,7 +18,10 @@ import (
 // SchemaFor fails on a description cut that way, and on free text that
 // invopop would read keywords from, naming the field.
 func SchemaFor[T any]() (json.RawMessage, error) {
-	t := reflect.TypeFor[T]()
+	return schemaForType(reflect.TypeFor[T]())
+}
+
+func schemaForType(t reflect.Type) (json.RawMessage, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Descriptions of struct fields come from tags, in one of three forms:
@@ -32,6 +33,14 @@ func bareKeyword(s string) bool { return s == "required" || s == "nullable" || s
 // does not read). It fails on tags invopop would misread: a description
 // cut at a comma, or free text that invopop would take for keywords.
 func fieldDescription(f reflect.StructField) (desc string, sdkForm bool, err error) {
+	desc, sdkForm, err = tagDescription(f)
+	if err == nil && !utf8.ValidString(desc) {
+		return "", false, fmt.Errorf("the description %q is not valid UTF-8, which JSON cannot carry unchanged", desc)
+	}
+	return desc, sdkForm, err
+}
+
+func tagDescription(f reflect.StructField) (desc string, sdkForm bool, err error) {
 	tag, hasTag := f.Tag.Lookup("jsonschema")
 	full, hasFull := f.Tag.Lookup("jsonschema_description")
 	if !hasTag || tag == "" {
@@ -61,9 +70,9 @@ func fieldDescription(f reflect.StructField) (desc string, sdkForm bool, err err
 		if bareKeyword(seg) || keywordRE.MatchString(seg) {
 			if d, ok := strings.CutPrefix(seg, "description="); ok {
 				if hasFull {
-					return "", false, fmt.Errorf("both a jsonschema_description tag and description= in the jsonschema tag")
+					return "", false, fmt.Errorf("two descriptions: a jsonschema_description tag, or another description=, and description= in the jsonschema tag")
 				}
-				full = d
+				full, hasFull = d, true
 			}
 			continue
 		}

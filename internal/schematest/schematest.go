@@ -37,7 +37,8 @@ func SourceDescription(f reflect.StructField) string {
 		}
 		return strings.ReplaceAll(rest, `\,`, ",")
 	}
-	if tag == "" || keyword.MatchString(tag) || tag == "required" || tag == "nullable" || strings.HasPrefix(tag, "-") {
+	first, _, _ := strings.Cut(tag, ",")
+	if tag == "" || keyword.MatchString(tag) || first == "required" || first == "nullable" || first == "-" {
 		return ""
 	}
 	return tag
