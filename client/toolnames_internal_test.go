@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,4 +140,40 @@ func TestAggregateNamesHashSquatting(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzAggregateNames: whatever servers and tools are called, the names
+// pass the host rule within the cap, are unique, and do not depend on the
+// order of the list.
+func FuzzAggregateNames(f *testing.F) {
+	f.Add("fs", "read.file", "fs", "read_file", "my.server", "echo", 64)
+	f.Add("a", "b__c", "a__b", "c", "文件", "列表", 40)
+	f.Add("good", "read.file", "good", "read_file_0d6a5ffd", "", "", 16)
+	f.Add(strings.Repeat("s", 300), "t", "s", strings.Repeat("t", 300), "\xff", "\x00", 5)
+	f.Fuzz(func(t *testing.T, s1, t1, s2, t2, s3, t3 string, limit int) {
+		pairs := []route{{s1, t1}}
+		for _, p := range []route{{s2, t2}, {s3, t3}} {
+			if !slices.Contains(pairs, p) {
+				pairs = append(pairs, p)
+			}
+		}
+		names := aggregateNames(pairs, defaultBase, limit)
+		capLen := max(limit, minToolNameLen)
+		seen := map[string]route{}
+		for i, n := range names {
+			if !regexp.MustCompile(`^[a-zA-Z0-9_-]+$`).MatchString(n) || len(n) > capLen {
+				t.Fatalf("cap %d: %q -> %q", limit, pairs[i], n)
+			}
+			if prev, dup := seen[n]; dup {
+				t.Fatalf("%q and %q both %q", prev, pairs[i], n)
+			}
+			seen[n] = pairs[i]
+		}
+		slices.Reverse(pairs)
+		for i, n := range aggregateNames(pairs, defaultBase, limit) {
+			if seen[n] != pairs[i] {
+				t.Fatalf("order changed the name of %q to %q", pairs[i], n)
+			}
+		}
+	})
 }
