@@ -25,6 +25,18 @@ import (
 // keywordRE matches a keyword of invopop's list form: WORD=value.
 var keywordRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
+// knownKeywords are the WORD= keywords invopop/jsonschema reads (for one
+// type or another); it ignores any other silently, so a typo or free text
+// that begins with WORD= would vanish.
+var knownKeywords = map[string]bool{
+	"title": true, "description": true, "type": true, "anchor": true,
+	"oneof_required": true, "anyof_required": true, "oneof_ref": true, "oneof_type": true, "anyof_ref": true, "anyof_type": true,
+	"minLength": true, "maxLength": true, "pattern": true, "format": true, "readOnly": true, "writeOnly": true,
+	"default": true, "example": true, "enum": true,
+	"multipleOf": true, "minimum": true, "maximum": true, "exclusiveMaximum": true, "exclusiveMinimum": true,
+	"minItems": true, "maxItems": true, "uniqueItems": true,
+}
+
 // bareKeyword reports whether s is a keyword invopop reads without a value.
 func bareKeyword(s string) bool { return s == "required" || s == "nullable" || s == "-" }
 
@@ -67,6 +79,9 @@ func tagDescription(f reflect.StructField) (desc string, sdkForm bool, err error
 		}
 	}
 	for i, seg := range segs {
+		if key, _, _ := strings.Cut(seg, "="); keywordRE.MatchString(seg) && !knownKeywords[key] {
+			return "", false, fmt.Errorf("the jsonschema tag %q: invopop/jsonschema knows no keyword %q and would drop it silently", tag, key)
+		}
 		if bareKeyword(seg) || keywordRE.MatchString(seg) {
 			if d, ok := strings.CutPrefix(seg, "description="); ok {
 				if hasFull {

@@ -27,6 +27,7 @@ type descAll struct {
 	Keyword string                `json:"keyword,omitempty" jsonschema:"description=no comma here,minLength=2"`
 	Escaped string                `json:"escaped,omitempty" jsonschema:"description=escaped\\, kept"`
 	Nested  []descInner           `json:"nested,omitempty" jsonschema_description:"nested items"`
+	Maybe   *string               `json:"maybe,omitempty" jsonschema:"nullable" jsonschema_description:"a string, or null"`
 	ByName  map[string]*descInner `json:"byName,omitempty"`
 	None    bool                  `json:"none,omitempty"`
 }
@@ -55,7 +56,7 @@ func TestSchemaDescriptionsWhole(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"full": "a, b, and c", "sdk": "free text, commas kept, e.g. a=1", "both": "from 1 to 9, inclusive",
-		"keyword": "no comma here", "escaped": "escaped, kept", "shared": "shared, from an embedded struct", "none": "",
+		"keyword": "no comma here", "escaped": "escaped, kept", "shared": "shared, from an embedded struct", "none": "", "maybe": "a string, or null",
 	} {
 		if got := s.Properties[name].Description; got != want {
 			t.Errorf("%s: description %q, want %q", name, got, want)
@@ -93,6 +94,12 @@ type twoDescriptions struct {
 type twoDescriptionsSDK struct {
 	S string `json:"s" jsonschema:"one" jsonschema_description:"two"`
 }
+type unknownKeyword struct {
+	S string `json:"s" jsonschema:"descripton=a typo"`
+}
+type sdkStartsWithWord struct {
+	S string `json:"s" jsonschema:"x=1 means all"`
+}
 type nestedCut struct {
 	Items []struct {
 		X string `json:"x" jsonschema:"description=a, b"`
@@ -115,6 +122,8 @@ func TestSchemaDescriptionsMisreadRefused(t *testing.T) {
 		{"two descriptions", mcp.SchemaFor[twoDescriptions], "S"},
 		{"two descriptions, sdk form", mcp.SchemaFor[twoDescriptionsSDK], "S"},
 		{"nested", mcp.SchemaFor[nestedCut], "X"},
+		{"unknown keyword", mcp.SchemaFor[unknownKeyword], "S"},
+		{"free text starting with WORD=", mcp.SchemaFor[sdkStartsWithWord], "S"},
 	} {
 		raw, err := tc.infer()
 		if err == nil || !strings.Contains(err.Error(), "."+tc.field+":") {

@@ -25,17 +25,10 @@ func SourceDescription(f reflect.StructField) string {
 	}
 	tag := f.Tag.Get("jsonschema")
 	if rest, ok := strings.CutPrefix(tag, "description="); ok {
-		if loc := nextKeyword.FindStringIndex(rest); loc != nil {
-			rest = rest[:loc[0]]
-		}
-		return strings.ReplaceAll(rest, `\,`, ",")
+		return untilKeyword(rest)
 	}
 	if i := strings.Index(tag, ",description="); i >= 0 {
-		rest := tag[i+len(",description="):]
-		if loc := nextKeyword.FindStringIndex(rest); loc != nil {
-			rest = rest[:loc[0]]
-		}
-		return strings.ReplaceAll(rest, `\,`, ",")
+		return untilKeyword(tag[i+len(",description="):])
 	}
 	first, _, _ := strings.Cut(tag, ",")
 	if tag == "" || keyword.MatchString(tag) || first == "required" || first == "nullable" || first == "-" {
@@ -46,8 +39,26 @@ func SourceDescription(f reflect.StructField) string {
 
 var (
 	keyword     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	nextKeyword = regexp.MustCompile(`,([A-Za-z_][A-Za-z0-9_]*=|required$|required,|nullable$|nullable,)`)
+	nextKeyword = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*=|required$|required,|nullable$|nullable,)`)
 )
+
+// untilKeyword is s up to its first comma that is not escaped and starts
+// a keyword, with escaped commas unescaped.
+func untilKeyword(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == ',':
+			b.WriteByte(',')
+			i++
+		case s[i] == ',' && nextKeyword.MatchString(s[i+1:]):
+			return b.String()
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
 
 // Descriptions reports every field of typ, recursively, whose description
 // in schema (a JSON Schema as listed) differs from SourceDescription, and
