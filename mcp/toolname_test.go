@@ -61,3 +61,17 @@ func TestAddToolWarnsOfNamesHostsReject(t *testing.T) {
 		}
 	}
 }
+
+func TestAddToolRejectsInvalidUTF8Descriptions(t *testing.T) {
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
+	for _, tool := range []*mcp.Tool{{Name: "a", Description: "cut \xe4\xb8"}, {Name: "b", Title: "\xff"}} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); !strings.Contains(r, "not valid UTF-8") {
+					t.Errorf("%+v: panic %q", tool, r)
+				}
+			}()
+			mcp.NewServer(&mcp.Implementation{Name: "s"}, nil).AddTool(tool, h)
+		}()
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/winbridge/winbridge/internal/jsonscan"
@@ -131,6 +132,10 @@ func newServerTool(t *Tool, h ToolHandler) *serverTool {
 	}
 	if err := checkToolName(t.Name); err != nil {
 		panic("mcp: AddTool: " + err.Error())
+	}
+	if !utf8.ValidString(t.Title) || !utf8.ValidString(t.Description) {
+		// JSON would carry U+FFFD instead: the model would read another text.
+		panic("mcp: AddTool " + t.Name + ": the title or description is not valid UTF-8")
 	}
 	if h == nil {
 		panic("mcp: AddTool: nil handler for tool " + t.Name)
