@@ -45,31 +45,37 @@ func aggregateNames(pairs []route, base func(server, tool string) string, limit 
 		}
 	}
 	hashed := make([]bool, len(pairs))
-	firstHash := map[string]bool{} // the first-round names of hashed tools
 	stems := make([]string, len(pairs))
-	hash := func(i int) {
+	// keeper finds the tool that would keep a name: a kept name that is a
+	// hashed tool's first-round name yields, and that tool is hashed in
+	// turn. A queue, not rescans: a hostile server that chains such names
+	// costs linear time.
+	keeper := map[string]int{}
+	for i, w := range want {
+		if w != "" && count[w] == 1 {
+			keeper[w] = i
+		}
+	}
+	var queue []int
+	for i, w := range want {
+		if w == "" || count[w] > 1 {
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		if hashed[i] {
+			continue
+		}
 		p := pairs[i]
 		stem := sanitizeToolName(base(p.server, p.tool))
 		if len(stem) > limit-hashLen {
 			stem = stem[:limit-hashLen]
 		}
 		hashed[i], stems[i] = true, stem
-		firstHash[stem+"_"+nameHash(p.server, p.tool, 0)] = true
-	}
-	for i, w := range want {
-		if w == "" || count[w] > 1 {
-			hash(i)
-		}
-	}
-	// A kept name that is a hashed tool's name yields; each round hashes
-	// at least one more tool, so this ends.
-	for changed := true; changed; {
-		changed = false
-		for i, w := range want {
-			if !hashed[i] && firstHash[w] {
-				hash(i)
-				changed = true
-			}
+		if j, ok := keeper[stem+"_"+nameHash(p.server, p.tool, 0)]; ok && !hashed[j] {
+			queue = append(queue, j)
 		}
 	}
 	names := make([]string, len(pairs))

@@ -177,3 +177,28 @@ func FuzzAggregateNames(f *testing.F) {
 		}
 	})
 }
+
+// A server can list tools each named as the previous one's renamed name:
+// each yields in turn, in one pass, and the names stay unique and exact.
+func TestAggregateNamesChain(t *testing.T) {
+	pairs := []route{{"evil", "a.b"}}
+	for range 5000 {
+		prev := pairs[len(pairs)-1]
+		stem := sanitizeToolName(defaultBase(prev.server, prev.tool))
+		if len(stem) > 64-hashLen {
+			stem = stem[:64-hashLen]
+		}
+		pairs = append(pairs, route{"evil", strings.TrimPrefix(stem+"_"+nameHash(prev.server, prev.tool, 0), "evil__")})
+	}
+	names := aggregateNames(pairs, defaultBase, 64)
+	seen := map[string]bool{}
+	for i, n := range names {
+		if seen[n] || !portable.MatchString(n) {
+			t.Fatalf("%q: %q", pairs[i], n)
+		}
+		seen[n] = true
+		if i > 0 && n == defaultBase(pairs[i].server, pairs[i].tool) {
+			t.Fatalf("%q kept the renamed name of %q", pairs[i], pairs[i-1])
+		}
+	}
+}
