@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,10 +29,22 @@ type ManagerOptions struct {
 	// doubling to 30 s) also paces the starts of a server that fails to
 	// start, whether or not it restarts on crashes (see StartError).
 	Process ProcessOptions
-	// ToolName makes the aggregated name of a server's tool; nil means
-	// server + "__" + tool. Names that still collide get a suffix "_2",
-	// "_3"... so that every name routes to exactly one tool.
+	// ToolName makes the preferred aggregated name of a server's tool; nil
+	// means server + "__" + tool. The preferred name is kept when it
+	// matches ^[a-zA-Z0-9_-]+$, fits MaxToolNameLen and no other tool
+	// wants it. Otherwise the characters outside that set become '_', the
+	// name is cut to fit, and "_" plus 8 hex digits of SHA-256 of the
+	// server's and the tool's names is appended: every aggregated name
+	// passes the hosts' rules, routes to exactly one tool, and is the
+	// same after a restart. Tools that want the same name are all renamed
+	// so, whichever server answers first.
 	ToolName func(server, tool string) string
+	// MaxToolNameLen caps the length of aggregated names; zero means 64
+	// (mcp.MaxPortableToolNameLen), the limit of Claude Desktop, OpenAI
+	// and Codex, and values below 16 mean 16. Cursor limits a server's
+	// name and its tool's name together to 60 characters: to offer the
+	// list to Cursor as a server named S, set 60 - len(S).
+	MaxToolNameLen int
 	// IdleTimeout stops an ephemeral server after this long without calls;
 	// zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration
@@ -78,6 +89,7 @@ type Manager struct {
 	servers map[string]*managed
 	names   []string         // sorted
 	routes  map[string]route // aggregated tool name -> server tool
+	listed  bool             // routes come from a Tools call
 	closed  bool
 }
 
@@ -364,25 +376,33 @@ func (m *Manager) Tools(ctx context.Context) ([]*mcp.Tool, error) {
 	}
 	wg.Wait()
 
-	var all []*mcp.Tool
-	routes := map[string]route{}
+	var pairs []route
+	var defs []*mcp.Tool
 	for i, name := range m.names {
+		seen := map[string]bool{}
 		for _, t := range lists[i] {
-			qn := m.toolName(name, t.Name)
-			for n := 2; ; n++ {
-				if _, taken := routes[qn]; !taken {
-					break
-				}
-				qn = m.toolName(name, t.Name) + "_" + strconv.Itoa(n)
+			if seen[t.Name] {
+				continue // a server that lists a tool twice: once is enough
 			}
-			routes[qn] = route{name, t.Name}
-			ct := *t
-			ct.Name = qn
-			all = append(all, &ct)
+			seen[t.Name] = true
+			pairs = append(pairs, route{name, t.Name})
+			defs = append(defs, t)
 		}
 	}
+	limit := m.opts.MaxToolNameLen
+	if limit <= 0 {
+		limit = mcp.MaxPortableToolNameLen
+	}
+	routes := make(map[string]route, len(pairs))
+	all := make([]*mcp.Tool, len(pairs))
+	for i, qn := range aggregateNames(pairs, m.toolName, limit) {
+		routes[qn] = pairs[i]
+		ct := *defs[i]
+		ct.Name = qn
+		all[i] = &ct
+	}
 	m.mu.Lock()
-	m.routes = routes
+	m.routes, m.listed = routes, true
 	m.mu.Unlock()
 	return all, errors.Join(errs...)
 }
@@ -412,7 +432,8 @@ func (ms *managed) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 
 // Route returns the server and the tool's own name for an aggregated tool
 // name. Names from the last Tools are known; before any, default names
-// (server__tool) are split at the longest matching server name.
+// (server__tool) are split at the longest matching server name, which is
+// right only for names the Manager did not have to rename.
 func (m *Manager) Route(name string) (server, tool string, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -434,10 +455,23 @@ func (m *Manager) Route(name string) (server, tool string, err error) {
 }
 
 // CallTool calls a tool by its aggregated name on the server that has it.
+// A name the Manager has not listed yet (a host that kept the names of an
+// earlier run) is looked up by listing the servers' tools once: renamed
+// tools cannot be told from their names alone.
 func (m *Manager) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
-	server, tool, err := m.Route(name)
-	if err != nil {
-		return nil, err
+	m.mu.Lock()
+	r, known := m.routes[name]
+	listed := m.listed
+	m.mu.Unlock()
+	if !known && !listed {
+		m.Tools(ctx) // the servers that fail are named by the call below
+	}
+	server, tool := r.server, r.tool
+	if !known {
+		var err error
+		if server, tool, err = m.Route(name); err != nil {
+			return nil, err
+		}
 	}
 	ms, err := m.lookup(server)
 	if err != nil {

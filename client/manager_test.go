@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -145,13 +147,76 @@ func TestManagerCollisionFreeNames(t *testing.T) {
 		}
 		seen[tl.Name] = true
 	}
-	if !seen["echo"] || !seen["echo_2"] {
+	// Both want "echo": both are renamed, each with a hash of its own
+	// server and tool, whichever server answered first.
+	var echoes []string
+	for name := range seen {
+		if strings.HasPrefix(name, "echo_") && len(name) == len("echo_")+8 {
+			echoes = append(echoes, name)
+		}
+	}
+	if seen["echo"] || len(echoes) != 2 {
 		t.Fatalf("names %v", seen)
 	}
-	for name, want := range map[string]string{"echo": "a", "echo_2": "b"} {
-		if server, tool, err := m.Route(name); err != nil || server != want || tool != "echo" {
+	servers := map[string]bool{}
+	for _, name := range echoes {
+		server, tool, err := m.Route(name)
+		if err != nil || tool != "echo" {
 			t.Errorf("Route(%s) = %s, %s, %v", name, server, tool, err)
 		}
+		servers[server] = true
+	}
+	if !servers["a"] || !servers["b"] {
+		t.Errorf("the two echo tools route to %v", servers)
+	}
+}
+
+// Server names a host would reject (dots, non-ASCII, over the cap) give
+// tool names that pass ^[a-zA-Z0-9_-]{1,N}$ with the cap in force; the
+// names are the same in a new Manager (a restart), and a new Manager
+// routes a name kept from the old one before it has listed anything.
+func TestManagerNamesPassHostRules(t *testing.T) {
+	noLeaks(t)
+	long := strings.Repeat("s", 70)
+	servers := map[string]any{"my.server": helperServerJSON(t, nil), "文件": helperServerJSON(t, nil), long: helperServerJSON(t, nil)}
+	for _, limit := range []int{0, 40} {
+		names := func(m *client.Manager) map[string]bool {
+			tools, err := m.Tools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]bool{}
+			capLen := limit
+			if capLen == 0 {
+				capLen = 64
+			}
+			for _, tl := range tools {
+				if !regexp.MustCompile(`^[a-zA-Z0-9_-]+$`).MatchString(tl.Name) || len(tl.Name) > capLen || out[tl.Name] {
+					t.Errorf("limit %d: tool name %q", limit, tl.Name)
+				}
+				out[tl.Name] = true
+			}
+			return out
+		}
+		opts := &client.ManagerOptions{MaxToolNameLen: limit, Process: client.ProcessOptions{Logger: quietLog}}
+		m1 := client.NewManager(parseConfig(t, servers), opts)
+		first := names(m1)
+		m1.Close()
+		m2 := client.NewManager(parseConfig(t, servers), opts)
+		var echo string
+		for name := range first {
+			if strings.HasPrefix(name, "my_server__echo_") {
+				echo = name
+			}
+		}
+		res, err := m2.CallTool(context.Background(), echo, map[string]string{"text": "kept"})
+		if err != nil || !strings.Contains(res.TextOf(), "kept") {
+			t.Errorf("limit %d: %s in a new Manager: %v %+v", limit, echo, err, res)
+		}
+		if second := names(m2); !maps.Equal(first, second) {
+			t.Errorf("limit %d: names changed across a restart:\n%v\n%v", limit, first, second)
+		}
+		m2.Close()
 	}
 }
 

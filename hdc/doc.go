@@ -3,16 +3,16 @@
 // powershell or direct backend) or a native hdc on Linux and macOS (local
 // backend).
 //
-// AddTools registers them on any mcp.Server in one call: hdc.run,
-// hdc.shell, hdc.list_targets, hdc.file_send, hdc.file_recv, hdc.hilog,
-// hdc.install and hdc.uninstall (hdc_run... with Options.SnakeCase).
+// AddTools registers them on any mcp.Server in one call: hdc_run,
+// hdc_shell, hdc_list_targets, hdc_file_send, hdc_file_recv, hdc_hilog,
+// hdc_install and hdc_uninstall (hdc.run... with Options.DottedNames).
 //
 // hdc itself hides what a caller needs, and the tools recover it:
 //
 //   - The hdc client always exits 0 and prints errors on stdout as
 //     "[Fail]..." lines, often with a code such as E005005. The tools find
 //     them (FindFailure) and answer with isError and failCode.
-//   - hdc shell never reports the device command's exit status. hdc.shell
+//   - hdc shell never reports the device command's exit status. hdc_shell
 //     runs the command in its own sh -c on the device and appends a
 //     sentinel carrying $? with a nonce fresh for each call (PlanShell),
 //     then strips it from the output (CutSentinel) and returns the status
@@ -26,7 +26,7 @@
 //     and are decoded on the device by toybox's base64, byte for byte.
 //   - With several devices connected, commands without -t fail; the tools
 //     check first (hdc list targets) and list the keys in their error.
-//   - hilog without -x streams forever; hdc.hilog is always bounded
+//   - hilog without -x streams forever; hdc_hilog is always bounded
 //     (hilog -x | tail -n N on the device).
 //   - Local paths for file send/recv and install are made absolute here
 //     and converted for hdc.exe (winexec.WSLToWin), since hdc resolves

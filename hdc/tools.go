@@ -16,9 +16,11 @@ import (
 
 // Options configure the tools of AddTools.
 type Options struct {
-	// SnakeCase names the tools hdc_run, hdc_shell... instead of hdc.run,
-	// hdc.shell..., for clients that reject dots in tool names.
-	SnakeCase bool
+	// DottedNames names the tools hdc.run, hdc.shell..., the spelling of
+	// earlier releases, instead of hdc_run, hdc_shell..., for clients
+	// configured with those names. Hosts that enforce
+	// ^[a-zA-Z0-9_-]{1,64}$ (Claude Desktop, OpenAI, Codex) reject it.
+	DottedNames bool
 
 	// Exe is the hdc program. Empty means the executor's Config.HDCExe
 	// (HDC_EXE), else "hdc.exe" when programs run on Windows (WSL, a
@@ -38,30 +40,31 @@ type Options struct {
 	LocalPath func(string) (string, error)
 }
 
-// ToolName returns name as registered under o: dots become underscores
-// with SnakeCase.
+// ToolName returns name, one of the Tool constants, as registered under o:
+// with DottedNames its first underscore becomes a dot.
 func (o *Options) ToolName(name string) string {
-	if o != nil && o.SnakeCase {
-		return strings.ReplaceAll(name, ".", "_")
+	if o != nil && o.DottedNames {
+		return strings.Replace(name, "_", ".", 1)
 	}
 	return name
 }
 
-// Tool names (with SnakeCase, dots become underscores).
+// Tool names. They match ^[a-zA-Z0-9_-]{1,64}$, the strictest rule among
+// MCP hosts (with Options.DottedNames, hdc.run...).
 const (
-	ToolRun         = "hdc.run"
-	ToolShell       = "hdc.shell"
-	ToolListTargets = "hdc.list_targets"
-	ToolFileSend    = "hdc.file_send"
-	ToolFileRecv    = "hdc.file_recv"
-	ToolHilog       = "hdc.hilog"
-	ToolInstall     = "hdc.install"
-	ToolUninstall   = "hdc.uninstall"
+	ToolRun         = "hdc_run"
+	ToolShell       = "hdc_shell"
+	ToolListTargets = "hdc_list_targets"
+	ToolFileSend    = "hdc_file_send"
+	ToolFileRecv    = "hdc_file_recv"
+	ToolHilog       = "hdc_hilog"
+	ToolInstall     = "hdc_install"
+	ToolUninstall   = "hdc_uninstall"
 )
 
 // Result is the structured result of every hdc tool.
 type Result struct {
-	// ExitCode is, for hdc.shell and hdc.hilog, the exit status of the
+	// ExitCode is, for hdc_shell and hdc_hilog, the exit status of the
 	// command on the device (-1 when it is unknown because the command
 	// did not finish: hdc failed or the call timed out); for the other
 	// tools, hdc's own exit code, which real hdc always leaves at 0.
@@ -95,74 +98,74 @@ type Result struct {
 	// Truncated reports that output beyond the server's cap was dropped
 	// from the middle.
 	Truncated bool `json:"truncated,omitempty"`
-	// Targets are, for hdc.list_targets, the devices listed ([] for
+	// Targets are, for hdc_list_targets, the devices listed ([] for
 	// none); for the several-devices error, the connected keys.
 	Targets []Target `json:"targets,omitzero"`
 }
 
-// RunInput are the arguments of hdc.run.
+// RunInput are the arguments of hdc_run.
 type RunInput struct {
-	Args       []string `json:"args" jsonschema:"description=hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
-	ConnectKey string   `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
-	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
-	Confirm    bool     `json:"confirm,omitempty" jsonschema:"description=must be true to run a command that changes the device or the hdc server (install uninstall kill start -r target boot tmode smode fport rport tconn...) or global options other than -t -l -p -v -h and -s with a loopback address"`
-	DryRun     bool     `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	Args       []string `json:"args" jsonschema_description:"hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
+	ConnectKey string   `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
+	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema_description:"must be true to run a command that changes the device or the hdc server (install uninstall kill start -r target boot tmode smode fport rport tconn...) or global options other than -t -l -p -v -h and -s with a loopback address"`
+	DryRun     bool     `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
-// ShellInput are the arguments of hdc.shell.
+// ShellInput are the arguments of hdc_shell.
 type ShellInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
-	Command    string `json:"command" jsonschema:"description=a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS,minimum=0"`
-	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema:"description=run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
+	Command    string `json:"command" jsonschema_description:"a shell command line run on the device by sh -c, pipes and all, e.g. ls /data | grep log | wc -l"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS"`
+	UseBusybox bool   `json:"useBusybox,omitempty" jsonschema_description:"run common tools (ls grep sed awk find ps...) through busybox instead of the device's toybox; fails clearly if the device has no busybox"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
-// ListTargetsInput are the arguments of hdc.list_targets.
+// ListTargetsInput are the arguments of hdc_list_targets.
 type ListTargetsInput struct {
-	Verbose   bool `json:"verbose,omitempty" jsonschema:"description=list every known device with connection type, state and name (list targets -v); otherwise only the keys of connected devices"`
-	TimeoutMs int  `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
+	Verbose   bool `json:"verbose,omitempty" jsonschema_description:"list every known device with connection type, state and name (list targets -v); otherwise only the keys of connected devices"`
+	TimeoutMs int  `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
 }
 
-// FileInput are the arguments of hdc.file_send and hdc.file_recv.
+// FileInput are the arguments of hdc_file_send and hdc_file_recv.
 type FileInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
-	Local      string `json:"local" jsonschema:"description=path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
-	Remote     string `json:"remote" jsonschema:"description=path on the device, e.g. /data/local/tmp/a.txt"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
+	Local      string `json:"local" jsonschema_description:"path on this machine, in WSL/Linux form (/home/u/a.txt, /mnt/c/x) or Windows form (C:\\x); relative paths are relative to the MCP server's working directory"`
+	Remote     string `json:"remote" jsonschema_description:"path on the device, e.g. /data/local/tmp/a.txt"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
-// HilogInput are the arguments of hdc.hilog.
+// HilogInput are the arguments of hdc_hilog.
 type HilogInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
-	Lines      int    `json:"lines,omitempty" jsonschema:"description=how many of the last log lines to return; default 200,minimum=0,maximum=100000"`
-	Filter     string `json:"filter,omitempty" jsonschema:"description=keep only lines containing this text (fixed string, not a pattern)"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
+	Lines      int    `json:"lines,omitempty" jsonschema:"minimum=0,maximum=100000" jsonschema_description:"how many of the last log lines to return; default 200"`
+	Filter     string `json:"filter,omitempty" jsonschema_description:"keep only lines containing this text (fixed string, not a pattern)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
-// InstallInput are the arguments of hdc.install.
+// InstallInput are the arguments of hdc_install.
 type InstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
-	Path       string `json:"path" jsonschema:"description=the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
-	Replace    bool   `json:"replace,omitempty" jsonschema:"description=replace an installed application (install -r)"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=must be true: installing changes the device"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
+	Path       string `json:"path" jsonschema_description:"the .hap/.hsp on this machine, in WSL/Linux or Windows form"`
+	Replace    bool   `json:"replace,omitempty" jsonschema_description:"replace an installed application (install -r)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"must be true: installing changes the device"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
-// UninstallInput are the arguments of hdc.uninstall.
+// UninstallInput are the arguments of hdc_uninstall.
 type UninstallInput struct {
-	ConnectKey string `json:"connectKey,omitempty" jsonschema:"description=device to use (-t KEY): a USB serial or IP:port as hdc.list_targets shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
-	Bundle     string `json:"bundle" jsonschema:"description=bundle name, e.g. com.example.app"`
-	KeepData   bool   `json:"keepData,omitempty" jsonschema:"description=keep the application's data (uninstall -k)"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
-	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=must be true: uninstalling changes the device"`
-	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	ConnectKey string `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
+	Bundle     string `json:"bundle" jsonschema_description:"bundle name, e.g. com.example.app"`
+	KeepData   bool   `json:"keepData,omitempty" jsonschema_description:"keep the application's data (uninstall -k)"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"must be true: uninstalling changes the device"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
-// DefaultHilogLines is the number of log lines hdc.hilog returns by
+// DefaultHilogLines is the number of log lines hdc_hilog returns by
 // default.
 const DefaultHilogLines = 200
 
@@ -191,12 +194,13 @@ type toolset struct {
 	windows   bool
 	localPath func(string) (string, error)
 	newNonce  func() string
+	names     *Options // spells the tool names in messages
 }
 
 // AddTools registers the hdc tools on srv, running hdc through ex:
-// hdc.run, hdc.shell, hdc.list_targets, hdc.file_send, hdc.file_recv,
-// hdc.hilog, hdc.install and hdc.uninstall (hdc_run... with
-// opts.SnakeCase). opts may be nil.
+// hdc_run, hdc_shell, hdc_list_targets, hdc_file_send, hdc_file_recv,
+// hdc_hilog, hdc_install and hdc_uninstall (hdc.run... with
+// opts.DottedNames). opts may be nil.
 func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	t := newToolset(ex, opts)
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
@@ -208,7 +212,7 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 		Title: "Run hdc",
 		Description: "Runs the HarmonyOS/OpenHarmony device connector (hdc) with an exact argument list, adding -t " +
 			"connectKey when given. hdc always exits 0; this tool detects its [Fail] messages instead. Prefer " +
-			"hdc.shell for device commands: it returns their real exit code. hilog without -x streams forever, so " +
+			opts.ToolName(ToolShell) + " for device commands: it returns their real exit code. hilog without -x streams forever, so " +
 			"it needs timeoutMs. For a Windows hdc.exe the arguments must be ASCII (it reads them through the ANSI code " +
 			"page)." + confirmRule + resultRule,
 		Annotations: destructive,
@@ -272,7 +276,7 @@ func newToolset(ex *winexec.Executor, opts *Options) *toolset {
 	if opts == nil {
 		opts = &Options{}
 	}
-	t := &toolset{ex: ex, exe: opts.Exe, env: opts.Env, localPath: opts.LocalPath, newNonce: NewNonce}
+	t := &toolset{ex: ex, exe: opts.Exe, env: opts.Env, localPath: opts.LocalPath, newNonce: NewNonce, names: opts}
 	if t.exe == "" {
 		t.exe = DefaultExe(ex)
 	}
@@ -480,7 +484,7 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		// best-fit mapping turns characters such as fullwidth quotes,
 		// dashes and letters into ASCII ones: what hdc.exe would run cannot
 		// be known from these arguments.
-		return fail(Result{Argv: argv, ExitCode: -1}, "argument %d (%q) holds non-ASCII characters, which hdc.exe receives through the Windows ANSI code page: it may lose them or turn them into quotes, dashes or letters, so the command cannot be checked. Use hdc.shell for device commands (it encodes them) and the file tools for paths", i, in.Args[i])
+		return fail(Result{Argv: argv, ExitCode: -1}, "argument %d (%q) holds non-ASCII characters, which hdc.exe receives through the Windows ANSI code page: it may lose them or turn them into quotes, dashes or letters, so the command cannot be checked. Use hdc_shell for device commands (it encodes them) and the file tools for paths", i, in.Args[i])
 	}
 	// Decide on the exact argv that will run, read as hdc reads it.
 	c := ParseArgv(argv)
@@ -510,10 +514,10 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return dryRun(argv)
 	}
 	if c.Verb == "hilog" && in.TimeoutMs <= 0 {
-		return fail(Result{Argv: argv, ExitCode: -1}, "hdc hilog streams the log forever: use hdc.hilog, or give timeoutMs to stop it")
+		return fail(Result{Argv: argv, ExitCode: -1}, "hdc hilog streams the log forever: use %s, or give timeoutMs to stop it", t.names.ToolName(ToolHilog))
 	}
 	if c.Verb == "shell" && len(c.Rest) == 0 {
-		return fail(Result{Argv: argv, ExitCode: -1}, "an interactive hdc shell cannot run here: give the command after \"shell\", or use hdc.shell")
+		return fail(Result{Argv: argv, ExitCode: -1}, "an interactive hdc shell cannot run here: give the command after \"shell\", or use %s", t.names.ToolName(ToolShell))
 	}
 	if c.Device {
 		key := in.ConnectKey
@@ -660,7 +664,7 @@ func (t *toolset) checkANSI(what, p string) error {
 	}
 	for _, r := range p {
 		if r > 0x7e {
-			return fmt.Errorf("the %s path %q holds non-ASCII characters, which hdc.exe receives through the Windows ANSI code page and may lose; rename it or copy through an ASCII path (for the device side, hdc.shell with mv works)", what, p)
+			return fmt.Errorf("the %s path %q holds non-ASCII characters, which hdc.exe receives through the Windows ANSI code page and may lose; rename it or copy through an ASCII path (for the device side, %s with mv works)", what, p, t.names.ToolName(ToolShell))
 		}
 	}
 	return nil

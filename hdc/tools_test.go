@@ -67,7 +67,7 @@ func oneTarget() []fakehdc.Target {
 	return []fakehdc.Target{{Key: "FAKE0001", Conn: "USB", State: "Connected", Name: "localhost"}}
 }
 
-func newFixture(t *testing.T, v variant, targets []fakehdc.Target, snake bool) *fixture {
+func newFixture(t *testing.T, v variant, targets []fakehdc.Target, dotted bool) *fixture {
 	t.Helper()
 	cfg, exe, lp := v.setup(t)
 	state := t.TempDir()
@@ -87,7 +87,7 @@ func newFixture(t *testing.T, v variant, targets []fakehdc.Target, snake bool) *
 	}
 	t.Cleanup(func() { ex.Close() })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hdc-test", Version: "1.0.0"}, nil)
-	hdc.AddTools(srv, ex, &hdc.Options{SnakeCase: snake, Exe: exe, Env: map[string]string{fakehdc.EnvState: state}, LocalPath: lp})
+	hdc.AddTools(srv, ex, &hdc.Options{DottedNames: dotted, Exe: exe, Env: map[string]string{fakehdc.EnvState: state}, LocalPath: lp})
 	a, b := transport.Pipe(nil)
 	srv.Connect(b)
 	c, err := client.Connect(context.Background(), a, nil)
@@ -156,7 +156,7 @@ var scenarios = []struct {
 	{"Hilog", testHilog},
 	{"Timeouts", testTimeouts},
 	{"Busybox", testBusybox},
-	{"SnakeCase", testSnakeCase},
+	{"DottedNames", testDottedNames},
 }
 
 func TestNative(t *testing.T) {
@@ -179,7 +179,7 @@ func TestWine(t *testing.T) {
 }
 
 // testChecklist is the seed checklist: hdc -v, hdc list targets,
-// hdc.shell with echo hello and with ls ... | grep ....
+// hdc_shell with echo hello and with ls ... | grep ....
 func testChecklist(t *testing.T, v variant) {
 	f := newFixture(t, v, oneTarget(), false)
 	for _, args := range [][]string{{"-v"}, {"version"}} {
@@ -243,11 +243,11 @@ func testPipelineOnDevice(t *testing.T, v variant) {
 	if out.Stdout != dev+"\n"+dev+"\n" {
 		t.Errorf("the command did not run in the device directory %s: %q", dev, out.Stdout)
 	}
-	// Through hdc.run the caller passes one argument after shell as well;
+	// Through hdc_run the caller passes one argument after shell as well;
 	// hdc joins and the device runs it with sh -c, but no status comes back.
 	out = f.ok(t, hdc.ToolRun, map[string]any{"args": []string{"shell", "ls data/local/tmp | grep -c log"}})
 	if strings.TrimSpace(out.Stdout) != "3" {
-		t.Errorf("hdc.run shell pipeline: %+v", out)
+		t.Errorf("hdc_run shell pipeline: %+v", out)
 	}
 }
 
@@ -297,7 +297,7 @@ func testByteExact(t *testing.T, v variant) {
 		t.Errorf("device-side expansion: %q", out.Stdout)
 	}
 	// What the encoding avoids: hdc.exe receives its arguments through the
-	// ANSI code page, so hdc.run refuses non-ASCII arguments for it; a
+	// ANSI code page, so hdc_run refuses non-ASCII arguments for it; a
 	// native hdc gets them byte for byte.
 	res, out := f.call(t, hdc.ToolRun, map[string]any{"args": []string{"shell", "printf '%s' '中文'"}})
 	switch {
@@ -374,7 +374,7 @@ func testDestructive(t *testing.T, v variant) {
 	}
 	for _, tl := range tools {
 		if tl.Name == hdc.ToolRun && !strings.Contains(tl.Description, "confirm: true") {
-			t.Errorf("hdc.run description does not state the confirm rule: %s", tl.Description)
+			t.Errorf("hdc_run description does not state the confirm rule: %s", tl.Description)
 		}
 	}
 	// The dedicated tools.
@@ -470,7 +470,7 @@ func testGuard(t *testing.T, v variant) {
 	refused(hdc.ToolUninstall, map[string]any{"bundle": "com.x -k", "confirm": true}, "not a bundle name")
 	if f.wine {
 		// hdc.exe's ANSI code page may best-fit fullwidth letters to
-		// ASCII: hdc.run cannot know what hdc.exe would run.
+		// ASCII: hdc_run cannot know what hdc.exe would run.
 		refused(hdc.ToolRun, map[string]any{"args": []string{"ｋｉｌｌ"}}, "ANSI code page")
 	}
 	if _, err := os.Stat(installed); err == nil {
@@ -616,10 +616,10 @@ func testHilog(t *testing.T, v variant) {
 	if !strings.HasPrefix(out.Stdout, "01-01 08:00:00.000  1001  1001 I C01510/BinderInvoker: boot of device FAKE0001\n") {
 		t.Errorf("default: %q", out.Stdout)
 	}
-	// Unbounded hilog through hdc.run needs a timeout.
+	// Unbounded hilog through hdc_run needs a timeout.
 	res, _ := f.call(t, hdc.ToolRun, map[string]any{"args": []string{"hilog"}})
 	if !res.IsError || !strings.Contains(res.TextOf(), "forever") {
-		t.Errorf("hdc.run hilog without timeout: %q", res.TextOf())
+		t.Errorf("hdc_run hilog without timeout: %q", res.TextOf())
 	}
 }
 
@@ -684,7 +684,9 @@ func testBusybox(t *testing.T, v variant) {
 	}
 }
 
-func testSnakeCase(t *testing.T, v variant) {
+// testDottedNames: Options.DottedNames lists and calls the tools under the
+// spelling of earlier releases.
+func testDottedNames(t *testing.T, v variant) {
 	f := newFixture(t, v, oneTarget(), true)
 	tools, err := f.c.ListTools(context.Background())
 	if err != nil {
@@ -694,17 +696,17 @@ func testSnakeCase(t *testing.T, v variant) {
 	for _, tl := range tools {
 		names = append(names, tl.Name)
 	}
-	want := []string{"hdc_file_recv", "hdc_file_send", "hdc_hilog", "hdc_install", "hdc_list_targets", "hdc_run", "hdc_shell", "hdc_uninstall"}
+	want := []string{"hdc.file_recv", "hdc.file_send", "hdc.hilog", "hdc.install", "hdc.list_targets", "hdc.run", "hdc.shell", "hdc.uninstall"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %q, want %q", names, want)
 	}
-	out := f.ok(t, "hdc_shell", map[string]any{"command": "echo snake"})
-	if out.Stdout != "snake\n" {
-		t.Errorf("hdc_shell: %+v", out)
+	out := f.ok(t, "hdc.shell", map[string]any{"command": "echo dotted"})
+	if out.Stdout != "dotted\n" {
+		t.Errorf("hdc.shell: %+v", out)
 	}
 	// dryRun of a shell runs nothing and shows the one argument.
-	out = f.ok(t, "hdc_shell", map[string]any{"command": "echo 中文 | wc -c", "dryRun": true, "connectKey": "FAKE0001"})
+	out = f.ok(t, "hdc.shell", map[string]any{"command": "echo 中文 | wc -c", "dryRun": true, "connectKey": "FAKE0001"})
 	if !out.DryRun || !out.Encoded || len(out.Argv) != 5 || out.Argv[3] != "shell" || out.DeviceCommand != "echo 中文 | wc -c" {
 		t.Errorf("shell dryRun: %+v", out)
 	}

@@ -209,6 +209,10 @@ func (s *Server) cacheHint() CacheHint {
 
 // addTool registers st, replacing a tool of the same name.
 func (s *Server) addTool(st *serverTool) {
+	if !PortableToolName(st.tool.Name) {
+		s.log.Warn("mcp: tool name outside ^[a-zA-Z0-9_-]{1,64}$: Claude Desktop withholds the whole tool list for it, OpenAI and Codex reject it",
+			"tool", st.tool.Name)
+	}
 	s.tools.add(st.tool.Name, st)
 	s.changed("notifications/tools/list_changed")
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // treeTool starts sh with a background sleep, in a process group of its
-// own, and on cancellation kills the group and waits, as win.exec does. It
+// own, and on cancellation kills the group and waits, as win_exec does. It
 // reports the pids of both processes on started.
 func treeTool(started chan<- [2]int, returned *atomic.Bool) mcp.ToolHandlerFor[struct{}, any] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/winbridge/winbridge/internal/jsonscan"
@@ -44,7 +45,11 @@ type serverTool struct {
 // AddTool registers an untyped tool, replacing any tool of the same name.
 // t.InputSchema must be a JSON Schema of type "object"; nil means any
 // object. It panics on an invalid tool, like http.Handle on a bad pattern:
-// registration errors are programming errors.
+// registration errors are programming errors. A name must follow the
+// specification: 1 to 128 characters of A-Z a-z 0-9 _ - and '.'. A name
+// outside ^[a-zA-Z0-9_-]{1,64}$ (see PortableToolName) is registered with
+// a warning on the server's Logger: Claude Desktop withholds the whole
+// tool list for one such name, and OpenAI and Codex reject it.
 func (s *Server) AddTool(t *Tool, h ToolHandler) {
 	st := newServerTool(t, h)
 	if err := st.compile(); err != nil {
@@ -57,7 +62,8 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 // input schema is inferred from In and the output schema from Out (none
 // when Out is an interface type such as any), unless t sets them. Schemas
 // are inline (no $ref), JSON Schema 2020-12; field descriptions come from
-// `jsonschema:"description=..."` tags. It panics on an invalid tool. An
+// struct tags (see SchemaFor). Names follow the rules of Server.AddTool. It
+// panics on an invalid tool. An
 // inferred input schema is compiled into a validator on the tool's first
 // call; should that fail (a tag with a bad pattern, say), calls fail with
 // an internal error.
@@ -121,8 +127,15 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 }
 
 func newServerTool(t *Tool, h ToolHandler) *serverTool {
-	if t == nil || t.Name == "" {
-		panic("mcp: AddTool: a tool needs a name")
+	if t == nil {
+		panic("mcp: AddTool: nil tool")
+	}
+	if err := checkToolName(t.Name); err != nil {
+		panic("mcp: AddTool: " + err.Error())
+	}
+	if !utf8.ValidString(t.Title) || !utf8.ValidString(t.Description) {
+		// JSON would carry U+FFFD instead: the model would read another text.
+		panic("mcp: AddTool " + t.Name + ": the title or description is not valid UTF-8")
 	}
 	if h == nil {
 		panic("mcp: AddTool: nil handler for tool " + t.Name)

@@ -9,33 +9,44 @@ import (
 	"github.com/winbridge/winbridge/mcp"
 )
 
+// Tool names. They match ^[a-zA-Z0-9_-]{1,64}$, the strictest rule among
+// MCP hosts: Claude Desktop withholds a server's whole tool list when one
+// name fails it, and OpenAI function names and Codex reject dots.
+const (
+	ToolExec     = "win_exec"
+	ToolWSLToWin = "path_wsl_to_win"
+	ToolWinToWSL = "path_win_to_wsl"
+)
+
 // ToolOptions configure the MCP tools of AddTools.
 type ToolOptions struct {
-	// SnakeCase names the tools win_exec, path_wsl_to_win and
-	// path_win_to_wsl, for clients that reject dots in tool names.
-	SnakeCase bool
+	// DottedNames names the tools win.exec, path.wsl_to_win and
+	// path.win_to_wsl, the spelling of earlier releases, for clients
+	// configured with those names. Hosts that enforce
+	// ^[a-zA-Z0-9_-]{1,64}$ (Claude Desktop, OpenAI, Codex) reject it.
+	DottedNames bool
 }
 
-// ToolName returns name as registered under opts: dots become underscores
-// with SnakeCase.
+// ToolName returns name, one of the Tool constants, as registered under
+// opts: with DottedNames its first underscore becomes a dot.
 func (o *ToolOptions) ToolName(name string) string {
-	if o != nil && o.SnakeCase {
-		return strings.ReplaceAll(name, ".", "_")
+	if o != nil && o.DottedNames {
+		return strings.Replace(name, "_", ".", 1)
 	}
 	return name
 }
 
-// ExecInput are the arguments of win.exec.
+// ExecInput are the arguments of win_exec.
 type ExecInput struct {
-	Exe       string            `json:"exe" jsonschema:"description=the program: a name such as hdc.exe or cmd.exe (allowed by ALLOW_EXE) or a Windows or WSL path"`
-	Args      []string          `json:"args,omitempty" jsonschema:"description=arguments passed to the program exactly as given (quoted for Windows with the MSVCRT rules)"`
-	Cwd       string            `json:"cwd,omitempty" jsonschema:"description=working directory in Windows or WSL form; default: a Windows directory"`
-	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS; larger values are lowered to the server's MAX_TIMEOUT_MS,minimum=0"`
-	Env       map[string]string `json:"env,omitempty" jsonschema:"description=environment variables for the program (only names the server allows)"`
-	Stdin     string            `json:"stdin,omitempty" jsonschema:"description=text written to the program's standard input"`
+	Exe       string            `json:"exe" jsonschema_description:"the program: a name such as hdc.exe or cmd.exe (allowed by ALLOW_EXE) or a Windows or WSL path"`
+	Args      []string          `json:"args,omitempty" jsonschema_description:"arguments passed to the program exactly as given (quoted for Windows with the MSVCRT rules)"`
+	Cwd       string            `json:"cwd,omitempty" jsonschema_description:"working directory in Windows or WSL form; default: a Windows directory"`
+	TimeoutMs int               `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before the whole process tree is killed; default DEFAULT_TIMEOUT_MS; larger values are lowered to the server's MAX_TIMEOUT_MS"`
+	Env       map[string]string `json:"env,omitempty" jsonschema_description:"environment variables for the program (only names the server allows)"`
+	Stdin     string            `json:"stdin,omitempty" jsonschema_description:"text written to the program's standard input"`
 }
 
-// ExecOutput is the structured result of win.exec.
+// ExecOutput is the structured result of win_exec.
 type ExecOutput struct {
 	ExitCode   int         `json:"exitCode"`
 	Stdout     string      `json:"stdout"`
@@ -55,7 +66,7 @@ type ExecCommand struct {
 
 // PathInput is the argument of the path tools.
 type PathInput struct {
-	Path string `json:"path" jsonschema:"description=the path to convert"`
+	Path string `json:"path" jsonschema_description:"the path to convert"`
 }
 
 // PathOutput is the result of the path tools.
@@ -63,11 +74,11 @@ type PathOutput struct {
 	Path string `json:"path"`
 }
 
-// AddTools registers win.exec, path.wsl_to_win and path.win_to_wsl on srv,
+// AddTools registers win_exec, path_wsl_to_win and path_win_to_wsl on srv,
 // running programs with ex.
 func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 	mcp.AddTool(srv, &mcp.Tool{
-		Name:  opts.ToolName("win.exec"),
+		Name:  opts.ToolName(ToolExec),
 		Title: "Run a Windows program",
 		Description: "Runs a Windows program (from WSL) or a local one with an exact argument list and returns " +
 			"its exit code, stdout and stderr. Only programs allowed by the server's ALLOW_EXE setting run. " +
@@ -109,10 +120,10 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 			return nil, PathOutput{Path: p}, nil
 		})
 	}
-	path("path.wsl_to_win", "WSL path to Windows path",
+	path(ToolWSLToWin, "WSL path to Windows path",
 		`Converts a WSL (Linux) path to the Windows path of the same file: /mnt/c/x -> C:\x, other paths -> \\wsl.localhost\<distro>\...`, WSLToWin)
-	path("path.win_to_wsl", "Windows path to WSL path",
-		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x`, WinToWSL)
+	path(ToolWinToWSL, "Windows path to WSL path",
+		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x.`, WinToWSL)
 }
 
 func nonNilArgs(a []string) []string {

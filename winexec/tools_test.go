@@ -48,7 +48,7 @@ func TestWinExecTool(t *testing.T) {
 	c := toolClient(t, nil)
 	ctx := context.Background()
 	args := []string{`%s|%s|%s\n`, `a "quoted" b`, ``, `$HOME & | ; 中文 \`}
-	res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": "printf", "args": args})
+	res, err := c.CallTool(ctx, "win_exec", map[string]any{"exe": "printf", "args": args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestWinExecTool(t *testing.T) {
 		t.Errorf("command echo %+v", out.Command)
 	}
 
-	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c", "echo out; echo err >&2; exit 3"}})
+	res, err = c.CallTool(ctx, "win_exec", map[string]any{"exe": "sh", "args": []string{"-c", "echo out; echo err >&2; exit 3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestWinExecTool(t *testing.T) {
 		t.Fatalf("non-zero exit: %+v isError %v text %q", out, res.IsError, res.TextOf())
 	}
 
-	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c", "sleep 30"}, "timeoutMs": 100})
+	res, err = c.CallTool(ctx, "win_exec", map[string]any{"exe": "sh", "args": []string{"-c", "sleep 30"}, "timeoutMs": 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestWinExecTool(t *testing.T) {
 		t.Fatalf("timeout: %+v %q", out, res.TextOf())
 	}
 
-	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c", "cat"}, "stdin": "piped\n"})
+	res, err = c.CallTool(ctx, "win_exec", map[string]any{"exe": "sh", "args": []string{"-c", "cat"}, "stdin": "piped\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestWinExecTool(t *testing.T) {
 		t.Fatalf("stdin: %+v", out)
 	}
 
-	res, err = c.CallTool(ctx, "win.exec", map[string]any{"exe": "rm", "args": []string{"-rf", "/tmp/x"}})
+	res, err = c.CallTool(ctx, "win_exec", map[string]any{"exe": "rm", "args": []string{"-rf", "/tmp/x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestWinExecTool(t *testing.T) {
 func TestPathTools(t *testing.T) {
 	c := toolClient(t, nil)
 	ctx := context.Background()
-	res, err := c.CallTool(ctx, "path.wsl_to_win", map[string]string{"path": "/mnt/c/Users/me/a b.txt"})
+	res, err := c.CallTool(ctx, "path_wsl_to_win", map[string]string{"path": "/mnt/c/Users/me/a b.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestPathTools(t *testing.T) {
 	if res.IsError || p.Path != `C:\Users\me\a b.txt` {
 		t.Fatalf("wsl_to_win: %+v %q", p, res.TextOf())
 	}
-	res, err = c.CallTool(ctx, "path.win_to_wsl", map[string]string{"path": `D:\data\x.log`})
+	res, err = c.CallTool(ctx, "path_win_to_wsl", map[string]string{"path": `D:\data\x.log`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +119,12 @@ func TestPathTools(t *testing.T) {
 	}
 }
 
-func TestToolListAndSnakeCase(t *testing.T) {
-	for _, snake := range []bool{false, true} {
-		c := toolClient(t, &winexec.ToolOptions{SnakeCase: snake})
+// TestToolListAndDottedNames: the default names pass the strictest host
+// rule; DottedNames lists and calls the tools under the spelling of earlier
+// releases.
+func TestToolListAndDottedNames(t *testing.T) {
+	for _, dotted := range []bool{false, true} {
+		c := toolClient(t, &winexec.ToolOptions{DottedNames: dotted})
 		tools, err := c.ListTools(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -132,16 +135,26 @@ func TestToolListAndSnakeCase(t *testing.T) {
 			if tl.Name == "win.exec" || tl.Name == "win_exec" {
 				a := tl.Annotations
 				if a == nil || a.OpenWorldHint == nil || !*a.OpenWorldHint || a.DestructiveHint == nil || !*a.DestructiveHint {
-					t.Errorf("win.exec annotations %+v", a)
+					t.Errorf("win_exec annotations %+v", a)
 				}
 			}
 		}
-		want := "path.win_to_wsl,path.wsl_to_win,win.exec"
-		if snake {
-			want = "path_win_to_wsl,path_wsl_to_win,win_exec"
+		want := "path_win_to_wsl,path_wsl_to_win,win_exec"
+		exec, toWin := "win_exec", "path_wsl_to_win"
+		if dotted {
+			want = "path.win_to_wsl,path.wsl_to_win,win.exec"
+			exec, toWin = "win.exec", "path.wsl_to_win"
 		}
 		if got := strings.Join(names, ","); got != want {
-			t.Errorf("snake=%v: tools %s, want %s", snake, got, want)
+			t.Errorf("dotted=%v: tools %s, want %s", dotted, got, want)
+		}
+		res, err := c.CallTool(context.Background(), exec, map[string]any{"exe": "printf", "args": []string{"called"}})
+		if err != nil || res.IsError || !strings.Contains(res.TextOf(), "called") {
+			t.Errorf("dotted=%v: %s: %v %+v", dotted, exec, err, res)
+		}
+		res, err = c.CallTool(context.Background(), toWin, map[string]string{"path": "/mnt/c/x"})
+		if err != nil || res.IsError || !strings.Contains(res.TextOf(), `C:\\x`) {
+			t.Errorf("dotted=%v: %s: %v %+v", dotted, toWin, err, res)
 		}
 	}
 }

@@ -4,10 +4,10 @@
 //  1. it builds the winbridge server and launches it as a child process
 //     with the client SDK's launcher (client.Launch), over stdio;
 //  2. it lists the server's tools;
-//  3. it runs a program through win.exec on the local backend, with
+//  3. it runs a program through win_exec on the local backend, with
 //     arguments that break naive quoting;
 //  4. it converts a WSL path to its Windows form;
-//  5. it runs device commands through hdc.shell: on a real device if an
+//  5. it runs device commands through hdc_shell: on a real device if an
 //     hdc is on PATH, otherwise on a bundled fake device (a test double of
 //     hdc and its device daemon, the one the hdc package's tests use).
 //
@@ -100,48 +100,48 @@ func run(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "  tools: %s\n", strings.Join(names, ", "))
 
-	step(w, "win.exec: printf with arguments that break naive quoting")
+	step(w, "win_exec: printf with arguments that break naive quoting")
 	args := []string{"[%s] [%s] [%s]\n", `say "hi"`, "", `a|b & c; $HOME \ 中文`}
 	var ex struct {
 		ExitCode int    `json:"exitCode"`
 		Stdout   string `json:"stdout"`
 	}
-	if err := call(ctx, c, "win.exec", map[string]any{"exe": "printf", "args": args}, &ex); err != nil {
+	if err := call(ctx, c, "win_exec", map[string]any{"exe": "printf", "args": args}, &ex); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  exit %d, stdout: %s", ex.ExitCode, ex.Stdout)
 	if want := `[say "hi"] [] [a|b & c; $HOME \ 中文]` + "\n"; ex.Stdout != want {
-		return fmt.Errorf("win.exec returned %q, want %q", ex.Stdout, want)
+		return fmt.Errorf("win_exec returned %q, want %q", ex.Stdout, want)
 	}
 
-	step(w, "path.wsl_to_win")
+	step(w, "path_wsl_to_win")
 	var path struct{ Path string }
-	if err := call(ctx, c, "path.wsl_to_win", map[string]string{"path": "/mnt/c/Users/me/Documents/report.txt"}, &path); err != nil {
+	if err := call(ctx, c, "path_wsl_to_win", map[string]string{"path": "/mnt/c/Users/me/Documents/report.txt"}, &path); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  /mnt/c/Users/me/Documents/report.txt -> %s\n", path.Path)
 
-	step(w, "hdc.list_targets")
+	step(w, "hdc_list_targets")
 	var targets struct {
 		Targets []struct{ Key, ConnectionType, State string } `json:"targets"`
 	}
-	if err := call(ctx, c, "hdc.list_targets", map[string]any{"verbose": true}, &targets); err != nil {
+	if err := call(ctx, c, "hdc_list_targets", map[string]any{"verbose": true}, &targets); err != nil {
 		return err
 	}
 	for _, t := range targets.Targets {
 		fmt.Fprintf(w, "  %s  %s  %s\n", t.Key, t.ConnectionType, t.State)
 	}
 
-	step(w, "hdc.shell: a pipeline that runs on the device, and its exit code")
+	step(w, "hdc_shell: a pipeline that runs on the device, and its exit code")
 	var sh struct {
 		ExitCode int    `json:"exitCode"`
 		Stdout   string `json:"stdout"`
 	}
-	if err := call(ctx, c, "hdc.shell", map[string]string{"command": `echo "hello from the device: $(echo 中文 | wc -c) bytes" | tr a-z A-Z`}, &sh); err != nil {
+	if err := call(ctx, c, "hdc_shell", map[string]string{"command": `echo "hello from the device: $(echo 中文 | wc -c) bytes" | tr a-z A-Z`}, &sh); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  exit %d, stdout: %s", sh.ExitCode, sh.Stdout)
-	res, err := c.CallTool(ctx, "hdc.shell", map[string]string{"command": "echo failing on purpose; exit 3"})
+	res, err := c.CallTool(ctx, "hdc_shell", map[string]string{"command": "echo failing on purpose; exit 3"})
 	if err != nil {
 		return err
 	}

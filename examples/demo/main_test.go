@@ -16,8 +16,8 @@ func TestMainJob(t *testing.T) {
 	for _, want := range []string{
 		"connected to winbridge",
 		"tools: ",
-		"win.exec",
-		"hdc.shell",
+		"win_exec",
+		"hdc_shell",
 		`[say "hi"] [] [a|b & c; $HOME \ 中文]`,
 		`-> C:\Users\me\Documents\report.txt`,
 		"FAKE0123456789  USB  Connected",

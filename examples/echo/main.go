@@ -16,7 +16,7 @@ import (
 )
 
 type echoIn struct {
-	Text string `json:"text" jsonschema:"description=the text to echo back"`
+	Text string `json:"text" jsonschema_description:"the text to echo back"`
 }
 
 type echoOut struct {

@@ -17,7 +17,7 @@ import (
 // is passed up unchanged so that this works.
 func addInteractiveTools(srv *mcp.Server) {
 	type samplingIn struct {
-		Prompt string `json:"prompt" jsonschema:"description=The prompt to send to the LLM"`
+		Prompt string `json:"prompt" jsonschema_description:"The prompt to send to the LLM"`
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "test_sampling", Description: "Tests server-initiated sampling (LLM completion request)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in samplingIn) (*mcp.CallToolResult, any, error) {
@@ -32,7 +32,7 @@ func addInteractiveTools(srv *mcp.Server) {
 		})
 
 	type elicitIn struct {
-		Message string `json:"message" jsonschema:"description=The message to show the user"`
+		Message string `json:"message" jsonschema_description:"The message to show the user"`
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "test_elicitation", Description: "Tests server-initiated elicitation (user input request)"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in elicitIn) (*mcp.CallToolResult, any, error) {

@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/internal/cli"
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"

@@ -138,8 +138,8 @@ func addTools(srv *mcp.Server) {
 
 	// Utility tools that tests elsewhere in this repository rely on.
 	type addIn struct {
-		A float64 `json:"a" jsonschema:"description=first addend"`
-		B float64 `json:"b" jsonschema:"description=second addend"`
+		A float64 `json:"a" jsonschema_description:"first addend"`
+		B float64 `json:"b" jsonschema_description:"second addend"`
 	}
 	type addOut struct {
 		Sum float64 `json:"sum"`
@@ -151,7 +151,7 @@ func addTools(srv *mcp.Server) {
 		})
 
 	type echoIn struct {
-		Text string `json:"text" jsonschema:"description=text to echo"`
+		Text string `json:"text" jsonschema_description:"text to echo"`
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes its text argument."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
@@ -159,7 +159,7 @@ func addTools(srv *mcp.Server) {
 		})
 
 	type sleepIn struct {
-		Ms int `json:"ms" jsonschema:"description=milliseconds to wait,minimum=0,maximum=600000"`
+		Ms int `json:"ms" jsonschema:"minimum=0,maximum=600000" jsonschema_description:"milliseconds to wait"`
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "sleep", Description: "Waits, then returns; for cancellation and concurrency tests."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {

@@ -33,7 +33,7 @@ func check(s *settings, out io.Writer) int {
 		problems = append(problems, fmt.Sprintf("PowerShell (%s) is not on PATH: under WSL, check that Windows interop is enabled and that %s is reachable, or set -ps-exe (or WIN_PS_EXE) to its full path", cfg.PowerShellExe, cfg.PowerShellExe))
 	}
 	if hdcErr != nil && s.hdc {
-		problems = append(problems, fmt.Sprintf("hdc (%s) is not on PATH: the hdc tools will fail until -hdc-exe (or HDC_EXE) names it; -hdc=false (or WINBRIDGE_HDC=0) offers win.exec without them", hdc))
+		problems = append(problems, fmt.Sprintf("hdc (%s) is not on PATH: the hdc tools will fail until -hdc-exe (or HDC_EXE) names it; -hdc=false (or WINBRIDGE_HDC=0) offers win_exec without them", hdc))
 	}
 	if len(cfg.Launcher) > 0 {
 		if _, err := exec.LookPath(cfg.Launcher[0]); err != nil {

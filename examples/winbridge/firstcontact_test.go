@@ -100,7 +100,7 @@ func TestCheckReportsEveryProblem(t *testing.T) {
 		t.Errorf("problems do not name both the flag and the variable:\n%s", out.String())
 	}
 
-	// Only win.exec wanted: a missing hdc is no problem.
+	// Only win_exec wanted: a missing hdc is no problem.
 	out.Reset()
 	if code := run([]string{"-check", "-backend", "local", "-hdc=false", "-hdc-exe", "no-such-hdc"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "ok: no problem found") {
 		t.Errorf("-hdc=false: %d\n%s", code, out.String())
@@ -165,7 +165,7 @@ func TestRefusalNamesFlagAndVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.CallTool(context.Background(), "win.exec", map[string]any{"exe": "rm", "args": []string{"-rf", "x"}})
+	res, err := c.CallTool(context.Background(), "win_exec", map[string]any{"exe": "rm", "args": []string{"-rf", "x"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("%v %+v: want a tool error", err, res)
 	}

@@ -89,8 +89,8 @@ func TestHTTPToken(t *testing.T) {
 		t.Fatalf("connect with the token: %v", err)
 	}
 	defer c.Close()
-	if res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": "printf", "args": []string{"ok"}}); err != nil || res.IsError {
-		t.Fatalf("win.exec with the token: %v %+v", err, res)
+	if res, err := c.CallTool(ctx, "win_exec", map[string]any{"exe": "printf", "args": []string{"ok"}}); err != nil || res.IsError {
+		t.Fatalf("win_exec with the token: %v %+v", err, res)
 	}
 }
 

@@ -43,18 +43,18 @@ func TestInspectorCLI(t *testing.T) {
 	for _, tl := range list["tools"].([]any) {
 		names[tl.(map[string]any)["name"].(string)] = true
 	}
-	for _, want := range []string{"win.exec", "path.wsl_to_win", "path.win_to_wsl"} {
+	for _, want := range []string{"win_exec", "path_wsl_to_win", "path_win_to_wsl"} {
 		if !names[want] {
 			t.Errorf("inspector sees no %s among %v", want, names)
 		}
 	}
-	call := run("--method", "tools/call", "--tool-name", "win.exec", "--tool-arg", "exe=printf", "--tool-arg", `args=["%s|%s","a b","c\"d"]`)
+	call := run("--method", "tools/call", "--tool-name", "win_exec", "--tool-arg", "exe=printf", "--tool-arg", `args=["%s|%s","a b","c\"d"]`)
 	sc, _ := call["structuredContent"].(map[string]any)
 	if sc["stdout"] != `a b|c"d` || sc["exitCode"] != float64(0) {
-		t.Errorf("win.exec through the inspector: %v", call)
+		t.Errorf("win_exec through the inspector: %v", call)
 	}
-	path := run("--method", "tools/call", "--tool-name", "path.wsl_to_win", "--tool-arg", "path=/mnt/c/x")
+	path := run("--method", "tools/call", "--tool-name", "path_wsl_to_win", "--tool-arg", "path=/mnt/c/x")
 	if sc, _ := path["structuredContent"].(map[string]any); sc["path"] != `C:\x` {
-		t.Errorf("path.wsl_to_win through the inspector: %v", path)
+		t.Errorf("path_wsl_to_win through the inspector: %v", path)
 	}
 }

@@ -1,5 +1,5 @@
 // Command winbridge is the MCP server of the bridge: it offers the
-// winexec tools (win.exec, path.wsl_to_win, path.win_to_wsl) and the hdc
+// winexec tools (win_exec, path_wsl_to_win, path_win_to_wsl) and the hdc
 // tools to an MCP client, over stdio by default.
 //
 // Every setting comes from the environment (the names of docs/WINDOWS.md)
@@ -98,14 +98,16 @@ const terminalNotice = `winbridge: this is an MCP server: it speaks JSON-RPC on 
 
 // newServer builds the MCP server with every tool of the bridge.
 func newServer(s *settings, ex *winexec.Executor, log *slog.Logger) *mcp.Server {
+	names := &winexec.ToolOptions{DottedNames: s.dotNaming}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "winbridge", Title: "WinBridge", Version: version},
 		&mcp.ServerOptions{
 			Logger: log,
 			Instructions: "Runs Windows programs (and hdc, the HarmonyOS device connector) for you from Linux/WSL. " +
-				"win.exec takes the program and its arguments as a list: never join them into one string. " +
-				"Use path.wsl_to_win / path.win_to_wsl to convert paths between the two sides.",
+				names.ToolName(winexec.ToolExec) + " takes the program and its arguments as a list: never join them into one string. " +
+				"Use " + names.ToolName(winexec.ToolWSLToWin) + " / " + names.ToolName(winexec.ToolWinToWSL) +
+				" to convert paths between the two sides.",
 		})
-	winexec.AddTools(srv, ex, &winexec.ToolOptions{SnakeCase: s.snakeCase})
+	winexec.AddTools(srv, ex, names)
 	if s.hdc {
 		addHDCTools(srv, s, ex)
 	}

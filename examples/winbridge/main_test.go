@@ -56,12 +56,12 @@ func TestServesToolsOverStdio(t *testing.T) {
 	for _, tl := range tools {
 		names = append(names, tl.Name)
 	}
-	for _, want := range []string{"win.exec", "path.wsl_to_win", "path.win_to_wsl", "hdc.shell", "hdc.run", "hdc.list_targets"} {
+	for _, want := range []string{"win_exec", "path_wsl_to_win", "path_win_to_wsl", "hdc_shell", "hdc_run", "hdc_list_targets"} {
 		if !strings.Contains(strings.Join(names, ","), want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
 	}
-	res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": "printf", "args": []string{"%s", `say "hi" 中文`}})
+	res, err := c.CallTool(ctx, "win_exec", map[string]any{"exe": "printf", "args": []string{"%s", `say "hi" 中文`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestServesToolsOverStdio(t *testing.T) {
 	b, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(b, &got)
 	if res.IsError || got.Stdout != `say "hi" 中文` {
-		t.Fatalf("win.exec: %s isError=%v", b, res.IsError)
+		t.Fatalf("win_exec: %s isError=%v", b, res.IsError)
 	}
 	c.Close()
 	if err := cmd.Wait(); err != nil {
@@ -151,9 +151,9 @@ func TestServesHTTPWithEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": "printf", "args": []string{"over http"}})
+	res, err := c.CallTool(ctx, "win_exec", map[string]any{"exe": "printf", "args": []string{"over http"}})
 	if err != nil || res.IsError {
-		t.Fatalf("win.exec over HTTP: %v %+v", err, res)
+		t.Fatalf("win_exec over HTTP: %v %+v", err, res)
 	}
 	// The echo shows the call, and never the secret.
 	deadline := time.After(10 * time.Second)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/internal/cli"
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -18,7 +18,7 @@ import (
 // environment, overridden by flags.
 type settings struct {
 	cfg       winexec.Config
-	snakeCase bool
+	dotNaming bool // -dotted-names
 	httpAddr  string
 	http      httpserve.Config // httpAddr's options: remote access and token
 	echo      bool
@@ -76,14 +76,15 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	backend := fs.String("backend", orDefault(cfg.Backend, winexec.BackendAuto), "`backend`: auto, powershell, pshost, direct or local [WINBRIDGE_BACKEND]")
 	psExe := fs.String("ps-exe", orDefault(cfg.PowerShellExe, "powershell.exe"), "PowerShell `program`: powershell.exe, pwsh.exe or a path [WIN_PS_EXE]")
 	hdcExe := fs.String("hdc-exe", cfg.HDCExe, "hdc `program` (default hdc.exe under WSL, hdc natively) [HDC_EXE]")
-	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win.exec may run: a name found on the search path, or an absolute path [ALLOW_EXE]")
+	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win_exec may run: a name found on the search path, or an absolute path [ALLOW_EXE]")
 	allowEnv := fs.String("allow-env", strings.Join(cfg.Policy.AllowEnv, ","), "comma-separated environment `names` a call may set [ALLOW_ENV]")
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
 	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
 	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
-	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINBRIDGE_SNAKE_CASE") == "1", "name tools win_exec, hdc_shell, ... for clients that reject dots [WINBRIDGE_SNAKE_CASE=1]")
+	fs.BoolVar(&s.dotNaming, "dotted-names", getenv("WINBRIDGE_DOTTED_NAMES") == "1", "name tools win.exec, hdc.shell, ... as earlier releases did; hosts such as Claude Desktop reject them [WINBRIDGE_DOTTED_NAMES=1]")
+	fs.Bool("snake-case", false, "deprecated and ignored: tool names are win_exec, hdc_shell, ... by default")
 	fs.StringVar(&s.httpAddr, "http", getenv("WINBRIDGE_HTTP"), "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8787) instead of stdio; loopback only unless -http-allow-remote [WINBRIDGE_HTTP]")
 	fs.BoolVar(&s.http.AllowRemote, "http-allow-remote", getenv("WINBRIDGE_HTTP_ALLOW_REMOTE") == "1", "allow -http on an address other hosts can reach (0.0.0.0, :port, a LAN address); needs a token [WINBRIDGE_HTTP_ALLOW_REMOTE=1]")
 	fs.StringVar(&s.http.TokenFile, "http-token-file", getenv("WINBRIDGE_HTTP_TOKEN_FILE"), "require Authorization: Bearer <token> on -http, the token read from this `file` (or set WINBRIDGE_HTTP_TOKEN; never on the command line) [WINBRIDGE_HTTP_TOKEN_FILE]")
@@ -92,7 +93,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")
 	fs.BoolVar(&s.check, "check", false, "report the platform, backend, PowerShell, hdc and code page, and every problem found")
-	fs.BoolVar(&s.hdc, "hdc", getenv("WINBRIDGE_HDC") != "0", "offer the hdc tools; -hdc=false offers only win.exec and the path tools, and -check then needs no hdc [WINBRIDGE_HDC=0 to disable]")
+	fs.BoolVar(&s.hdc, "hdc", getenv("WINBRIDGE_HDC") != "0", "offer the hdc tools; -hdc=false offers only win_exec and the path tools, and -check then needs no hdc [WINBRIDGE_HDC=0 to disable]")
 	if err := cli.Parse(fs, args, out); err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func exited(pid int) bool {
 }
 
 // When the bridge is told to stop (SIGTERM) or its client goes away (end
-// of standard input), a win.exec still running has its process tree
+// of standard input), a win_exec still running has its process tree
 // killed before the bridge exits; none of it outlives the bridge.
 func TestShutdownKillsRunningProcessTrees(t *testing.T) {
 	bin := build(t)
@@ -62,7 +62,7 @@ func TestShutdownKillsRunningProcessTrees(t *testing.T) {
 			// for its handlers loses the race to at least one kill.
 			const trees = 8
 			for i := range trees {
-				go c.CallTool(ctx, "win.exec", map[string]any{"exe": "sh", "args": []string{"-c",
+				go c.CallTool(ctx, "win_exec", map[string]any{"exe": "sh", "args": []string{"-c",
 					`sleep 300 & echo $$ $! > "$1.tmp" && mv "$1.tmp" "$1"; wait`, "sh", pidFile + strconv.Itoa(i)}})
 			}
 
@@ -85,7 +85,7 @@ func TestShutdownKillsRunningProcessTrees(t *testing.T) {
 						break
 					}
 					if time.Now().After(deadline) {
-						t.Fatalf("win.exec did not start its trees\nstderr: %s", stderr.String())
+						t.Fatalf("win_exec did not start its trees\nstderr: %s", stderr.String())
 					}
 					time.Sleep(10 * time.Millisecond)
 				}
@@ -109,7 +109,7 @@ func TestShutdownKillsRunningProcessTrees(t *testing.T) {
 				deadline := time.Now().Add(5 * time.Second)
 				for !exited(p) {
 					if time.Now().After(deadline) {
-						t.Fatalf("process %d of win.exec's tree outlived the bridge\nstderr: %s", p, stderr.String())
+						t.Fatalf("process %d of win_exec's tree outlived the bridge\nstderr: %s", p, stderr.String())
 					}
 					time.Sleep(10 * time.Millisecond)
 				}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/internal/cli"
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -147,7 +147,7 @@ type settings struct {
 	httpAddr    string
 	http        httpserve.Config    // httpAddr's options: remote access and token
 	endpoint    *httpserve.Endpoint // the checked listener, once run has it
-	snakeCase   bool
+	dotNaming   bool                // -dotted-names
 	echoMaxText int
 	logLevel    slog.Level
 	version     bool
@@ -162,7 +162,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: windbg [flags]\n\n"+
-			"An MCP server (Streamable HTTP at /mcp) with one tool, windbg.eval, that runs debugger\n"+
+			"An MCP server (Streamable HTTP at /mcp) with one tool, windbg_eval, that runs debugger\n"+
 			"commands in a cdb.exe session on a dump, an attached process or a remote debugging server.\n"+
 			"Each flag defaults to its environment variable, shown in brackets.\n\n")
 		fs.PrintDefaults()
@@ -210,7 +210,8 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	fs.IntVar(&c.MaxOutput, "max-output", orInt(envInt("WINDBG_MAX_OUTPUT"), defaultMaxOutput), "`bytes` of output kept per command [WINDBG_MAX_OUTPUT]")
 	fs.IntVar(&c.CodePage, "codepage", envInt("WINDBG_CODEPAGE"), "Windows code `page` of output that is not UTF-8 (0: Windows-1252) [WINDBG_CODEPAGE]")
 	quit := fs.String("quit", getenv("WINDBG_QUIT"), "`line` that ends the session (default q for a dump, qd for -pid, ctrl-b for -remote) [WINDBG_QUIT]")
-	fs.BoolVar(&s.snakeCase, "snake-case", getenv("WINDBG_SNAKE_CASE") == "1", "name the tool windbg_eval, for clients that reject dots [WINDBG_SNAKE_CASE=1]")
+	fs.BoolVar(&s.dotNaming, "dotted-names", getenv("WINDBG_DOTTED_NAMES") == "1", "name the tool windbg.eval as earlier releases did; hosts such as Claude Desktop reject it [WINDBG_DOTTED_NAMES=1]")
+	fs.Bool("snake-case", false, "deprecated and ignored: the tool is windbg_eval by default")
 	fs.IntVar(&s.echoMaxText, "echo-max", orInt(envInt("WINDBG_ECHO_MAX"), defaultEchoMaxText), "`bytes` of each body shown by the request echo on stderr before it is cut [WINDBG_ECHO_MAX]")
 	level := fs.String("log-level", orDefault(getenv("WINDBG_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINDBG_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")

@@ -24,7 +24,7 @@ type server struct {
 	sess *Session
 }
 
-// newServer builds the MCP server with windbg.eval on sess, served at
+// newServer builds the MCP server with windbg_eval on sess, served at
 // /mcp. Every request and response is summarised on echo (method, path,
 // JSON-RPC method and id, status, outcome; secrets masked, long bodies
 // cut); the echo never changes what passes.
@@ -32,10 +32,10 @@ func newServer(s *settings, sess *Session, log *slog.Logger, echo io.Writer) *se
 	srv := mcp.NewServer(&mcp.Implementation{Name: "windbg", Title: "WinDbg (cdb) bridge", Version: version},
 		&mcp.ServerOptions{
 			Logger: log,
-			Instructions: "windbg.eval runs one cdb command at a time in a session kept open on " + sess.cfg.Target() +
+			Instructions: toolName(s.dotNaming) + " runs one cdb command at a time in a session kept open on " + sess.cfg.Target() +
 				". Start with k (stack), lm (modules), r (registers) or !analyze -v.",
 		})
-	addEvalTool(srv, sess, s.snakeCase)
+	addEvalTool(srv, sess, s.dotNaming)
 	// The endpoint run checked: its token, and on a remote address any
 	// Host (tests serve on loopback without one).
 	opts := &mcphttp.HandlerOptions{Logger: log}

@@ -64,9 +64,9 @@ func TestHTTPToken(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect with the token: %v", err)
 	}
-	res, err := c.CallTool(ctx, "windbg.eval", map[string]any{"command": "k"})
+	res, err := c.CallTool(ctx, "windbg_eval", map[string]any{"command": "k"})
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "app!main") {
-		t.Fatalf("windbg.eval with the token: %v %+v", err, res)
+		t.Fatalf("windbg_eval with the token: %v %+v", err, res)
 	}
 	c.Close()
 	if code := stop(); code != 0 {

@@ -1,5 +1,5 @@
 // Command windbg is an MCP server that puts a cdb.exe (WinDbg's console
-// debugger) session behind one tool, windbg.eval, on a Streamable HTTP
+// debugger) session behind one tool, windbg_eval, on a Streamable HTTP
 // endpoint at /mcp (loopback by default).
 //
 // The session is opened on a dump (-dump, cdb -z), an attached process
@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		ln.Close()
 		return 1
 	}
-	log.Info("windbg: serving MCP", "url", "http://"+ln.Addr().String()+"/mcp", "tool", toolName(s.snakeCase), "target", s.cfg.Target(), "token", ep.Token != "")
+	log.Info("windbg: serving MCP", "url", "http://"+ln.Addr().String()+"/mcp", "tool", toolName(s.dotNaming), "target", s.cfg.Target(), "token", ep.Token != "")
 	if err := newServer(s, sess, log, stderr).serve(ctx, ln, log); err != nil {
 		fmt.Fprintln(stderr, "windbg:", err)
 		return 1

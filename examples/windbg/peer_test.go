@@ -19,8 +19,8 @@ func TestTypeScriptClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out, err := peertest.RunNode(t, ctx, "ts-client.mjs", "--url", h.url,
-		"--call", `windbg.eval={"command":"k"}`,
-		"--call", `windbg.eval={"command":""}`)
+		"--call", `windbg_eval={"command":"k"}`,
+		"--call", `windbg_eval={"command":""}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestRunServesAndQuitsOnShutdown(t *testing.T) {
 		"WINDBG_DUMP":     `C:\dumps\from-env.dmp`,
 		"WINDBG_TIMEOUT":  "20s",
 	}
-	url, stderr, stop := runMain(t, []string{"-http", "127.0.0.1:0", "-snake-case", "-cdb-args", "-lines"}, env)
+	url, stderr, stop := runMain(t, []string{"-http", "127.0.0.1:0", "-dotted-names", "-cdb-args", "-lines"}, env)
 	c := connect(t, url)
 	resp := c.call("tools/call", map[string]any{"name": "windbg_eval", "arguments": map[string]any{"command": "k"}})
 	if resp.Error != nil || !strings.Contains(string(resp.Result), "app!main+0x42") {
@@ -42,7 +42,7 @@ func TestHelpAndBadSettings(t *testing.T) {
 	if code := run(context.Background(), []string{"-help"}, func(string) string { return "" }, &out); code != 0 {
 		t.Fatalf("-help: exit %d", code)
 	}
-	for _, want := range []string{"WINDBG_CDB", "WINDBG_LAUNCHER", "WINDBG_DUMP", "WINDBG_PID", "WINDBG_REMOTE", "WINDBG_TIMEOUT", "WINDBG_GRACE", "WINDBG_HTTP", "127.0.0.1:8790", "WINDBG_SNAKE_CASE"} {
+	for _, want := range []string{"WINDBG_CDB", "WINDBG_LAUNCHER", "WINDBG_DUMP", "WINDBG_PID", "WINDBG_REMOTE", "WINDBG_TIMEOUT", "WINDBG_GRACE", "WINDBG_HTTP", "127.0.0.1:8790", "WINDBG_DOTTED_NAMES"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-help lacks %s:\n%s", want, out.String())
 		}

@@ -51,7 +51,7 @@ func TestInitializeListUnknownMethod(t *testing.T) {
 	}
 }
 
-// Requirement: windbg.eval runs the command and returns its output,
+// Requirement: windbg_eval runs the command and returns its output,
 // prompts and markers stripped; the call and its result are echoed.
 func TestEvalSuccess(t *testing.T) {
 	for _, echoInput := range []bool{false, true} {

@@ -10,8 +10,10 @@ import (
 	"github.com/winbridge/winbridge/mcp"
 )
 
-// ToolName is the name of the tool; with -snake-case it is windbg_eval.
-const ToolName = "windbg.eval"
+// ToolName is the name of the tool; with -dotted-names it is windbg.eval,
+// the spelling of earlier releases. The default passes
+// ^[a-zA-Z0-9_-]{1,64}$, which Claude Desktop, OpenAI and Codex enforce.
+const ToolName = "windbg_eval"
 
 // evalSchema is the tool's input schema. command is declared a string but
 // is not "required" and has no "minLength": mcp validates arguments against
@@ -35,10 +37,10 @@ type evalArgs struct {
 	Command *string `json:"command"`
 }
 
-// addEvalTool registers windbg.eval (or windbg_eval) on srv, running
+// addEvalTool registers windbg_eval (or windbg.eval) on srv, running
 // commands in sess.
-func addEvalTool(srv *mcp.Server, sess *Session, snakeCase bool) {
-	name := toolName(snakeCase)
+func addEvalTool(srv *mcp.Server, sess *Session, dotted bool) {
+	name := toolName(dotted)
 	srv.AddTool(&mcp.Tool{
 		Name:  name,
 		Title: "Run a WinDbg (cdb) command",
@@ -60,10 +62,10 @@ func addEvalTool(srv *mcp.Server, sess *Session, snakeCase bool) {
 	})
 }
 
-// toolName is ToolName, with an underscore for the dot under snakeCase.
-func toolName(snakeCase bool) string {
-	if snakeCase {
-		return strings.ReplaceAll(ToolName, ".", "_")
+// toolName is ToolName, with a dot for the underscore when dotted.
+func toolName(dotted bool) string {
+	if dotted {
+		return strings.Replace(ToolName, "_", ".", 1)
 	}
 	return ToolName
 }
