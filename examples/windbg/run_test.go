@@ -21,9 +21,9 @@ func TestRunServesAndQuitsOnShutdown(t *testing.T) {
 	}
 	url, stderr, stop := runMain(t, []string{"-http", "127.0.0.1:0", "-dotted-names", "-cdb-args", "-lines"}, env)
 	c := connect(t, url)
-	resp := c.call("tools/call", map[string]any{"name": "windbg_eval", "arguments": map[string]any{"command": "k"}})
+	resp := c.call("tools/call", map[string]any{"name": "windbg.eval", "arguments": map[string]any{"command": "k"}})
 	if resp.Error != nil || !strings.Contains(string(resp.Result), "app!main+0x42") {
-		t.Fatalf("windbg_eval k: %s %+v", resp.Result, resp.Error)
+		t.Fatalf("windbg.eval k: %s %+v", resp.Result, resp.Error)
 	}
 	stderr.waitLine(t, "the echo of the call", func(l string) bool { return strings.Contains(l, "rpc=tools/call") })
 	if code := stop(); code != 0 {
