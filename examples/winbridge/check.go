@@ -54,8 +54,7 @@ func check(s *settings, out io.Writer) int {
 		fmt.Fprintf(out, "hdc:        tools off (-hdc=false)\n")
 	}
 	fmt.Fprintf(out, "code page:  %s\n", codepage)
-	fmt.Fprintf(out, "allow-exe:  %s\n", strings.Join(cfg.Policy.AllowExe, ", "))
-	fmt.Fprintf(out, "timeout:    %v\n", cfg.DefaultTimeout)
+	printGuards(s, out)
 	if len(problems) == 0 {
 		fmt.Fprintln(out, "ok: no problem found")
 		return 0

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// printGuards writes, for -check, the guards the server would apply with
+// these settings: what a model may run and for how long, what needs
+// confirm, and the bounds a peer meets. docs/SECURITY.md explains each.
+func printGuards(s *settings, out io.Writer) {
+	cfg := s.cfg
+	g := func(name, format string, args ...any) {
+		if name != "" {
+			name += ":"
+		}
+		fmt.Fprintf(out, "  %-12s %s\n", name, fmt.Sprintf(format, args...))
+	}
+	fmt.Fprintln(out, "guards (docs/SECURITY.md):")
+	g("programs", "%s", allowedPrograms(cfg.Policy.AllowExe))
+	g("", "a name is found on the search path only (never the same name elsewhere); a path allows that file; UNC and device paths only if listed exactly")
+	env := "none may be set"
+	if len(cfg.Policy.AllowEnv) > 0 {
+		env = strings.Join(cfg.Policy.AllowEnv, ", ")
+	}
+	g("environment", "%s; never names with = : / or control characters; LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP only if listed by name", env)
+	g("time", "default %v, at most %v per call (-timeout, -max-timeout); then the process tree is killed",
+		orDuration(cfg.DefaultTimeout, 60*time.Second), orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout))
+	pool := cfg.PoolSize
+	if pool <= 0 {
+		pool = winexec.DefaultPoolSize
+	}
+	g("powershell", "%d hosts at most; a call waits at most %v for one (-queue-timeout), then fails and nothing runs",
+		pool, orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout))
+	maxOut := cfg.MaxOutput
+	if maxOut <= 0 {
+		maxOut = winexec.DefaultMaxOutput
+	}
+	g("output", "%d bytes kept per stream (head and tail)", maxOut)
+	if s.hdc {
+		g("hdc", "commands that change the device or the hdc server, and server options, need confirm:true; hilog parse never runs; connect keys checked")
+	} else {
+		g("hdc", "tools off")
+	}
+	if s.dotNaming {
+		g("tool names", "dotted (win.exec, ...): Claude Desktop, OpenAI and Codex reject them")
+	} else {
+		g("tool names", "win_exec, path_*, hdc_*: accepted by every major host")
+	}
+	g("session", "%d requests in flight, then input is not read; at shutdown calls are cancelled and awaited %v",
+		mcp.DefaultMaxInFlight, mcp.DefaultShutdownTimeout)
+	if s.httpAddr == "" {
+		g("http", "off (stdio)")
+		return
+	}
+	access := "loopback only"
+	if s.http.AllowRemote {
+		access = "remote allowed (-http-allow-remote)"
+	}
+	token := "no token"
+	if s.http.TokenFile != "" || s.http.Token != "" {
+		token = "bearer token required"
+	}
+	g("http", "%s: %s, %s; %d sessions, idle %v; %d retained streams (%d bytes, %v) per session; bodies %d bytes",
+		s.httpAddr, access, token, mcphttp.DefaultMaxSessions, mcphttp.DefaultSessionTimeout,
+		mcphttp.DefaultMaxRetainedStreams, mcphttp.DefaultMaxRetainedBytes, mcphttp.DefaultRetainFor, mcphttp.DefaultMaxBody)
+}
+
+// allowedPrograms says what ALLOW_EXE allows, in words.
+func allowedPrograms(allow []string) string {
+	if len(allow) == 0 {
+		return "none"
+	}
+	for _, a := range allow {
+		if a == "*" {
+			return "ANY valid program (ALLOW_EXE=*)"
+		}
+	}
+	return strings.Join(allow, ", ")
+}
