@@ -746,4 +746,3 @@ type (
 	jsonrpcRequest  = jsonrpc2.Request
 	jsonrpcResponse = jsonrpc2.Response
 )
-
