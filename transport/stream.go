@@ -548,6 +548,7 @@ func (s *Stream) Close() error {
 	clear(s.results)
 	s.injected = nil
 	s.mu.Unlock()
+	s.wd.close()
 	return s.f.Close()
 }
 

@@ -55,6 +55,14 @@ func (w *writeWatchdog) stop() {
 	w.timer.Load().Stop()
 }
 
+// close stops the timer, so that a closed stream is not kept until it
+// fires. A write still in progress is being ended by the close itself.
+func (w *writeWatchdog) close() {
+	if t := w.timer.Load(); t != nil {
+		t.Stop()
+	}
+}
+
 // check runs when the timer fires.
 func (w *writeWatchdog) check() {
 	st := w.since.Load()
