@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"runtime"
 	"sync/atomic"
@@ -68,8 +69,8 @@ func newFloodPeer(t *testing.T, opts *client.Options) (*floodPeer, *client.Clien
 	if opts == nil {
 		opts = &client.Options{}
 	}
-	opts.Logger = quietLog
-	stream := transport.NewStream(transport.NewLineFramer(c1, 0), &transport.StreamOptions{Logger: quietLog})
+	opts.Logger = slog.New(slog.DiscardHandler)
+	stream := transport.NewStream(transport.NewLineFramer(c1, 0), &transport.StreamOptions{Logger: opts.Logger})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := client.Connect(ctx, stream, opts)
