@@ -60,10 +60,9 @@ type ConnOptions struct {
 	// that has stopped reading holds up (see StreamOptions.WriteTimeout).
 	Abandoned func(c *Conn, id ID, method string, cause error)
 	// Logger receives jsonrpc2's and the stream's diagnostics; nil means
-	// slog.Default().
+	// slog.Default(). (To see the messages themselves, wrap the Framer in
+	// TapFramer.)
 	Logger *slog.Logger
-	// OnRecv and OnSend observe messages as jsonrpc2 sees them.
-	OnRecv, OnSend func(*jsonrpc2.Request, *jsonrpc2.Response)
 }
 
 // Conn is a JSON-RPC connection: a jsonrpc2.Conn on a Stream. jsonrpc2 owns
@@ -121,14 +120,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 		_ = c.CloseWithError(err)
 	}
 	s.mu.Unlock()
-	copts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(printfLogger{log})}
-	if opts.OnRecv != nil {
-		copts = append(copts, jsonrpc2.OnRecv(opts.OnRecv))
-	}
-	if opts.OnSend != nil {
-		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
-	}
-	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, copts...)
+	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, jsonrpc2.SetLogger(printfLogger{log}))
 	close(c.ready)
 	return c
 }

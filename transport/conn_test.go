@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // pair is two connected Conns.
@@ -721,28 +719,3 @@ func TestConnHandlerContext(t *testing.T) {
 	srv.Close()
 	within(t, "the handler's context ending", func() { <-ctx.Done() })
 }
-
-// OnSend and OnRecv observe what jsonrpc2 sees.
-func TestConnHooks(t *testing.T) {
-	checkLeaks(t)
-	a, b := Pipe(&StreamOptions{Logger: quiet})
-	var sent, recv atomic.Int64
-	srv := NewConn(b, newTestHandler(), &ConnOptions{Logger: quiet})
-	defer srv.Close()
-	cli := NewConn(a, nil, &ConnOptions{Logger: quiet,
-		OnSend: func(*jsonrpcRequest, *jsonrpcResponse) { sent.Add(1) },
-		OnRecv: func(*jsonrpcRequest, *jsonrpcResponse) { recv.Add(1) },
-	})
-	defer cli.Close()
-	if err := cli.Call(context.Background(), "ping", nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if sent.Load() != 1 || recv.Load() != 1 {
-		t.Errorf("OnSend %d, OnRecv %d", sent.Load(), recv.Load())
-	}
-}
-
-type (
-	jsonrpcRequest  = jsonrpc2.Request
-	jsonrpcResponse = jsonrpc2.Response
-)
