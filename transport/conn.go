@@ -275,8 +275,11 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	return call.Result(result)
 }
 
-// Go sends a request and returns at once; the returned Call completes when
-// the response arrives, the context ends or the timeout passes.
+// Go sends a request and returns once it is written, without waiting for
+// the response; the returned Call completes when the response arrives, the
+// context ends or the timeout passes. Waiting for another sender's write
+// ends with the context; a write of its own that the peer does not take
+// ends with the connection, after StreamOptions.WriteTimeout.
 func (c *Conn) Go(ctx context.Context, method string, params any) *Call {
 	call := c.start(ctx, method, params)
 	if call.sent {
