@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/winbridge/winbridge/internal/rawio"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -111,12 +110,6 @@ type child struct {
 	stderr *os.File // our read end
 	tail   *ring
 
-	// protoIn and protoOut are stdin and stdout as the protocol reads and
-	// writes them: with raw system calls where the platform allows
-	// (internal/rawio), else the files themselves.
-	protoIn  io.Writer
-	protoOut io.Reader
-
 	stdoutDone chan struct{} // reading stdout reached its end
 	stderrDone chan struct{} // the stderr drain finished
 	exited     chan struct{} // the process is gone and reaped; exitErr is set
@@ -197,13 +190,6 @@ func startChild(spec *Command, cfg childConfig) (*child, error) {
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
-	}
-	ch.protoIn, ch.protoOut = inW, outR
-	if raw := rawio.New(inW); raw != nil {
-		ch.protoIn = raw
-	}
-	if raw := rawio.New(outR); raw != nil {
-		ch.protoOut = raw
 	}
 	if err := ch.group.attach(cmd.Process); err != nil {
 		// Without a group the tree cannot be killed as one; the process
@@ -364,8 +350,8 @@ func (ch *child) kill() {
 // while it shuts down, and is closed once the child is gone.
 type stdoutRWC struct{ ch *child }
 
-func (r stdoutRWC) Read(p []byte) (int, error)  { return r.ch.protoOut.Read(p) }
-func (r stdoutRWC) Write(p []byte) (int, error) { return r.ch.protoIn.Write(p) }
+func (r stdoutRWC) Read(p []byte) (int, error)  { return r.ch.stdout.Read(p) }
+func (r stdoutRWC) Write(p []byte) (int, error) { return r.ch.stdin.Write(p) }
 func (r stdoutRWC) Close() error {
 	r.ch.framerShut.Store(true)
 	r.ch.closeStdin()

@@ -55,6 +55,14 @@ type Options struct {
 	OnSampling    SamplingHandler
 	OnElicitation ElicitationHandler
 	OnRoots       RootsHandler
+	// MaxServerRequests bounds how many of the server's requests to the
+	// client (ping, sampling, elicitation, roots, unknown methods) are
+	// answered at once (zero: DefaultMaxServerRequests, 8), and
+	// MaxQueuedServerRequests how many more wait for their turn (zero:
+	// DefaultMaxQueuedServerRequests, 64). A request beyond both is
+	// answered at once with a CodeBusy (-32000) error: a server that floods
+	// the client costs it no more than that many handlers and goroutines.
+	MaxServerRequests, MaxQueuedServerRequests int
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -100,6 +108,8 @@ type Client struct {
 	capabilities mcp.ServerCapabilities
 	instructions string
 
+	pool *serverRequests // answers the server's requests
+
 	tokens   atomic.Uint64
 	mu       sync.Mutex
 	progress map[string]func(*mcp.ProgressParams)
@@ -125,6 +135,7 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.pool = newServerRequests(c.opts.MaxServerRequests, c.opts.MaxQueuedServerRequests)
 	c.conn = transport.NewConn(stream, transport.HandlerFunc(c.handle), &transport.ConnOptions{
 		Timeout:   c.opts.Timeout,
 		Logger:    c.log,
@@ -243,9 +254,9 @@ func (c *Client) Conn() *transport.Conn { return c.conn }
 func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.Request) {
 	switch r.Method {
 	case "ping":
-		go conn.Reply(ctx, r, struct{}{})
+		c.serve(ctx, conn, r, func() { _ = conn.Reply(ctx, r, struct{}{}) })
 	case "sampling/createMessage", "elicitation/create", "roots/list":
-		go c.serveInput(ctx, conn, r)
+		c.serve(ctx, conn, r, func() { c.serveInput(ctx, conn, r) })
 	case "notifications/progress":
 		var p mcp.ProgressParams
 		if json.Unmarshal(r.Params, &p) != nil {
@@ -281,7 +292,9 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 		}
 	default:
 		if !r.IsNotification() {
-			go conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + r.Method})
+			c.serve(ctx, conn, r, func() {
+				_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + r.Method})
+			})
 		}
 	}
 }

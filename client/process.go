@@ -146,6 +146,13 @@ type ProcessOptions struct {
 	// MaxMessageSize bounds a message from the server (zero:
 	// transport.DefaultMaxMessageSize).
 	MaxMessageSize int
+	// WriteTimeout bounds the writing of each message to the server's
+	// stdin (zero: transport.DefaultWriteTimeout, 30 s; negative: no
+	// bound). A server that takes nothing for that long has stopped
+	// reading: the connection fails, pending calls get an error matching
+	// transport.ErrWriteTimeout, and the server is stopped (and restarted
+	// under Restart).
+	WriteTimeout time.Duration
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -315,7 +322,7 @@ func (p *Process) launch(ctx context.Context) (*incarnation, error) {
 	}()
 
 	copts := p.clientOptions()
-	stream := transport.NewStream(newChildFramer(ch, p.opts.MaxMessageSize, p.log), &transport.StreamOptions{Logger: copts.Logger})
+	stream := transport.NewStream(newChildFramer(ch, p.opts.MaxMessageSize, p.log), &transport.StreamOptions{Logger: copts.Logger, WriteTimeout: p.opts.WriteTimeout})
 	c, err := Connect(hctx, stream, copts)
 	startTimer.Stop()
 	tmu.Lock()

@@ -54,6 +54,8 @@ func runHelper(mode string) int {
 	case "sleep":
 		time.Sleep(time.Hour) // a grandchild that would outlive everyone
 		return 0
+	case "deaf":
+		return deafServer()
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 	return 2
@@ -192,6 +194,32 @@ func junkServer() int {
 		}
 		junk()
 		out.Flush()
+	}
+	return 0
+}
+
+// deafServer completes the handshake and then never reads its stdin again,
+// nor exits: whatever the client writes piles up in the pipe.
+func deafServer() int {
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil {
+			continue
+		}
+		switch req.Method {
+		case "initialize":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"deaf","version":"1"}}}`+"\n", req.ID, mcp.LatestLegacyVersion)
+		case "notifications/initialized":
+			time.Sleep(time.Hour)
+		default:
+			if req.ID != nil {
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", req.ID)
+			}
+		}
 	}
 	return 0
 }

@@ -55,13 +55,14 @@ type ConnOptions struct {
 	Timeout time.Duration
 	// Abandoned, if set, is called when a call is given up because its
 	// context ended, so that the protocol above can tell the peer (MCP sends
-	// notifications/cancelled).
+	// notifications/cancelled). It runs on a goroutine of its own, after
+	// the caller has returned: telling the peer is a write, which a peer
+	// that has stopped reading holds up (see StreamOptions.WriteTimeout).
 	Abandoned func(c *Conn, id ID, method string, cause error)
 	// Logger receives jsonrpc2's and the stream's diagnostics; nil means
-	// slog.Default().
+	// slog.Default(). (To see the messages themselves, wrap the Framer in
+	// TapFramer.)
 	Logger *slog.Logger
-	// OnRecv and OnSend observe messages as jsonrpc2 sees them.
-	OnRecv, OnSend func(*jsonrpc2.Request, *jsonrpc2.Response)
 }
 
 // Conn is a JSON-RPC connection: a jsonrpc2.Conn on a Stream. jsonrpc2 owns
@@ -77,6 +78,10 @@ type Conn struct {
 
 	seq   atomic.Uint64 // our request ids and payload tickets
 	ready chan struct{} // closed once rpc is set: the read loop starts before
+	// gate is held while a message is handed to jsonrpc2, which writes it
+	// under a mutex of its own: a sender waits here instead, where its
+	// context can end the wait when another's write is stuck.
+	gate chan struct{}
 
 	mu    sync.Mutex
 	cause error // why the connection closed, once known
@@ -89,7 +94,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if opts == nil {
 		opts = &ConnOptions{}
 	}
-	c := &Conn{s: s, h: h, timeout: opts.Timeout, abandoned: opts.Abandoned, ready: make(chan struct{})}
+	c := &Conn{s: s, h: h, timeout: opts.Timeout, abandoned: opts.Abandoned, ready: make(chan struct{}), gate: make(chan struct{}, 1)}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}
@@ -109,14 +114,13 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 		s.log = opts.Logger
 	}
 	s.enableTickets()
-	copts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(printfLogger{log})}
-	if opts.OnRecv != nil {
-		copts = append(copts, jsonrpc2.OnRecv(opts.OnRecv))
+	s.mu.Lock()
+	s.onWriteFail = func(err error) {
+		<-c.ready
+		_ = c.CloseWithError(err)
 	}
-	if opts.OnSend != nil {
-		copts = append(copts, jsonrpc2.OnSend(opts.OnSend))
-	}
-	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, copts...)
+	s.mu.Unlock()
+	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, jsonrpc2.SetLogger(printfLogger{log}))
 	close(c.ready)
 	return c
 }
@@ -181,6 +185,10 @@ func (c *Conn) Reply(ctx context.Context, r *Request, result any) error {
 	if b == nil {
 		b = json.RawMessage("{}")
 	}
+	if err := c.enter(ctx); err != nil {
+		return fmt.Errorf("transport: replying to %s: %w", r.Method, err)
+	}
+	defer c.leave()
 	t := c.seq.Add(1)
 	c.s.stash(t, b)
 	if err := c.rpc.Reply(ctx, jsonrpc2.ID{Num: r.slot}, t); err != nil {
@@ -190,6 +198,25 @@ func (c *Conn) Reply(ctx context.Context, r *Request, result any) error {
 	return nil
 }
 
+// enter takes the gate, unless ctx ends or the connection closes first.
+func (c *Conn) enter(ctx context.Context) error {
+	select {
+	case c.gate <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case c.gate <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctxErr(ctx)
+	case <-c.Done():
+		return c.closedErr(ErrClosed)
+	}
+}
+
+func (c *Conn) leave() { <-c.gate }
+
 // ReplyError answers r with a JSON-RPC error.
 func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
 	je := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
@@ -197,6 +224,10 @@ func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
 		d := json.RawMessage(e.Data)
 		je.Data = &d
 	}
+	if err := c.enter(ctx); err != nil {
+		return fmt.Errorf("transport: replying to %s: %w", r.Method, err)
+	}
+	defer c.leave()
 	if err := c.rpc.ReplyWithError(ctx, jsonrpc2.ID{Num: r.slot}, je); err != nil {
 		return c.closedErr(err)
 	}
@@ -212,6 +243,10 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("transport: encoding the params of %s: %w", method, err)
 	}
+	if err := c.enter(ctx); err != nil {
+		return fmt.Errorf("transport: sending %s: %w", method, err)
+	}
+	defer c.leave()
 	var p any
 	var t uint64
 	if b != nil {
@@ -240,8 +275,11 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	return call.Result(result)
 }
 
-// Go sends a request and returns at once; the returned Call completes when
-// the response arrives, the context ends or the timeout passes.
+// Go sends a request and returns once it is written, without waiting for
+// the response; the returned Call completes when the response arrives, the
+// context ends or the timeout passes. Waiting for another sender's write
+// ends with the context; a write of its own that the peer does not take
+// ends with the connection, after StreamOptions.WriteTimeout.
 func (c *Conn) Go(ctx context.Context, method string, params any) *Call {
 	call := c.start(ctx, method, params)
 	if call.sent {
@@ -266,6 +304,11 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 		call.finish(nil, fmt.Errorf("transport: encoding the params of %s: %w", method, err))
 		return call
 	}
+	if err := c.enter(call.ctx); err != nil {
+		// Not sent: the wait for another's write ended first.
+		call.finish(nil, fmt.Errorf("%s: %w", method, err))
+		return call
+	}
 	call.n = c.seq.Add(1)
 	var p any
 	if b != nil {
@@ -273,6 +316,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 		p = call.n
 	}
 	call.w, err = c.rpc.DispatchCall(call.ctx, method, p, jsonrpc2.PickID(jsonrpc2.ID{Num: call.n}))
+	c.leave()
 	if err != nil {
 		c.s.unstash(call.n)
 		call.finish(nil, fmt.Errorf("%s: %w", method, c.closedErr(err)))
@@ -348,7 +392,8 @@ func (call *Call) wait() {
 		c.s.abandon(call.n)
 		cause := ctxErr(call.ctx)
 		if c.abandoned != nil {
-			c.abandoned(c, call.ID(), call.method, cause)
+			// Never on the caller's goroutine: see ConnOptions.Abandoned.
+			go c.abandoned(c, call.ID(), call.method, cause)
 		}
 		call.finish(nil, fmt.Errorf("%s: %w", call.method, cause))
 	default:
@@ -426,6 +471,16 @@ func (c *Conn) Err() error {
 }
 
 func (c *Conn) closedErr(err error) error {
+	if errors.Is(err, ErrWriteTimeout) {
+		// The stream has failed for good and is closing the connection
+		// (failWrite): report it as the close it is.
+		c.mu.Lock()
+		if c.cause == nil {
+			c.cause = err
+		}
+		c.mu.Unlock()
+		err = ErrClosed
+	}
 	if !errors.Is(err, jsonrpc2.ErrClosed) {
 		return err
 	}

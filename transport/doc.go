@@ -12,9 +12,12 @@
 //   - A Stream is the jsonrpc2.ObjectStream over a Framer. It validates every
 //     incoming message and answers the malformed ones itself (parse errors,
 //     invalid requests, oversized lines, batches) without closing the
-//     connection, and it translates request ids: jsonrpc2 sees small
-//     stream-local numbers, while the peer gets back its own id byte for
-//     byte, whatever JSON integer or string it chose.
+//     connection. A response it cannot accept (oversized, malformed, not
+//     valid UTF-8) fails the call it answers at once when its id can be
+//     read. Each write must complete within StreamOptions.WriteTimeout,
+//     or the stream fails for good. It translates request ids: jsonrpc2
+//     sees small stream-local numbers, while the peer gets back its own id
+//     byte for byte, whatever JSON integer or string it chose.
 //   - A Conn is a jsonrpc2.Conn on a Stream with what MCP needs around it:
 //     futures, per-call timeouts, a handler that receives raw params, and
 //     payloads carried beside jsonrpc2 so that large messages skip its
@@ -29,7 +32,6 @@
 //
 // Stdio prepares the process's standard streams for a server: it keeps the
 // real stdout for protocol messages and points descriptor 1 at stderr, so a
-// stray fmt.Println in user code cannot corrupt the stream. On Linux its
-// pipes are served by Go's poller and read and written with raw system
-// calls, which halves the CPU of a small call.
+// stray fmt.Println in user code cannot corrupt the stream. Its pipes are
+// served by Go's poller where the platform allows.
 package transport

@@ -67,7 +67,7 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 	}
 	// The slow path only has to say what is wrong.
 	if !utf8.Valid(b) {
-		return env, &rejection{code: CodeParseError, message: "parse error: message is not valid UTF-8"}
+		return invalidUTF8(b)
 	}
 	if len(b) == 0 {
 		return env, &rejection{code: CodeParseError, message: "parse error: empty message"}
@@ -92,6 +92,32 @@ func decodeEnvelope(b []byte) (envelope, *rejection) {
 	}
 	return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
 }
+
+// invalidUTF8 handles a message that is not valid UTF-8. A response whose
+// id can still be read fails the call it answers, as a malformed response
+// does, instead of leaving it to wait out its deadline; one whose id
+// cannot be read is dropped, like any response without a usable id
+// (answering it could start an exchange of errors). Anything else is a
+// parse error, answered with id null as JSON-RPC requires.
+//
+// The message is read as it would be with each invalid sequence replaced
+// by U+FFFD. Only an integer id is trusted: a string id may be where the
+// invalid bytes were (and the ids we send are integers).
+func invalidUTF8(b []byte) (envelope, *rejection) {
+	const why = "message is not valid UTF-8"
+	env, rej := decodeEnvelope(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+	switch {
+	case rej != nil || env.kind == kindRequest || env.kind == kindNotification:
+		return envelope{}, &rejection{code: CodeParseError, message: "parse error: " + why}
+	case env.kind == kindResponse && env.id.raw[0] != '"':
+		return envelope{kind: kindResponse, id: env.id, errObj: invalidUTF8Error}, nil
+	}
+	return envelope{note: "a response that is not valid UTF-8, without an integer id"}, nil
+}
+
+// invalidUTF8Error is the error a response that is not valid UTF-8 fails
+// its call with.
+var invalidUTF8Error = appendErrorObject(nil, CodeInternalError, "peer sent a malformed response: message is not valid UTF-8")
 
 // splitEnvelope reads the members of a valid JSON object.
 func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {

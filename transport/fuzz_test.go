@@ -40,6 +40,10 @@ var envelopeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"id":"2","method":"a"}`,
 	`{"jsonrpc":"2.0","id":1,"method":"a","result":1}`,
 	` {"jsonrpc":"2.0","id":1,"method":"a"} `,
+	"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"t\":\"\xff\xfe\"}}",
+	"{\"jsonrpc\":\"2.0\",\"result\":\"\xc3\x28\",\"id\":\"\xff\"}",
+	"{\"jsonrpc\":\"2.0\",\"id\":3,\"id\":4,\"error\":{\"code\":1,\"message\":\"\xe2\x82\"}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"x\",\"result\":\"\xff\"}",
 }
 
 // rawMember returns the raw JSON of member name as encoding/json's map
@@ -80,7 +84,12 @@ func FuzzDecodeEnvelope(f *testing.F) {
 			return
 		}
 		if !utf8.Valid(data) || !json.Valid(data) {
-			t.Fatalf("accepted an input that is not UTF-8 JSON: %q", data)
+			// Only as a response to drop, or as the failure of the call
+			// a response answers.
+			if dropped := env.kind == 0 && env.note != ""; utf8.Valid(data) || !dropped &&
+				(env.kind != kindResponse || !bytes.Equal(env.errObj, invalidUTF8Error) || env.result != nil) {
+				t.Fatalf("accepted an input that is not UTF-8 JSON: %q", data)
+			}
 		}
 		if env.kind == 0 {
 			return // dropped

@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"github.com/winbridge/winbridge/internal/rawio"
 )
 
 // Stdio returns a newline-delimited JSON Stream on the process's standard
@@ -30,12 +28,6 @@ func Stdio(opts *StreamOptions) (*Stream, error) {
 	}
 	in, release := pollableStdin()
 	rwc := &stdioRWC{r: in, w: out, out: out, restore: func() { release(); restore() }}
-	if raw := rawio.New(in); raw != nil {
-		rwc.r = raw
-	}
-	if raw := rawio.New(out); raw != nil {
-		rwc.w = raw
-	}
 	return NewStream(NewLineFramer(rwc, 0), opts), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -202,5 +203,77 @@ func TestStdioSharedPipe(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out // one pipe for both
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("child: %v; output:\n%s", err, out.String())
+	}
+}
+
+// TestStdioNonblockClearedChild reads standard input after another holder
+// of the same pipe (here a duplicate descriptor, as a child process that
+// inherited standard input would hold) has made it blocking again. The
+// read must then block as an ordinary system call: the garbage collector,
+// which stops every running goroutine, still completes.
+func TestStdioNonblockClearedChild(t *testing.T) {
+	if os.Getenv(stdioChildEnv) != "nonblock" {
+		t.Skip("the child of TestStdioNonblockCleared")
+	}
+	s, err := Stdio(&StreamOptions{Logger: quiet})
+	if err != nil {
+		os.Exit(childStdioFailed)
+	}
+	// The flag belongs to the open pipe, shared by every descriptor on it.
+	cleared := make(chan error, 1)
+	go func() {
+		fd, err := unix.Dup(0)
+		if err == nil {
+			err = unix.SetNonblock(fd, false)
+			unix.Close(fd)
+		}
+		cleared <- err
+	}()
+	if err := <-cleared; err != nil || stdinNonblocking() {
+		os.Exit(childStillNonblock)
+	}
+	reading := make(chan struct{})
+	go func() {
+		close(reading)
+		_, _ = s.f.ReadFrame() // the parent never writes: this blocks
+	}()
+	<-reading
+	// Whether the reader has entered read(2) yet cannot be observed, so the
+	// collector runs again and again for a while: a reader that holds its
+	// thread as a running goroutine freezes the first collection after it
+	// blocks, and with it the whole process (the parent then kills it).
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+		runtime.GC()
+	}
+	os.Exit(0)
+}
+
+func TestStdioNonblockCleared(t *testing.T) {
+	if os.Getenv(stdioChildEnv) != "" {
+		t.Skip("in the child")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStdioNonblockClearedChild$", "-test.count=1", "-test.timeout=30s")
+	cmd.Env = append(os.Environ(), stdioChildEnv+"=nonblock")
+	stdin, err := cmd.StdinPipe() // a pipe, kept open and silent
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("child: %v; output:\n%s", err, out.String())
+		}
+	case <-time.After(waitLimit):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("the child froze: runtime.GC did not return within %v while a read of standard input was blocked", waitLimit)
 	}
 }

@@ -25,6 +25,16 @@ type StreamOptions struct {
 	// value reports the end at once.
 	DrainTimeout time.Duration
 
+	// WriteTimeout bounds the writing of each message to the peer. A peer
+	// that stops reading its input would otherwise hold every sender, and
+	// with it every caller, forever. A write that takes longer fails the
+	// stream for good: the medium is closed (which ends the stuck write),
+	// later writes fail, and a Conn on the stream closes, failing its
+	// pending calls with an error that matches ErrWriteTimeout and names
+	// this setting. Zero means DefaultWriteTimeout; a negative value means
+	// no bound.
+	WriteTimeout time.Duration
+
 	// Logger receives what the stream drops or answers on its own: malformed
 	// input, responses to unknown ids. Nil means slog.Default().
 	Logger *slog.Logger
@@ -32,6 +42,11 @@ type StreamOptions struct {
 
 // DefaultDrainTimeout is the StreamOptions.DrainTimeout used when none is set.
 const DefaultDrainTimeout = 5 * time.Second
+
+// DefaultWriteTimeout is the StreamOptions.WriteTimeout used when none is
+// set: long enough for a busy peer that reads between pieces of work, short
+// enough that a peer that has stopped reading is noticed.
+const DefaultWriteTimeout = 30 * time.Second
 
 // A Stream is a jsonrpc2.ObjectStream over a Framer. See the package
 // documentation for what it validates and translates.
@@ -45,6 +60,7 @@ type Stream struct {
 	log *slog.Logger
 
 	wmu sync.Mutex // serializes WriteFrame; held briefly, never while reading
+	wd  writeWatchdog
 
 	mu       sync.Mutex
 	tickets  bool                   // payloads travel beside jsonrpc2 (set by NewConn)
@@ -60,6 +76,8 @@ type Stream struct {
 
 	batches bool              // JSON-RPC batches accepted (MCP 2025-03-26)
 	batchOf map[uint64]*batch // by slot: the batch an unanswered request came in
+
+	onWriteFail func(error) // set by NewConn
 
 	drainTimeout time.Duration
 	idle         chan struct{} // closed when inflight empties while draining
@@ -97,6 +115,11 @@ func NewStream(f Framer, opts *StreamOptions) *Stream {
 	}
 	s.drainTimeout = DefaultDrainTimeout
 	s.done = make(chan struct{})
+	s.wd.timeout, s.wd.epoch = DefaultWriteTimeout, time.Now()
+	if opts != nil && opts.WriteTimeout != 0 {
+		s.wd.timeout = opts.WriteTimeout
+	}
+	s.wd.fail = s.failWrite
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
 	}
@@ -125,6 +148,9 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			if errors.Is(err, io.EOF) {
 				s.drain()
+			}
+			if werr := s.wd.failed(); werr != nil {
+				err = werr // the medium was closed because of it
 			}
 			s.mu.Lock()
 			s.rerr = err
@@ -430,7 +456,31 @@ func (s *Stream) writeRaw(msg []byte) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.f.WriteFrame(msg)
+	if err := s.wd.failed(); err != nil {
+		return err
+	}
+	s.wd.start()
+	err := s.f.WriteFrame(msg)
+	s.wd.stop()
+	if werr := s.wd.failed(); err != nil && werr != nil {
+		return werr
+	}
+	return err
+}
+
+// failWrite ends a write that overran the write timeout: it closes the
+// medium, which is what ends a write blocked in the poller, and tells the
+// Conn on the stream, whose read loop may not end by itself (a child
+// process's stdout stays open after its stdin is closed).
+func (s *Stream) failWrite(err error) {
+	s.log.Warn("transport: the peer stopped reading; closing the connection", "err", err)
+	_ = s.f.Close()
+	s.mu.Lock()
+	hook := s.onWriteFail
+	s.mu.Unlock()
+	if hook != nil {
+		hook(err)
+	}
 }
 
 // drain waits, after the input ended, until every request read so far has
@@ -498,6 +548,7 @@ func (s *Stream) Close() error {
 	clear(s.results)
 	s.injected = nil
 	s.mu.Unlock()
+	s.wd.close()
 	return s.f.Close()
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -441,4 +442,87 @@ func TestStreamPlainJSONRPC2(t *testing.T) {
 		t.Fatalf("call: %q, %v", r.v, r.err)
 	}
 	assertClean(t, s)
+}
+
+// A response that is not valid UTF-8 fails the call it answers at once,
+// with an error that says why, when its id can be read; the connection
+// goes on. One whose id cannot be read is dropped, never answered.
+func TestStreamInvalidUTF8ResponseFailsCall(t *testing.T) {
+	checkLeaks(t)
+	c1, c2 := net.Pipe()
+	cs := NewStream(NewLineFramer(c1, 0), &StreamOptions{Logger: quiet})
+	cli := NewConn(cs, nil, &ConnOptions{Logger: quiet})
+	defer cli.Close()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		r := bufio.NewReader(c2)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- line
+		}
+	}()
+	defer c2.Close()
+	answer := func(format string) {
+		t.Helper()
+		select {
+		case line := <-lines:
+			var req struct{ ID json.RawMessage }
+			if err := json.Unmarshal([]byte(line), &req); err != nil {
+				t.Fatalf("request %q: %v", line, err)
+			}
+			if _, err := fmt.Fprintf(c2, format+"\n", req.ID); err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("no request")
+		}
+	}
+	for _, tc := range []struct{ name, reply string }{
+		{"in the result", "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"text\":\"\xff\xfe\"}}"},
+		{"in an error", "{\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":1,\"message\":\"\xc3\x28\"}}"},
+		{"id last", "{\"jsonrpc\":\"2.0\",\"result\":\"\xff\",\"id\":%s}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			call := cli.Go(context.Background(), "m", nil)
+			answer(tc.reply)
+			var err error
+			within(t, "the call answered with invalid UTF-8", func() { err = call.Result(nil) })
+			var e *Error
+			if !errors.As(err, &e) || e.Code != CodeInternalError || e.Message != "peer sent a malformed response: message is not valid UTF-8" {
+				t.Fatalf("call: %v, want an internal error naming the invalid UTF-8", err)
+			}
+		})
+	}
+	// Without a readable id: dropped, the call waits on (and is answered).
+	call := cli.Go(context.Background(), "m", nil)
+	answer("{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"result\":1}\n{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":\"fine\"}")
+	var s string
+	if err := call.Result(&s); err != nil || s != "fine" {
+		t.Fatalf("next call: %q, %v", s, err)
+	}
+	// The next line the peer gets is the next request: nothing answered
+	// the response without an id.
+	call = cli.Go(context.Background(), "after", nil)
+	select {
+	case line := <-lines:
+		if !strings.Contains(line, `"method":"after"`) {
+			t.Errorf("the client answered a response: %q", line)
+		}
+		var req struct{ ID json.RawMessage }
+		_ = json.Unmarshal([]byte(line), &req)
+		fmt.Fprintf(c2, `{"jsonrpc":"2.0","id":%s,"result":null}`+"\n", req.ID)
+	case <-time.After(waitLimit):
+		t.Fatal("no request")
+	}
+	if err := call.Result(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := pendingCalls(cli); n != 0 {
+		t.Errorf("jsonrpc2 holds %d pending calls", n)
+	}
+	assertClean(t, cs)
 }

@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
@@ -106,7 +107,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	// SIGTERM (what service managers and `timeout` send) ends the run as
+	// Ctrl-C does: through the deferred Close, which stops the server
+	// and its process tree. Left to the default action, it would kill
+	// mcpc alone and orphan the server.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("the -timeout of %v expired: %w", f.timeout, context.DeadlineExceeded))
 	defer cancel()
