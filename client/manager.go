@@ -221,75 +221,73 @@ func (ms *managed) startPolicy() *RestartPolicy {
 // callers share one start. After a failed start it fails at once with a
 // *StartError until the backoff has passed.
 func (ms *managed) process(ctx context.Context) (*Process, error) {
-	for {
-		ms.mu.Lock()
-		if p := ms.proc; p != nil {
-			if s := p.State(); s != StateStopped && s != StateFailed {
-				ms.mu.Unlock()
+	ms.mu.Lock()
+	if p := ms.proc; p != nil {
+		if s := p.State(); s != StateStopped && s != StateFailed {
+			ms.mu.Unlock()
+			return p, nil
+		}
+		ms.proc = nil // failed for good: start afresh
+	}
+	if ch := ms.starting; ch != nil {
+		ms.mu.Unlock()
+		select {
+		case <-ch:
+			ms.mu.Lock()
+			p, err := ms.proc, ms.lastErr
+			ms.mu.Unlock()
+			if p != nil {
 				return p, nil
 			}
-			ms.proc = nil // failed for good: start afresh
-		}
-		if ch := ms.starting; ch != nil {
-			ms.mu.Unlock()
-			select {
-			case <-ch:
-				ms.mu.Lock()
-				p, err := ms.proc, ms.lastErr
-				ms.mu.Unlock()
-				if p != nil {
-					return p, nil
-				}
-				return nil, err
-			case <-ctx.Done():
-				return nil, context.Cause(ctx)
-			}
-		}
-		if ms.failures > 0 && ms.m.now().Before(ms.next) {
-			err := ms.lastErr // the *StartError of the last attempt
-			ms.mu.Unlock()
 			return nil, err
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
 		}
-		done := make(chan struct{})
-		ms.starting = done
-		ms.mu.Unlock()
-
-		lctx, cancel := context.WithCancel(ctx)
-		stop := context.AfterFunc(ms.m.ctx, cancel)
-		p, err := Launch(lctx, ms.cfg.CommandSpec(), &ms.opts)
-		stop()
-		cancel()
-		ms.mu.Lock()
-		ms.starting = nil
-		ms.lastErr = err
-		if err != nil && ctx.Err() == nil && ms.m.ctx.Err() == nil {
-			// A start the caller gave up on says nothing of the server; one
-			// that failed on its own is not tried again before the backoff.
-			ms.failures++
-			ms.next = ms.m.now().Add(backoff(ms.startPolicy(), ms.failures))
-			err = &StartError{Attempts: ms.failures, Next: ms.next, Err: err}
-			ms.lastErr = err
-		}
-		if err == nil {
-			ms.failures = 0
-			ms.m.mu.Lock()
-			closed := ms.m.closed
-			ms.m.mu.Unlock()
-			if closed {
-				ms.mu.Unlock()
-				close(done)
-				p.Close()
-				return nil, ErrManagerClosed
-			}
-			ms.proc = p
-		}
-		ms.mu.Unlock()
-		close(done)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
 	}
+	if ms.failures > 0 && ms.m.now().Before(ms.next) {
+		err := ms.lastErr // the *StartError of the last attempt
+		ms.mu.Unlock()
+		return nil, err
+	}
+	done := make(chan struct{})
+	ms.starting = done
+	ms.mu.Unlock()
+
+	lctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(ms.m.ctx, cancel)
+	p, err := Launch(lctx, ms.cfg.CommandSpec(), &ms.opts)
+	stop()
+	cancel()
+	ms.mu.Lock()
+	ms.starting = nil
+	ms.lastErr = err
+	if err != nil && ctx.Err() == nil && ms.m.ctx.Err() == nil {
+		// A start the caller gave up on says nothing of the server; one
+		// that failed on its own is not tried again before the backoff.
+		ms.failures++
+		ms.next = ms.m.now().Add(backoff(ms.startPolicy(), ms.failures))
+		err = &StartError{Attempts: ms.failures, Next: ms.next, Err: err}
+		ms.lastErr = err
+	}
+	if err == nil {
+		ms.failures = 0
+		ms.m.mu.Lock()
+		closed := ms.m.closed
+		ms.m.mu.Unlock()
+		if closed {
+			ms.mu.Unlock()
+			close(done)
+			p.Close()
+			return nil, ErrManagerClosed
+		}
+		ms.proc = p
+	}
+	ms.mu.Unlock()
+	close(done)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // acquire marks the server in use (holding off the idle stop) and returns
