@@ -1,0 +1,96 @@
+package mcphttp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/oauth"
+)
+
+// RequireAuth answers 401 with the resource metadata URL and scope when
+// the token is missing or refused (invalid_token only when one was sent),
+// 403 insufficient_scope when it lacks a scope, 500 without detail when
+// the verifier fails otherwise, and passes what it verified on.
+func TestRequireAuth(t *testing.T) {
+	const prm = "https://mcp.example/.well-known/oauth-protected-resource/mcp"
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		switch tok {
+		case "good":
+			return &mcphttp.AuthInfo{Subject: "u", Scopes: []string{"read", "write"}}, nil
+		case "narrow":
+			return &mcphttp.AuthInfo{Subject: "u", Scopes: []string{"read"}}, nil
+		case "old":
+			return &mcphttp.AuthInfo{Subject: "u", Scopes: []string{"read", "write"}, Expiry: time.Now().Add(-time.Minute)}, nil
+		case "broken":
+			return nil, fmt.Errorf("database down, token=%s", tok)
+		}
+		return nil, fmt.Errorf("%w: unknown", mcphttp.ErrInvalidToken)
+	})
+	h := mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier, ResourceMetadataURL: prm, Scopes: []string{"read", "write"}},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "hello ", mcphttp.AuthFromContext(r.Context()).Subject)
+		}))
+	for _, tc := range []struct {
+		auth      string
+		status    int
+		challenge string
+	}{
+		{"", 401, `Bearer scope="read write", resource_metadata="` + prm + `"`},
+		{"Basic Zm9vOmJhcg==", 401, `Bearer scope="read write", resource_metadata="` + prm + `"`},
+		{"Bearer bogus", 401, `Bearer error="invalid_token", scope="read write", resource_metadata="` + prm + `"`},
+		{"Bearer old", 401, `Bearer error="invalid_token", scope="read write", resource_metadata="` + prm + `"`},
+		{"Bearer narrow", 403, `Bearer error="insufficient_scope", scope="read write", resource_metadata="` + prm + `"`},
+		{"Bearer broken", 500, ""},
+		{"bearer good", 200, ""},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader("{}"))
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.status || rec.Header().Get("WWW-Authenticate") != tc.challenge {
+			t.Errorf("%q: %d %q, want %d %q", tc.auth, rec.Code, rec.Header().Get("WWW-Authenticate"), tc.status, tc.challenge)
+		}
+		if strings.Contains(rec.Body.String(), "database") || strings.Contains(rec.Body.String(), "broken") {
+			t.Errorf("%q: the verifier's error reached the client: %s", tc.auth, rec.Body)
+		}
+		if tc.status == 200 && rec.Body.String() != "hello u" {
+			t.Errorf("handler saw %q", rec.Body)
+		}
+	}
+	// What the client parses back is what was sent.
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil))
+	cs := oauth.ParseChallenges(rec.Header())
+	if len(cs) != 1 || cs[0].ResourceMetadata() != prm || cs[0].Scope() != "read write" {
+		t.Errorf("parsed challenge = %+v", cs)
+	}
+}
+
+// The metadata endpoint serves the document at the RFC 9728 path.
+func TestResourceMetadataHandler(t *testing.T) {
+	m := &oauth.ResourceMetadata{Resource: "https://mcp.example/mcp", AuthorizationServers: []string{"https://as.example"}}
+	if p := mcphttp.ResourceMetadataPath(m.Resource); p != "/.well-known/oauth-protected-resource/mcp" {
+		t.Fatalf("path = %q", p)
+	}
+	if p := mcphttp.ResourceMetadataPath("https://mcp.example"); p != "/.well-known/oauth-protected-resource" {
+		t.Fatalf("root path = %q", p)
+	}
+	rec := httptest.NewRecorder()
+	mcphttp.ResourceMetadataHandler(m).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"authorization_servers":["https://as.example"]`) {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	mcphttp.ResourceMetadataHandler(m).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/x", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("POST: %d", rec.Code)
+	}
+}
