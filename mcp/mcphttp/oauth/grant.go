@@ -183,6 +183,9 @@ func (g EnterpriseManaged) grant(ctx context.Context, f *flow) (*Token, error) {
 	if g.IDToken == nil || g.IDPTokenEndpoint == "" {
 		return nil, errors.New("oauth: EnterpriseManaged needs IDPTokenEndpoint and IDToken")
 	}
+	if !secureURL(g.IDPTokenEndpoint, f.cfg.InsecureHTTP) {
+		return nil, fmt.Errorf("oauth: identity provider token endpoint %q is not an https (or loopback http) URL", redactURL(g.IDPTokenEndpoint))
+	}
 	if err := f.ensurePreRegistered(); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -134,11 +135,13 @@ func resourceMetadataURLs(server *url.URL) []string {
 // well-known locations. It returns nil, nil when there is none (a
 // 2025-03-26 server), and ErrResourceMismatch when the document's
 // resource is not server.
-func discoverResource(ctx context.Context, c *http.Client, server *url.URL, hint string) (*ResourceMetadata, error) {
+func discoverResource(ctx context.Context, c *http.Client, server *url.URL, hint string, insecure bool) (*ResourceMetadata, error) {
 	urls := resourceMetadataURLs(server)
 	if hint != "" {
-		if !isHTTPURL(hint) {
-			return nil, fmt.Errorf("oauth: resource_metadata %q is not an absolute http(s) URL", redactURL(hint))
+		h, err := url.Parse(hint)
+		sameOrigin := err == nil && strings.EqualFold(h.Scheme, server.Scheme) && strings.EqualFold(hostPort(h), hostPort(server))
+		if !sameOrigin && !secureURL(hint, insecure) {
+			return nil, fmt.Errorf("oauth: resource_metadata %q is neither on the server's origin nor an https URL", redactURL(hint))
 		}
 		urls = []string{hint}
 	}
@@ -216,10 +219,10 @@ func serverMetadataURLs(issuer *url.URL) []string {
 // The document's issuer must be issuer exactly (RFC 8414 §3.3): metadata
 // naming another is refused, not used. With no document at all, the
 // 2025-03-26 default endpoints at the issuer's origin stand in.
-func discoverServer(ctx context.Context, c *http.Client, issuer string) (*ServerMetadata, error) {
+func discoverServer(ctx context.Context, c *http.Client, issuer string, insecure bool) (*ServerMetadata, error) {
 	iu, err := url.Parse(issuer)
-	if err != nil || (iu.Scheme != "https" && iu.Scheme != "http") || iu.Host == "" || iu.RawQuery != "" || iu.Fragment != "" {
-		return nil, fmt.Errorf("oauth: authorization server %q is not an http(s) URL without query or fragment", redactURL(issuer))
+	if err != nil || !secureURL(issuer, insecure) || iu.RawQuery != "" || iu.Fragment != "" {
+		return nil, fmt.Errorf("oauth: authorization server %q is not an https (or loopback http) URL without query or fragment", redactURL(issuer))
 	}
 	for _, u := range serverMetadataURLs(iu) {
 		var m ServerMetadata
@@ -234,8 +237,8 @@ func discoverServer(ctx context.Context, c *http.Client, issuer string) (*Server
 			return nil, fmt.Errorf("%w: metadata at %s names issuer %q, not %q", ErrIssuerMismatch, redactURL(u), redactURL(m.Issuer), issuer)
 		}
 		for _, e := range []string{m.AuthorizationEndpoint, m.TokenEndpoint, m.RegistrationEndpoint} {
-			if e != "" && !isHTTPURL(e) {
-				return nil, fmt.Errorf("oauth: authorization server metadata at %s: endpoint %q is not an http(s) URL", redactURL(u), redactURL(e))
+			if e != "" && !secureURL(e, insecure) {
+				return nil, fmt.Errorf("oauth: authorization server metadata at %s: endpoint %q is not an https (or loopback http) URL", redactURL(u), redactURL(e))
 			}
 		}
 		return &m, nil
@@ -250,9 +253,30 @@ func discoverServer(ctx context.Context, c *http.Client, issuer string) (*Server
 	}, nil
 }
 
-func isHTTPURL(s string) bool {
+// secureURL reports whether s may carry credentials: an absolute https
+// URL, or http to a loopback host (OAuth 2.1 §1.5 and §8.4.2: only a
+// loopback redirect may be plain http), or any http with insecure
+// (Config.InsecureHTTP).
+func secureURL(s string, insecure bool) bool {
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+	if err != nil || u.Host == "" || u.User != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		return insecure || isLoopback(u.Hostname())
+	}
+	return false
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // supportsS256 reports whether PKCE S256 may be used. The 2025-03-26

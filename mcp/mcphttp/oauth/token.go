@@ -178,6 +178,12 @@ func (f *flow) requestToken(ctx context.Context, form url.Values) (*Token, error
 			}
 			return nil, err
 		}
+		if tok.isDPoP() && f.st.dpop == nil {
+			return nil, fmt.Errorf("oauth: %s issued a DPoP-bound token to a request without a proof", redactURL(endpoint))
+		}
+		if !tok.isDPoP() && !strings.EqualFold(tok.TokenType, "Bearer") {
+			return nil, fmt.Errorf("oauth: %s issued a token of unsupported type %q", redactURL(endpoint), cut(tok.TokenType, 32))
+		}
 		if n := resp.Get("DPoP-Nonce"); n != "" && f.st.dpop != nil {
 			f.st.setASNonce(n)
 		}

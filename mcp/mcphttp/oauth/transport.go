@@ -42,6 +42,10 @@ type Config struct {
 	// HTTPClient sends the requests to metadata, registration and token
 	// endpoints; nil means a client with a 30-second timeout.
 	HTTPClient *http.Client
+	// InsecureHTTP lets the flow use plain-http authorization servers and
+	// metadata off loopback, where anyone on the path reads the
+	// credentials: for closed test networks only.
+	InsecureHTTP bool
 	// DisableDPoP keeps tokens bearer tokens even where the authorization
 	// server offers DPoP binding.
 	DisableDPoP bool
@@ -80,6 +84,7 @@ type state struct {
 	nonceRS string
 }
 
+func (s *state) hasDPoP() bool       { s.mu.Lock(); defer s.mu.Unlock(); return s.dpop != nil }
 func (s *state) asNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceAS }
 func (s *state) setASNonce(n string) { s.mu.Lock(); s.nonceAS = n; s.mu.Unlock() }
 func (s *state) rsNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceRS }
@@ -177,6 +182,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var tok *Token
 	if creds != nil {
 		tok = creds.Token
+	}
+	if tok != nil && tok.isDPoP() && !s.hasDPoP() {
+		tok = nil // bound to the key of an earlier process: unusable
 	}
 	if tok != nil && tok.expired(time.Now()) {
 		if tok, err = t.authorize(ctx, s, req.URL, Challenge{}, tok, false); err != nil {
@@ -319,7 +327,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	if f.hc == nil {
 		f.hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	if f.prm, err = discoverResource(ctx, f.hc, server, ch.ResourceMetadata()); err != nil {
+	if f.prm, err = discoverResource(ctx, f.hc, server, ch.ResourceMetadata(), cfg.InsecureHTTP); err != nil {
 		return nil, err
 	}
 	issuer := (&url.URL{Scheme: server.Scheme, Host: server.Host}).String()
@@ -329,7 +337,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 			issuer = f.prm.AuthorizationServers[0]
 		}
 	}
-	if f.as, err = discoverServer(ctx, f.hc, issuer); err != nil {
+	if f.as, err = discoverServer(ctx, f.hc, issuer, cfg.InsecureHTTP); err != nil {
 		return nil, err
 	}
 	f.log.DebugContext(ctx, "oauth: discovered", "resource", f.resource, "issuer", f.as.Issuer, "fallback", f.as.fallback)
