@@ -1,0 +1,231 @@
+package oauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp/mcphttp/oauth"
+)
+
+// fakeServer is one origin playing MCP server and authorization server,
+// each answer adjustable, counting the authorization and token requests.
+type fakeServer struct {
+	url          string
+	prm          func(base string) map[string]any
+	meta         func(base string) map[string]any
+	redirect     func(q url.Values, base string) url.Values // the callback query
+	mcp          func(w http.ResponseWriter, r *http.Request)
+	authorizes   atomic.Int32
+	tokens       atomic.Int32
+	registration atomic.Int32
+}
+
+func newFake(t *testing.T) *fakeServer {
+	f := &fakeServer{}
+	f.prm = func(base string) map[string]any {
+		return map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}}
+	}
+	f.meta = func(base string) map[string]any {
+		return map[string]any{
+			"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
+			"registration_endpoint": base + "/register", "code_challenge_methods_supported": []string{"S256"},
+		}
+	}
+	f.redirect = func(q url.Values, base string) url.Values {
+		return url.Values{"code": {"c"}, "state": {q.Get("state")}, "iss": {base}}
+	}
+	f.mcp = func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer good" {
+			w.Write([]byte("ok"))
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+f.url+`/prm"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}
+	mux := http.NewServeMux()
+	js := func(w http.ResponseWriter, v any) { w.Header().Set("Content-Type", "application/json"); json.NewEncoder(w).Encode(v) }
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { f.mcp(w, r) })
+	mux.HandleFunc("/prm", func(w http.ResponseWriter, r *http.Request) { js(w, f.prm(f.url)) })
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) { js(w, f.meta(f.url)) })
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		f.registration.Add(1)
+		w.WriteHeader(http.StatusCreated)
+		js(w, map[string]any{"client_id": "cid"})
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		f.authorizes.Add(1)
+		back := "http://127.0.0.1:9/cb?" + f.redirect(r.URL.Query(), f.url).Encode()
+		http.Redirect(w, r, back, http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		f.tokens.Add(1)
+		js(w, map[string]any{"access_token": "good", "token_type": "Bearer", "expires_in": 60})
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	f.url = ts.URL
+	return f
+}
+
+func (f *fakeServer) get(t *testing.T, cfg *oauth.Config) (*http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	if cfg == nil {
+		cfg = &oauth.Config{}
+	}
+	if cfg.UserAgent == nil {
+		cfg.UserAgent = oauth.UserAgentFunc(headless)
+		cfg.RedirectURL = "http://127.0.0.1:9/cb"
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.url+"/mcp", nil)
+	resp, err := (&http.Client{Transport: &oauth.Transport{Config: cfg}}).Do(req)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	return resp, err
+}
+
+func TestFlowSucceedsOnFake(t *testing.T) {
+	f := newFake(t)
+	resp, err := f.get(t, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if f.authorizes.Load() != 1 || f.tokens.Load() != 1 || f.registration.Load() != 1 {
+		t.Fatalf("authorizes %d tokens %d registrations %d", f.authorizes.Load(), f.tokens.Load(), f.registration.Load())
+	}
+}
+
+// Each refusal stops the flow before the step it protects: no
+// authorization request for metadata the client cannot trust, no token
+// request for an authorization response it cannot trust.
+func TestFlowRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		setup           func(f *fakeServer)
+		want            error
+		wantText        string
+		maxAuthorizes   int32
+		maxTokenRequest int32
+	}{
+		{"resource of another server", func(f *fakeServer) {
+			f.prm = func(base string) map[string]any {
+				return map[string]any{"resource": "https://evil.example/mcp", "authorization_servers": []string{base}}
+			}
+		}, oauth.ErrResourceMismatch, "", 0, 0},
+		{"metadata names another issuer", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any { v := m(base); v["issuer"] = "https://attacker.example"; return v }
+		}, oauth.ErrIssuerMismatch, "", 0, 0},
+		{"issuer differs by a trailing slash", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any { v := m(base); v["issuer"] = base + "/"; return v }
+		}, oauth.ErrIssuerMismatch, "", 0, 0},
+		{"no PKCE S256", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any { v := m(base); v["code_challenge_methods_supported"] = []string{"plain"}; return v }
+		}, oauth.ErrPKCEUnsupported, "", 0, 0},
+		{"PKCE methods absent", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any { v := m(base); delete(v, "code_challenge_methods_supported"); return v }
+		}, oauth.ErrPKCEUnsupported, "", 0, 0},
+		{"iss of another server", func(f *fakeServer) {
+			r := f.redirect
+			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("iss", "https://evil.example"); return v }
+		}, oauth.ErrIssuerMismatch, "", 1, 0},
+		{"iss normalized", func(f *fakeServer) {
+			r := f.redirect
+			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("iss", base+"/"); return v }
+		}, oauth.ErrIssuerMismatch, "", 1, 0},
+		{"iss promised and missing", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				v["authorization_response_iss_parameter_supported"] = true
+				return v
+			}
+			r := f.redirect
+			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Del("iss"); return v }
+		}, oauth.ErrIssuerMismatch, "", 1, 0},
+		{"state forged", func(f *fakeServer) {
+			r := f.redirect
+			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("state", "forged"); return v }
+		}, nil, "state_mismatch", 1, 0},
+		{"authorization server over plain http off loopback", func(f *fakeServer) {
+			f.prm = func(base string) map[string]any {
+				return map[string]any{"resource": base + "/mcp", "authorization_servers": []string{"http://as.example"}}
+			}
+		}, nil, "https (or loopback http)", 0, 0},
+		{"endpoint over plain http off loopback", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any { v := m(base); v["token_endpoint"] = "http://as.example/token"; return v }
+		}, nil, "https (or loopback http)", 0, 0},
+		{"metadata larger than the bound", func(f *fakeServer) {
+			m := f.meta
+			f.meta = func(base string) map[string]any { v := m(base); v["pad"] = strings.Repeat("x", oauth.MaxResponseBytes); return v }
+		}, nil, "larger than", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			tc.setup(f)
+			_, err := f.get(t, nil)
+			if err == nil {
+				t.Fatal("the flow went through")
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if tc.wantText != "" && !strings.Contains(err.Error(), tc.wantText) {
+				t.Fatalf("err = %v, want it to say %q", err, tc.wantText)
+			}
+			if f.authorizes.Load() > tc.maxAuthorizes || f.tokens.Load() > tc.maxTokenRequest {
+				t.Fatalf("authorization requests %d (max %d), token requests %d (max %d)", f.authorizes.Load(), tc.maxAuthorizes, f.tokens.Load(), tc.maxTokenRequest)
+			}
+		})
+	}
+}
+
+// A server that keeps asking for more scope gets 1 + MaxStepUp
+// authorizations, then its 403 is the answer; one that keeps answering
+// 401 gets one authorization per request.
+func TestFlowBounds(t *testing.T) {
+	f := newFake(t)
+	f.mcp = func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer scope="a"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="admin"`)
+		w.WriteHeader(http.StatusForbidden)
+	}
+	resp, err := f.get(t, nil)
+	if err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if n := f.authorizes.Load(); n != 3 {
+		t.Fatalf("%d authorizations, want 3 (one, then two step-ups)", n)
+	}
+
+	g := newFake(t)
+	g.mcp = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}
+	resp, err = g.get(t, &oauth.Config{MaxStepUp: -1})
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("%v %v", resp, err)
+	}
+	if n := g.authorizes.Load(); n != 1 {
+		t.Fatalf("%d authorizations for one request, want 1", n)
+	}
+}
