@@ -51,7 +51,10 @@ func newFake(t *testing.T) *fakeServer {
 		w.WriteHeader(http.StatusUnauthorized)
 	}
 	mux := http.NewServeMux()
-	js := func(w http.ResponseWriter, v any) { w.Header().Set("Content-Type", "application/json"); json.NewEncoder(w).Encode(v) }
+	js := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { f.mcp(w, r) })
 	mux.HandleFunc("/prm", func(w http.ResponseWriter, r *http.Request) { js(w, f.prm(f.url)) })
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) { js(w, f.meta(f.url)) })
@@ -132,15 +135,27 @@ func TestFlowRefusals(t *testing.T) {
 		}, oauth.ErrIssuerMismatch, "", 0, 0},
 		{"no PKCE S256", func(f *fakeServer) {
 			m := f.meta
-			f.meta = func(base string) map[string]any { v := m(base); v["code_challenge_methods_supported"] = []string{"plain"}; return v }
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				v["code_challenge_methods_supported"] = []string{"plain"}
+				return v
+			}
 		}, oauth.ErrPKCEUnsupported, "", 0, 0},
 		{"PKCE methods absent", func(f *fakeServer) {
 			m := f.meta
-			f.meta = func(base string) map[string]any { v := m(base); delete(v, "code_challenge_methods_supported"); return v }
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				delete(v, "code_challenge_methods_supported")
+				return v
+			}
 		}, oauth.ErrPKCEUnsupported, "", 0, 0},
 		{"iss of another server", func(f *fakeServer) {
 			r := f.redirect
-			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("iss", "https://evil.example"); return v }
+			f.redirect = func(q url.Values, base string) url.Values {
+				v := r(q, base)
+				v.Set("iss", "https://evil.example")
+				return v
+			}
 		}, oauth.ErrIssuerMismatch, "", 1, 0},
 		{"iss normalized", func(f *fakeServer) {
 			r := f.redirect
@@ -167,11 +182,19 @@ func TestFlowRefusals(t *testing.T) {
 		}, nil, "https (or loopback http)", 0, 0},
 		{"endpoint over plain http off loopback", func(f *fakeServer) {
 			m := f.meta
-			f.meta = func(base string) map[string]any { v := m(base); v["token_endpoint"] = "http://as.example/token"; return v }
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				v["token_endpoint"] = "http://as.example/token"
+				return v
+			}
 		}, nil, "https (or loopback http)", 0, 0},
 		{"metadata larger than the bound", func(f *fakeServer) {
 			m := f.meta
-			f.meta = func(base string) map[string]any { v := m(base); v["pad"] = strings.Repeat("x", oauth.MaxResponseBytes); return v }
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				v["pad"] = strings.Repeat("x", oauth.MaxResponseBytes)
+				return v
+			}
 		}, nil, "larger than", 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
