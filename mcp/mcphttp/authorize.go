@@ -145,7 +145,11 @@ func refuse(w http.ResponseWriter, status int, challenge, msg string) {
 	// The body of a refused request is not read: a client that trickles
 	// it must not hold the connection.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-	e := httpErr(status, mcp.CodeInvalidRequest, msg)
+	code := int64(mcp.CodeInvalidRequest)
+	if status == http.StatusInternalServerError {
+		code = mcp.CodeInternalError
+	}
+	e := httpErr(status, code, msg)
 	e.close = true
 	writeHTTPError(w, e)
 }
