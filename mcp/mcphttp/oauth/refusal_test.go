@@ -252,3 +252,77 @@ func TestFlowBounds(t *testing.T) {
 		t.Fatalf("%d authorizations for one request, want 1", n)
 	}
 }
+
+// Requests that meet the 401 together share one authorization.
+func TestConcurrentRequestsShareOneFlow(t *testing.T) {
+	f := newFake(t)
+	tr := &oauth.Transport{Config: &oauth.Config{UserAgent: oauth.UserAgentFunc(headless), RedirectURL: "http://127.0.0.1:9/cb"}}
+	hc := &http.Client{Transport: tr}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url+"/mcp", strings.NewReader(`{"x":1}`))
+			resp, err := hc.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					err = errors.New(resp.Status)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.authorizes.Load(); n != 1 {
+		t.Fatalf("%d authorizations for 8 concurrent requests, want 1", n)
+	}
+}
+
+// A caller waiting for another request's authorization can give up.
+func TestWaitingForAuthorizationIsCancellable(t *testing.T) {
+	f := newFake(t)
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	ua := oauth.UserAgentFunc(func(ctx context.Context, u string) (url.Values, error) {
+		entered <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return headless(ctx, u)
+	})
+	hc := &http.Client{Transport: &oauth.Transport{Config: &oauth.Config{UserAgent: ua, RedirectURL: "http://127.0.0.1:9/cb"}}}
+	ctx1, cancel1 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel1()
+	first := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx1, http.MethodGet, f.url+"/mcp", nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		first <- err
+	}()
+	<-entered // the first request holds the flow, waiting for the "user"
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx2, http.MethodGet, f.url+"/mcp", nil)
+		_, err := hc.Do(req)
+		second <- err
+	}()
+	cancel2()
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled waiter: %v", err)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -69,6 +69,7 @@ type Transport struct {
 
 	mu     sync.Mutex
 	states map[string]*state
+	mem    *MemoryStore // the store when Config has none
 }
 
 // state is what the Transport knows of one endpoint.
@@ -89,9 +90,11 @@ func (s *state) asNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return 
 func (s *state) setASNonce(n string) { s.mu.Lock(); s.nonceAS = n; s.mu.Unlock() }
 func (s *state) rsNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceRS }
 func (s *state) setRSNonce(n string) { s.mu.Lock(); s.nonceRS = n; s.mu.Unlock() }
+var zeroConfig Config
+
 func (t *Transport) cfg() *Config {
 	if t.Config == nil {
-		return &Config{}
+		return &zeroConfig
 	}
 	return t.Config
 }
@@ -114,13 +117,14 @@ func (t *Transport) store() TokenStore {
 	if s := t.cfg().Store; s != nil {
 		return s
 	}
+	// No Store configured: one MemoryStore for the Transport's life. The
+	// Config is the caller's and is not written to.
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.Config != nil && t.Config.Store == nil {
-		t.Config.Store = NewMemoryStore()
-		return t.Config.Store
+	if t.mem == nil {
+		t.mem = NewMemoryStore()
 	}
-	return NewMemoryStore()
+	return t.mem
 }
 
 // endpointKey is the resource key of a request: its URL without query
