@@ -90,6 +90,7 @@ func (s *state) asNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return 
 func (s *state) setASNonce(n string) { s.mu.Lock(); s.nonceAS = n; s.mu.Unlock() }
 func (s *state) rsNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceRS }
 func (s *state) setRSNonce(n string) { s.mu.Lock(); s.nonceRS = n; s.mu.Unlock() }
+
 var zeroConfig Config
 
 func (t *Transport) cfg() *Config {
