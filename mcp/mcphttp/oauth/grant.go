@@ -116,10 +116,14 @@ func (f *flow) refresh(ctx context.Context, rt string) (*Token, error) {
 		form.Set("resource", f.resource)
 	}
 	tok, err := f.requestToken(ctx, form)
-	if err == nil && tok.RefreshToken == "" {
+	if err != nil {
+		return nil, err
+	}
+	if tok.RefreshToken == "" {
 		tok.RefreshToken = rt // RFC 6749 §6: the old one stays valid
 	}
-	return tok, err
+	tok.refreshed = true
+	return tok, nil
 }
 
 // ClientCredentials is the client credentials grant (OAuth 2.1 §4.2,

@@ -326,3 +326,73 @@ func TestWaitingForAuthorizationIsCancellable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A server that refuses even the refreshed token gets a new
+// authorization on the next request, not a refresh forever.
+func TestRefusedRefreshFallsBackToGrant(t *testing.T) {
+	f := newFake(t)
+	var issued atomic.Int32
+	f.mcp = func(w http.ResponseWriter, r *http.Request) {
+		// Only the token of the second authorization code grant works.
+		if r.Header.Get("Authorization") == "Bearer code-2" {
+			w.Write([]byte("ok"))
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		tok := "refreshed"
+		if r.PostForm.Get("grant_type") == "authorization_code" {
+			tok = "code-" + string(rune('0'+issued.Add(1)))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "refresh_token": "rt"})
+	})
+	tokenSrv := httptest.NewServer(mux)
+	defer tokenSrv.Close()
+	m := f.meta
+	f.meta = func(base string) map[string]any { v := m(base); v["token_endpoint"] = tokenSrv.URL + "/token"; return v }
+	tr := &oauth.Transport{Config: &oauth.Config{UserAgent: oauth.UserAgentFunc(headless), RedirectURL: "http://127.0.0.1:9/cb"}}
+	hc := &http.Client{Transport: tr}
+	codes := []int{}
+	for range 3 {
+		resp, err := hc.Get(f.url + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	// 1: grant (code-1) refused, one authorization per request: 401.
+	// 2: refresh refused: 401, and refreshing is marked useless.
+	// 3: the grant again (code-2): 200.
+	if codes[2] != 200 || f.authorizes.Load() != 2 {
+		t.Fatalf("statuses %v, %d authorizations; want the third request to pass after a second grant", codes, f.authorizes.Load())
+	}
+}
+
+// A token endpoint that redirects the POST elsewhere does not get the
+// client's secret re-sent there.
+func TestTokenPostNotRedirected(t *testing.T) {
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { leaked.Add(1) }))
+	defer elsewhere.Close()
+	f := newFake(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/token", http.StatusTemporaryRedirect)
+	})
+	redirector := httptest.NewServer(mux)
+	defer redirector.Close()
+	m := f.meta
+	f.meta = func(base string) map[string]any { v := m(base); v["token_endpoint"] = redirector.URL + "/token"; return v }
+	if _, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret"}); err == nil {
+		t.Fatal("a redirected token request succeeded")
+	}
+	if leaked.Load() != 0 {
+		t.Fatal("the token request was re-sent to the redirect's target")
+	}
+}

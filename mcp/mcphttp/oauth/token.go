@@ -25,6 +25,8 @@ type Token struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	Scope        string    `json:"scope,omitempty"`
+
+	refreshed bool // obtained by a refresh in this process
 }
 
 // Format implements fmt.Formatter: every verb prints a redacted form.

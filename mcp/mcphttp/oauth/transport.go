@@ -40,7 +40,9 @@ type Config struct {
 	// Store keeps credentials between runs; nil means a MemoryStore.
 	Store TokenStore
 	// HTTPClient sends the requests to metadata, registration and token
-	// endpoints; nil means a client with a 30-second timeout.
+	// endpoints; nil means a client with a 30-second timeout that follows
+	// at most 5 redirects of a GET and none of a POST (a 307 would carry
+	// the client's secret elsewhere).
 	HTTPClient *http.Client
 	// InsecureHTTP lets the flow use plain-http authorization servers and
 	// metadata off loopback, where anyone on the path reads the
@@ -83,6 +85,9 @@ type state struct {
 	dpop    *dpopKey
 	nonceAS string
 	nonceRS string
+	// skipRefresh: a refreshed token was refused at once; the next
+	// authorization runs the grant instead.
+	skipRefresh bool
 }
 
 func (s *state) hasDPoP() bool       { s.mu.Lock(); defer s.mu.Unlock(); return s.dpop != nil }
@@ -243,6 +248,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		default:
+			if resp.StatusCode == http.StatusUnauthorized && authorized && tok != nil && tok.refreshed {
+				// The refreshed token was refused at once: the next
+				// authorization skips refreshing, or every request would
+				// refresh forever and never ask again.
+				s.mu.Lock()
+				s.skipRefresh = true
+				s.mu.Unlock()
+			}
 			return resp, nil
 		}
 		drain(resp)
@@ -330,7 +343,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	f := &flow{cfg: cfg, st: s, log: t.logger(), server: server, creds: creds}
 	f.hc = cfg.HTTPClient
 	if f.hc == nil {
-		f.hc = &http.Client{Timeout: 30 * time.Second}
+		f.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: getRedirectsOnly}
 	}
 	if f.prm, err = discoverResource(ctx, f.hc, server, ch.ResourceMetadata(), cfg.InsecureHTTP); err != nil {
 		return nil, err
@@ -363,7 +376,11 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	f.scope = f.selectScope(ch, stepUp, grant)
 
 	var tok *Token
-	if creds.Token != nil && creds.Token.RefreshToken != "" && creds.Issuer == f.as.Issuer && !stepUp {
+	s.mu.Lock()
+	skip := s.skipRefresh
+	s.skipRefresh = false
+	s.mu.Unlock()
+	if creds.Token != nil && creds.Token.RefreshToken != "" && creds.Issuer == f.as.Issuer && !stepUp && !skip {
 		if tok, err = f.refresh(ctx, creds.Token.RefreshToken); err != nil {
 			f.log.DebugContext(ctx, "oauth: refresh refused; authorizing again", "err", err)
 			tok = nil
@@ -416,6 +433,16 @@ func (f *flow) selectScope(ch Challenge, stepUp bool, g Grant) string {
 		scopes = append(scopes, "offline_access")
 	}
 	return strings.Join(scopes, " ")
+}
+
+// getRedirectsOnly lets metadata GETs follow redirects but not token and
+// registration POSTs: Go would re-send their body, secrets included, to
+// wherever a 307 or 308 points.
+func getRedirectsOnly(req *http.Request, via []*http.Request) error {
+	if req.Method != http.MethodGet || len(via) >= 5 {
+		return http.ErrUseLastResponse
+	}
+	return nil
 }
 
 func newPost(ctx context.Context, u string) (*http.Request, error) {
