@@ -94,3 +94,34 @@ func TestResourceMetadataHandler(t *testing.T) {
 		t.Fatalf("POST: %d", rec.Code)
 	}
 }
+
+// RequireAuth admits a request exactly when its Authorization header is
+// the Bearer scheme with the one token the verifier accepts, whatever
+// else the header holds.
+func FuzzRequireAuth(f *testing.F) {
+	for _, s := range []string{"Bearer good", "bearer  good ", "Bearer good2", "Basic good", "Bearergood", "Bearer", "", "Bearer g\x00ood", "DPoP good"} {
+		f.Add(s)
+	}
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		if tok == "good" {
+			return &mcphttp.AuthInfo{Subject: "u", Scopes: []string{"s"}}, nil
+		}
+		return nil, mcphttp.ErrInvalidToken
+	})
+	h := mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier, Scopes: []string{"s"}},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	f.Fuzz(func(t *testing.T, auth string) {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.Header["Authorization"] = []string{auth}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		scheme, tok, _ := strings.Cut(auth, " ")
+		want := strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) == "good"
+		if got := rec.Code == http.StatusTeapot; got != want {
+			t.Fatalf("%q: admitted %v, want %v (status %d)", auth, got, want, rec.Code)
+		}
+		if !want && rec.Code != http.StatusUnauthorized {
+			t.Fatalf("%q: status %d, want 401", auth, rec.Code)
+		}
+	})
+}
