@@ -205,18 +205,25 @@ func (s *httpSession) bindAuth(r *http.Request) {
 
 // sameIdentity reports whether r may use s: a session opened without
 // authorization is open to all; one opened with a token only to tokens of
-// the same subject and client.
+// the same subject and client. An admitted request's AuthInfo becomes the
+// session's latest (its scopes may have grown by a step-up).
 func (s *httpSession) sameIdentity(r *http.Request) bool {
 	if s.auth == nil {
 		return true
 	}
 	a := AuthFromContext(r.Context())
-	return a != nil && a.Subject == s.auth.Subject && a.ClientID == s.auth.ClientID
+	if a == nil || a.Subject != s.auth.Subject || a.ClientID != s.auth.ClientID {
+		return false
+	}
+	sessionAuth.Store(s.ss, a)
+	return true
 }
 
-// SessionAuth returns what RequireAuth verified of the request that
-// opened ss (for a 2026-07-28 stateless request, whose session is the
-// request, of that request), or nil. Tool handlers reach it through
+// SessionAuth returns what RequireAuth verified of the latest request in
+// ss (for a 2026-07-28 stateless request, whose session is the request,
+// of that request), or nil. Every request of a session has the subject
+// and client of the one that opened it; the scopes and expiry are those
+// of the latest token. Tool handlers reach it through
 // req.Session:
 //
 //	info := mcphttp.SessionAuth(req.Session)

@@ -262,6 +262,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// CloseIdleConnections closes the idle connections of Base, as
+// http.Client.CloseIdleConnections expects of its Transport.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // present adds the token (and its DPoP proof) to r.
 func (t *Transport) present(r *http.Request, s *state, tok *Token) error {
 	if tok == nil {
