@@ -96,6 +96,9 @@ func (s *state) setASNonce(n string) { s.mu.Lock(); s.nonceAS = n; s.mu.Unlock()
 func (s *state) rsNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceRS }
 func (s *state) setRSNonce(n string) { s.mu.Lock(); s.nonceRS = n; s.mu.Unlock() }
 
+// maxEndpoints bounds the endpoints a Transport keeps state for.
+const maxEndpoints = 64
+
 var zeroConfig Config
 
 func (t *Transport) cfg() *Config {
@@ -150,7 +153,12 @@ func (t *Transport) stateFor(key string) *state {
 	s := t.states[key]
 	if s == nil {
 		s = &state{key: key, flows: make(chan struct{}, 1)}
-		t.states[key] = s
+		// Past the bound, a new endpoint (a server redirecting to ever
+		// new URLs, say) gets a state that is not kept: it still works,
+		// but remembers nothing between requests.
+		if len(t.states) < maxEndpoints {
+			t.states[key] = s
+		}
 	}
 	return s
 }
