@@ -248,3 +248,17 @@ func TestPKCE(t *testing.T) {
 		t.Fatal("two verifiers are equal")
 	}
 }
+
+// A Transport keeps state for at most maxEndpoints endpoints.
+func TestEndpointStatesBounded(t *testing.T) {
+	tr := &Transport{}
+	for i := range 3 * maxEndpoints {
+		s := tr.stateFor("https://h/" + strings.Repeat("x", i))
+		if s == nil {
+			t.Fatal("no state")
+		}
+	}
+	if n := len(tr.states); n != maxEndpoints {
+		t.Fatalf("%d states kept, want %d", n, maxEndpoints)
+	}
+}
