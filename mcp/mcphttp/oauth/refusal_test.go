@@ -354,7 +354,11 @@ func TestRefusedRefreshFallsBackToGrant(t *testing.T) {
 	tokenSrv := httptest.NewServer(mux)
 	defer tokenSrv.Close()
 	m := f.meta
-	f.meta = func(base string) map[string]any { v := m(base); v["token_endpoint"] = tokenSrv.URL + "/token"; return v }
+	f.meta = func(base string) map[string]any {
+		v := m(base)
+		v["token_endpoint"] = tokenSrv.URL + "/token"
+		return v
+	}
 	tr := &oauth.Transport{Config: &oauth.Config{UserAgent: oauth.UserAgentFunc(headless), RedirectURL: "http://127.0.0.1:9/cb"}}
 	hc := &http.Client{Transport: tr}
 	codes := []int{}
@@ -388,11 +392,67 @@ func TestTokenPostNotRedirected(t *testing.T) {
 	redirector := httptest.NewServer(mux)
 	defer redirector.Close()
 	m := f.meta
-	f.meta = func(base string) map[string]any { v := m(base); v["token_endpoint"] = redirector.URL + "/token"; return v }
+	f.meta = func(base string) map[string]any {
+		v := m(base)
+		v["token_endpoint"] = redirector.URL + "/token"
+		return v
+	}
 	if _, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret"}); err == nil {
 		t.Fatal("a redirected token request succeeded")
 	}
 	if leaked.Load() != 0 {
 		t.Fatal("the token request was re-sent to the redirect's target")
+	}
+}
+
+// A token that expires is refreshed before use with the metadata the
+// last challenge named, even where the well-known paths lead elsewhere.
+func TestExpiryRefreshUsesRememberedMetadata(t *testing.T) {
+	f := newFake(t) // the resource metadata is only at /prm, named by the challenge
+	var grants, refreshes atomic.Int32
+	mux := http.NewServeMux()
+	as := httptest.NewServer(mux)
+	defer as.Close()
+	// The resource's authorization server is another origin; the MCP
+	// server's own origin has metadata too, of an issuer it does not name.
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		v := f.meta(as.URL)
+		v["authorization_endpoint"] = f.url + "/authorize"
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(map[string]any{"client_id": "cid"})
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		if r.PostForm.Get("grant_type") == "refresh_token" {
+			refreshes.Add(1)
+		} else {
+			grants.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		// Expired at once (expires_in 1 is under the 30 s margin).
+		json.NewEncoder(w).Encode(map[string]any{"access_token": "good", "token_type": "Bearer", "refresh_token": "rt", "expires_in": 1})
+	})
+	f.prm = func(base string) map[string]any {
+		return map[string]any{"resource": base + "/mcp", "authorization_servers": []string{as.URL}}
+	}
+	r := f.redirect
+	f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("iss", as.URL); return v }
+	hc := &http.Client{Transport: &oauth.Transport{Config: &oauth.Config{UserAgent: oauth.UserAgentFunc(headless), RedirectURL: "http://127.0.0.1:9/cb"}}}
+	for range 2 {
+		resp, err := hc.Get(f.url + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatal(resp.Status)
+		}
+	}
+	if grants.Load() != 1 || refreshes.Load() != 1 {
+		t.Fatalf("%d grants, %d refreshes; want 1 and 1", grants.Load(), refreshes.Load())
 	}
 }

@@ -88,6 +88,7 @@ type state struct {
 	// skipRefresh: a refreshed token was refused at once; the next
 	// authorization runs the grant instead.
 	skipRefresh bool
+	hint        string // the last challenge's resource_metadata
 }
 
 func (s *state) hasDPoP() bool       { s.mu.Lock(); defer s.mu.Unlock(); return s.dpop != nil }
@@ -352,7 +353,8 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	if creds == nil {
 		creds = &Credentials{}
 	}
-	if creds.Token != nil && (failed == nil || creds.Token.AccessToken != failed.AccessToken) && !creds.Token.expired(time.Now()) && !stepUp {
+	usable := creds.Token != nil && !creds.Token.expired(time.Now()) && (!creds.Token.isDPoP() || s.hasDPoP())
+	if usable && (failed == nil || creds.Token.AccessToken != failed.AccessToken) && !stepUp {
 		return creds.Token, nil // another request authorized meanwhile
 	}
 	cfg := t.cfg()
@@ -361,7 +363,17 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	if f.hc == nil {
 		f.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: getRedirectsOnly}
 	}
-	if f.prm, err = discoverResource(ctx, f.hc, server, ch.ResourceMetadata(), cfg.InsecureHTTP); err != nil {
+	// A challenge's resource_metadata is remembered: a refresh before
+	// expiry has no challenge, and the metadata may be only there.
+	hint := ch.ResourceMetadata()
+	s.mu.Lock()
+	if hint != "" {
+		s.hint = hint
+	} else {
+		hint = s.hint
+	}
+	s.mu.Unlock()
+	if f.prm, err = discoverResource(ctx, f.hc, server, hint, cfg.InsecureHTTP); err != nil {
 		return nil, err
 	}
 	issuer := (&url.URL{Scheme: server.Scheme, Host: server.Host}).String()
