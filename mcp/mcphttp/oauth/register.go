@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 )
 
@@ -89,6 +90,11 @@ func (f *flow) register(ctx context.Context) error {
 		ResponseTypes:           []string{"code"},
 		TokenEndpointAuthMethod: method,
 		ApplicationType:         "native",
+	}
+	// OpenID registration's application_type: native for loopback or
+	// custom-scheme redirects, web for an https one.
+	if u, err := url.Parse(f.cfg.RedirectURL); err == nil && u.Scheme == "https" && !isLoopback(u.Hostname()) {
+		reg.ApplicationType = "web"
 	}
 	if f.cfg.RedirectURL == "" {
 		reg.RedirectURIs = []string{}

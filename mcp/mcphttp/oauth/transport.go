@@ -28,6 +28,7 @@ type Config struct {
 	PrivateKey crypto.Signer
 	// ClientMetadataURL is the client's ID metadata document (an https
 	// URL), used as client_id where the authorization server supports it.
+	// The document must list RedirectURL among its redirect_uris.
 	ClientMetadataURL string
 	// ClientName is sent in dynamic registration; "" means "winbridge".
 	ClientName string
