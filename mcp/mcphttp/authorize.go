@@ -59,6 +59,15 @@ type AuthOptions struct {
 	// 403 insufficient_scope naming them. They are also the scope of the
 	// 401 challenge.
 	Scopes []string
+	// ScopesFor adds the scopes one call requires, for step-up
+	// authorization: a token lacking them gets 403 insufficient_scope
+	// naming them, and the client asks for more. It is called only for
+	// 2026-07-28 requests, with the method and name (tool, prompt or
+	// resource URI) of their Mcp-Method and Mcp-Name headers, which the
+	// Handler refuses when they differ from the body; a legacy request
+	// carries nothing trustworthy to go by before its body is read, and
+	// needs Scopes only.
+	ScopesFor func(method, name string) []string
 }
 
 type authKey struct{}
@@ -88,26 +97,36 @@ func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
 		panic("mcphttp: RequireAuth without a Verifier")
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The scopes this request needs, named in every challenge so that
+		// a client asks for them at once.
+		o := opts
+		if opts.ScopesFor != nil {
+			if hv, _ := headerValue(r, HeaderProtocolVersion); mcp.IsStateless(hv) {
+				method, _ := headerValue(r, HeaderMethod)
+				name, _ := headerValue(r, HeaderName)
+				o.Scopes = append(slices.Clone(opts.Scopes), opts.ScopesFor(method, name)...)
+			}
+		}
 		tok, ok := bearer(r)
 		if !ok {
-			refuse(w, http.StatusUnauthorized, challenge(opts, ""), "unauthorized: send Authorization: Bearer <access token>")
+			refuse(w, http.StatusUnauthorized, challenge(o, ""), "unauthorized: send Authorization: Bearer <access token>")
 			return
 		}
 		info, err := opts.Verifier.VerifyToken(r.Context(), tok)
 		switch {
 		case errors.Is(err, ErrInvalidToken):
-			refuse(w, http.StatusUnauthorized, challenge(opts, "invalid_token"), "unauthorized: the access token is not valid")
+			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
 			return
 		case err != nil || info == nil:
 			refuse(w, http.StatusInternalServerError, "", "internal error: the access token could not be verified")
 			return
 		case !info.Expiry.IsZero() && time.Now().After(info.Expiry):
-			refuse(w, http.StatusUnauthorized, challenge(opts, "invalid_token"), "unauthorized: the access token expired")
+			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token expired")
 			return
 		}
-		for _, s := range opts.Scopes {
+		for _, s := range o.Scopes {
 			if !slices.Contains(info.Scopes, s) {
-				refuse(w, http.StatusForbidden, challenge(opts, "insufficient_scope"), "forbidden: the access token lacks scope "+strconv.Quote(s))
+				refuse(w, http.StatusForbidden, challenge(o, "insufficient_scope"), "forbidden: the access token lacks scope "+strconv.Quote(s))
 				return
 			}
 		}

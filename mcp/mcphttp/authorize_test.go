@@ -125,3 +125,48 @@ func FuzzRequireAuth(f *testing.F) {
 		}
 	})
 }
+
+// ScopesFor is consulted only for 2026-07-28 requests, whose Mcp-Method
+// and Mcp-Name the Handler checks against the body; the scopes it adds
+// are named in the challenges.
+func TestRequireAuthScopesFor(t *testing.T) {
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: "u", Scopes: []string{"read"}}, nil
+	})
+	var calls []string
+	h := mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier, Scopes: []string{"read"},
+		ScopesFor: func(method, name string) []string {
+			calls = append(calls, method+" "+name)
+			if name == "drop_table" {
+				return []string{"admin"}
+			}
+			return nil
+		}},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	do := func(version, method, name, auth string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.Header.Set(mcphttp.HeaderProtocolVersion, version)
+		req.Header.Set(mcphttp.HeaderMethod, method)
+		req.Header.Set(mcphttp.HeaderName, name)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := do("2026-07-28", "tools/call", "drop_table", "Bearer t")
+	if rec.Code != http.StatusForbidden || rec.Header().Get("WWW-Authenticate") != `Bearer error="insufficient_scope", scope="read admin"` {
+		t.Fatalf("stateless call needing admin: %d %q", rec.Code, rec.Header().Get("WWW-Authenticate"))
+	}
+	if rec := do("2026-07-28", "tools/call", "drop_table", ""); rec.Header().Get("WWW-Authenticate") != `Bearer scope="read admin"` {
+		t.Fatalf("401 challenge %q does not name the call's scope", rec.Header().Get("WWW-Authenticate"))
+	}
+	if rec := do("2026-07-28", "tools/call", "list_rows", "Bearer t"); rec.Code != http.StatusTeapot {
+		t.Fatalf("stateless call needing read: %d", rec.Code)
+	}
+	calls = nil
+	if rec := do("2025-11-25", "tools/call", "drop_table", "Bearer t"); rec.Code != http.StatusTeapot || len(calls) != 0 {
+		t.Fatalf("legacy request: %d, ScopesFor called %v (its headers are not checked against the body)", rec.Code, calls)
+	}
+}

@@ -31,6 +31,11 @@ type protected struct {
 
 func newProtected(t *testing.T, scopes ...string) *protected {
 	t.Helper()
+	return newProtectedWith(t, func(o *mcphttp.AuthOptions) { o.Scopes = scopes })
+}
+
+func newProtectedWith(t *testing.T, configure func(*mcphttp.AuthOptions)) *protected {
+	t.Helper()
 	as := oauthtest.New(t, "mcp:tools", "offline_access")
 	srv := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]string, error) {
@@ -38,7 +43,7 @@ func newProtected(t *testing.T, scopes ...string) *protected {
 		if info == nil {
 			return nil, nil, errors.New("no auth info")
 		}
-		return nil, map[string]string{"subject": info.Subject, "client": info.ClientID}, nil
+		return nil, map[string]string{"subject": info.Subject, "client": info.ClientID, "scopes": strings.Join(info.Scopes, " ")}, nil
 	})
 	h := mcphttp.NewHandler(srv, nil)
 	mux := http.NewServeMux()
@@ -49,11 +54,12 @@ func newProtected(t *testing.T, scopes ...string) *protected {
 	mux.Handle(mcphttp.ResourceMetadataPath(resource), mcphttp.ResourceMetadataHandler(&oauth.ResourceMetadata{
 		Resource: resource, AuthorizationServers: []string{as.URL}, ScopesSupported: []string{"mcp:tools"},
 	}))
-	mux.Handle("/mcp", mcphttp.RequireAuth(mcphttp.AuthOptions{
+	opts := mcphttp.AuthOptions{
 		Verifier:            as.Verifier(resource),
 		ResourceMetadataURL: ts.URL + mcphttp.ResourceMetadataPath(resource),
-		Scopes:              scopes,
-	}, h))
+	}
+	configure(&opts)
+	mux.Handle("/mcp", mcphttp.RequireAuth(opts, h))
 	return &protected{url: resource, as: as}
 }
 
@@ -137,6 +143,37 @@ func TestFlowAgainstOwnServer(t *testing.T) {
 				t.Fatalf("after expiry whoami = %q", got)
 			}
 		})
+	}
+}
+
+// Step-up against our server: whoami needs mcp:admin (ScopesFor, read
+// from the 2026-07-28 headers), the first token has mcp:tools only, the
+// 403 insufficient_scope makes the client ask for both, and the call
+// passes with the larger token.
+func TestStepUpAgainstOwnServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := newProtectedWith(t, func(o *mcphttp.AuthOptions) {
+		o.Scopes = []string{"mcp:tools"}
+		o.ScopesFor = func(method, name string) []string {
+			if method == "tools/call" && name == "whoami" {
+				return []string{"mcp:admin"}
+			}
+			return nil
+		}
+	})
+	tr := &oauth.Transport{Config: &oauth.Config{RedirectURL: "http://127.0.0.1:9/callback", UserAgent: oauth.UserAgentFunc(headless)}}
+	c := connect(t, ctx, p.url, tr, mcp.Version20260728)
+	if _, err := c.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, "whoami", map[string]any{})
+	if err != nil {
+		t.Fatalf("whoami: %v", err)
+	}
+	m, _ := res.StructuredContent.(map[string]any)
+	if sc, _ := m["scopes"].(string); !strings.Contains(sc, "mcp:admin") || !strings.Contains(sc, "mcp:tools") {
+		t.Fatalf("the call ran with scopes %q, want mcp:tools and mcp:admin", sc)
 	}
 }
 
