@@ -47,6 +47,28 @@ var scenarios = map[string]scenario{
 	"json-schema-2020-12-preservation":    schemaPreservation,
 }
 
+// authScenarios are the auth/* scenarios of the suite; each runs the
+// basic scenario through an oauth.Transport (auth.go).
+var authScenarios = []string{
+	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+	"auth/basic-cimd", "auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
+	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+	"auth/scope-step-up", "auth/scope-retry-limit",
+	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+	"auth/pre-registration", "auth/resource-mismatch",
+	"auth/offline-access-scope", "auth/offline-access-not-supported", "auth/authorization-server-migration",
+	"auth/iss-supported", "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
+	"auth/iss-unexpected", "auth/iss-normalized", "auth/metadata-issuer-mismatch",
+	"auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization",
+	"auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer",
+}
+
+func init() {
+	for _, name := range authScenarios {
+		scenarios[name] = authScenario(name)
+	}
+}
+
 // runner holds what every scenario needs: the server's URL, the revision
 // asked for, the scenario's context and the HTTP client (whose transport
 // adds the Mcp-Param headers of SEP-2243).

@@ -17,7 +17,7 @@ import (
 // pinned in internal/peers/node) runs against the fixture server and the
 // conformance client at both protocol eras. The suite's exit status is the
 // verdict: every scored scenario passes, and the client may fail only the
-// auth/* scenarios listed in examples/everything-client's baselines.
+// scenarios listed in examples/everything-client's baselines (none).
 
 var revisions = []string{"2025-11-25", "2026-07-28"}
 
@@ -75,6 +75,23 @@ func TestConformanceClient(t *testing.T) {
 			out := runSuite(t, append(conf, "client", "--command", bin, "--requirements", rev, "--expected-failures", baseline))
 			if !strings.Contains(out, "Baseline check passed") {
 				t.Fatalf("baseline check did not pass:\n%s", out)
+			}
+		})
+	}
+}
+
+// The 2025-03-26 authorization scenarios are in no requirement set (that
+// revision is not scored) but a client must still reach such servers: no
+// protected resource metadata, the authorization server at the MCP
+// server's origin, with metadata or with only the default endpoints.
+func TestConformanceClientAuthBackCompat(t *testing.T) {
+	conf := peertest.Conformance(t)
+	bin := peertest.BuildGo(t, "./examples/everything-client")
+	for _, sc := range []string{"auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"} {
+		t.Run(strings.TrimPrefix(sc, "auth/"), func(t *testing.T) {
+			out := runSuite(t, append(conf, "client", "--command", bin, "--scenario", sc))
+			if !strings.Contains(out, "OVERALL: PASSED") {
+				t.Fatalf("%s did not pass:\n%s", sc, out)
 			}
 		})
 	}

@@ -17,6 +17,13 @@
 //	prompts             list the prompts
 //	get PROMPT [JSON]   get a prompt with JSON arguments
 //
+// and, for a remote server that requires OAuth,
+//
+//	mcpc login [--store FILE] [--port N] [--client-id ID] URL
+//
+// authorizes in a browser (the URL to open is printed; the redirect comes
+// back to 127.0.0.1) and keeps the credentials in FILE, mode 0600.
+//
 // The exit status is 0 on success, 1 when a tool result has isError, and
 // 2 on any other failure, with the error on stderr. Progress notifications
 // of a call go to stderr with --progress (on by default when stderr is a
@@ -84,6 +91,9 @@ func main() {
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderr = &lockedWriter{w: stderr}
+	if len(args) > 0 && args[0] == "login" {
+		return login(ctx, args[1:], stdout, stderr)
+	}
 	f, sub, subArgs, command, err := parseArgs(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -157,6 +167,7 @@ func usage(fs *flag.FlagSet, w io.Writer) func() {
 		fmt.Fprint(w, `usage: mcpc [FLAGS] SUBCOMMAND [ARGS...] [-- COMMAND ARGS...]
 
 subcommands: tools | call TOOL [JSON] | resources | read URI | prompts | get PROMPT [JSON]
+            login [--store FILE] [--port N] [--client-id ID] URL   (OAuth, remote servers)
 server: --config FILE --server NAME | --npx PACKAGE[@VERSION] [-- ARGS] | -- COMMAND ARGS...
 environment: the server gets the home, network (proxies, certificates), locale and temp-dir
   variables, never one that looks like a credential; -e KEY=VALUE adds one, --inherit-env all

@@ -11,7 +11,12 @@
 //     bodies and slow readers, streams retained for resumption, idle and
 //     live sessions (HandlerOptions; the Limits table of docs/HTTP.md).
 //   - RequireBearer is middleware that admits only requests carrying a
-//     bearer token, compared in constant time.
+//     bearer token, compared in constant time. RequireAuth is its OAuth
+//     form: a TokenVerifier checks each access token, refusals carry the
+//     WWW-Authenticate challenge (401, or 403 insufficient_scope) that
+//     points clients at the ResourceMetadataHandler, and tools see the
+//     caller through SessionAuth. The client side of OAuth is the
+//     subpackage oauth (docs/AUTH.md).
 //   - Client: NewStream returns a transport.Stream to a server URL for
 //     client.Connect; NewFramer is the transport.Framer under it. It keeps
 //     the session and negotiated version, sends the standard headers of

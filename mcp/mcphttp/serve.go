@@ -150,6 +150,9 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 	if s == nil {
 		return nil, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
 	}
+	if !s.sameIdentity(r) {
+		return nil, httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token").withID(m)
+	}
 	hv, _ := headerValue(r, HeaderProtocolVersion)
 	v := s.ss.ProtocolVersion()
 	switch {
@@ -169,6 +172,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 // failed initialize closes it again and names no session.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
 	s := h.newSession(newSessionID())
+	s.bindAuth(r)
 	if e := h.register(s); e != nil {
 		s.end()
 		writeHTTPError(w, e.withID(m))
@@ -219,6 +223,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 	}
 	s := h.newSession("")
 	defer s.end()
+	s.bindAuth(r)
 	h.exchange(w, r, s, m)
 }
 

@@ -34,6 +34,9 @@ type httpSession struct {
 	h  *Handler
 	id string // "" for a stateless session
 	ss *mcp.ServerSession
+	// auth is what RequireAuth verified of the request that opened the
+	// session; set before its first message is delivered, then read-only.
+	auth *AuthInfo
 
 	in       chan []byte
 	done     chan struct{}
@@ -194,6 +197,7 @@ func (s *httpSession) Close() error {
 
 // end closes the session: its ServerSession, and through it this framer.
 func (s *httpSession) end() {
+	sessionAuth.Delete(s.ss)
 	_ = s.ss.Close()
 	_ = s.Close()
 }

@@ -1,0 +1,253 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/oauth"
+)
+
+// AuthInfo is what a TokenVerifier learned of a request's access token.
+// RequireAuth puts it in the request's context (AuthFromContext) and the
+// Handler keeps the one that opened a session (SessionAuth). It holds no
+// token.
+type AuthInfo struct {
+	Subject  string         // the user or workload the token speaks for
+	ClientID string         // the OAuth client it was issued to
+	Scopes   []string       // the scopes it grants
+	Expiry   time.Time      // zero: no expiry known
+	Extra    map[string]any // whatever else the verifier wants handlers to see
+}
+
+// TokenVerifier checks an access token (its signature, issuer, audience =
+// this resource, expiry) and says what it grants. An error wrapping
+// ErrInvalidToken answers 401 invalid_token; any other error answers 500
+// without its text.
+type TokenVerifier interface {
+	VerifyToken(ctx context.Context, token string) (*AuthInfo, error)
+}
+
+// TokenVerifierFunc adapts a function to TokenVerifier.
+type TokenVerifierFunc func(ctx context.Context, token string) (*AuthInfo, error)
+
+// VerifyToken implements TokenVerifier.
+func (f TokenVerifierFunc) VerifyToken(ctx context.Context, token string) (*AuthInfo, error) {
+	return f(ctx, token)
+}
+
+// ErrInvalidToken is what a TokenVerifier wraps to refuse a token.
+var ErrInvalidToken = errors.New("mcphttp: invalid access token")
+
+// AuthOptions configure RequireAuth.
+type AuthOptions struct {
+	// Verifier checks each token; required.
+	Verifier TokenVerifier
+	// ResourceMetadataURL is the URL of this resource's protected
+	// resource metadata (ResourceMetadataHandler serves it), sent in every
+	// challenge so clients find the authorization server (RFC 9728 §5.1).
+	ResourceMetadataURL string
+	// Scopes are required of every request's token: one lacking any gets
+	// 403 insufficient_scope naming them. They are also the scope of the
+	// 401 challenge.
+	Scopes []string
+	// ScopesFor adds the scopes one call requires, for step-up
+	// authorization: a token lacking them gets 403 insufficient_scope
+	// naming them, and the client asks for more. It is called only for
+	// 2026-07-28 requests, with the method and name (tool, prompt or
+	// resource URI) of their Mcp-Method and Mcp-Name headers, which the
+	// Handler refuses when they differ from the body; a legacy request
+	// carries nothing trustworthy to go by before its body is read, and
+	// needs Scopes only.
+	ScopesFor func(method, name string) []string
+}
+
+type authKey struct{}
+
+// AuthFromContext returns what RequireAuth verified of the request whose
+// context ctx is, or nil.
+func AuthFromContext(ctx context.Context) *AuthInfo {
+	a, _ := ctx.Value(authKey{}).(*AuthInfo)
+	return a
+}
+
+// RequireAuth returns middleware that admits a request only with an
+// access token (Authorization: Bearer) that opts.Verifier accepts, not
+// expired, granting opts.Scopes; it passes the AuthInfo on in the
+// request's context. A request without a valid token gets 401 with
+// WWW-Authenticate: Bearer resource_metadata=..., scope=... (and
+// error="invalid_token" when it sent one); a valid token lacking a scope
+// gets 403 error="insufficient_scope". Refused requests have their body
+// left unread and their connection closed. It panics without a Verifier.
+//
+// Put it around a Handler: the Handler then binds each session to the
+// subject and client that opened it, and refuses the session's requests
+// made with another's token (403), so a leaked session ID is not a way
+// into another user's session.
+func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
+	if opts.Verifier == nil {
+		panic("mcphttp: RequireAuth without a Verifier")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The scopes this request needs, named in every challenge so that
+		// a client asks for them at once.
+		o := opts
+		if opts.ScopesFor != nil {
+			if hv, _ := headerValue(r, HeaderProtocolVersion); mcp.IsStateless(hv) {
+				method, _ := headerValue(r, HeaderMethod)
+				name, _ := headerValue(r, HeaderName)
+				o.Scopes = append(slices.Clone(opts.Scopes), opts.ScopesFor(method, name)...)
+			}
+		}
+		tok, ok := bearer(r)
+		if !ok {
+			refuse(w, http.StatusUnauthorized, challenge(o, ""), "unauthorized: send Authorization: Bearer <access token>")
+			return
+		}
+		info, err := opts.Verifier.VerifyToken(r.Context(), tok)
+		switch {
+		case errors.Is(err, ErrInvalidToken):
+			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
+			return
+		case err != nil || info == nil:
+			refuse(w, http.StatusInternalServerError, "", "internal error: the access token could not be verified")
+			return
+		case !info.Expiry.IsZero() && time.Now().After(info.Expiry):
+			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token expired")
+			return
+		}
+		for _, s := range o.Scopes {
+			if !slices.Contains(info.Scopes, s) {
+				refuse(w, http.StatusForbidden, challenge(o, "insufficient_scope"), "forbidden: the access token lacks scope "+strconv.Quote(s))
+				return
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, info)))
+	})
+}
+
+// challenge is the WWW-Authenticate value of a refusal.
+func challenge(opts AuthOptions, code string) string {
+	var parts []string
+	if code != "" {
+		parts = append(parts, `error="`+code+`"`)
+	}
+	if len(opts.Scopes) > 0 {
+		parts = append(parts, "scope="+quote(strings.Join(opts.Scopes, " ")))
+	}
+	if opts.ResourceMetadataURL != "" {
+		parts = append(parts, "resource_metadata="+quote(opts.ResourceMetadataURL))
+	}
+	if len(parts) == 0 {
+		return "Bearer"
+	}
+	return "Bearer " + strings.Join(parts, ", ")
+}
+
+// quote makes a quoted-string (RFC 9110 §5.6.4).
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+func refuse(w http.ResponseWriter, status int, challenge, msg string) {
+	if challenge != "" {
+		w.Header().Set("WWW-Authenticate", challenge)
+	}
+	// The body of a refused request is not read: a client that trickles
+	// it must not hold the connection.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	code := int64(mcp.CodeInvalidRequest)
+	if status == http.StatusInternalServerError {
+		code = mcp.CodeInternalError
+	}
+	e := httpErr(status, code, msg)
+	e.close = true
+	writeHTTPError(w, e)
+}
+
+// ResourceMetadataHandler serves m, this resource's protected resource
+// metadata (RFC 9728), as JSON to GET (any origin may read it, as
+// browsers' clients need). Mount it at ResourceMetadataPath(m.Resource).
+// It panics if m names no resource or no authorization server.
+func ResourceMetadataHandler(m *oauth.ResourceMetadata) http.Handler {
+	if m == nil || m.Resource == "" || len(m.AuthorizationServers) == 0 {
+		panic("mcphttp: ResourceMetadataHandler needs a resource and an authorization server")
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "max-age=3600")
+		_, _ = w.Write(body)
+	})
+}
+
+// ResourceMetadataPath is the well-known path of the metadata of the
+// resource identifier resource (RFC 9728 §3.1):
+// "/.well-known/oauth-protected-resource" followed by its path, so
+// "https://h/mcp" has "/.well-known/oauth-protected-resource/mcp".
+func ResourceMetadataPath(resource string) string {
+	p := ""
+	if u, err := url.Parse(resource); err == nil {
+		p = strings.TrimSuffix(u.Path, "/")
+	}
+	return "/.well-known/oauth-protected-resource" + p
+}
+
+// sessionAuth maps a live *mcp.ServerSession to the AuthInfo that opened
+// it, for SessionAuth.
+var sessionAuth sync.Map
+
+// bindAuth records the identity of the request that opens s.
+func (s *httpSession) bindAuth(r *http.Request) {
+	if a := AuthFromContext(r.Context()); a != nil {
+		s.auth = a
+		sessionAuth.Store(s.ss, a)
+	}
+}
+
+// sameIdentity reports whether r may use s: a session opened without
+// authorization is open to all; one opened with a token only to tokens of
+// the same subject and client. An admitted request's AuthInfo becomes the
+// session's latest (its scopes may have grown by a step-up).
+func (s *httpSession) sameIdentity(r *http.Request) bool {
+	if s.auth == nil {
+		return true
+	}
+	a := AuthFromContext(r.Context())
+	if a == nil || a.Subject != s.auth.Subject || a.ClientID != s.auth.ClientID {
+		return false
+	}
+	sessionAuth.Store(s.ss, a)
+	return true
+}
+
+// SessionAuth returns what RequireAuth verified of the latest request in
+// ss (for a 2026-07-28 stateless request, whose session is the request,
+// of that request), or nil. Every request of a session has the subject
+// and client of the one that opened it; the scopes and expiry are those
+// of the latest token. Tool handlers reach it through
+// req.Session:
+//
+//	info := mcphttp.SessionAuth(req.Session)
+func SessionAuth(ss *mcp.ServerSession) *AuthInfo {
+	a, _ := sessionAuth.Load(ss)
+	info, _ := a.(*AuthInfo)
+	return info
+}

@@ -1,0 +1,61 @@
+package oauth_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp/mcphttp/oauth"
+)
+
+// The loopback listener takes only the callback of the authorization in
+// progress: a forged state is refused and does not end the wait.
+func TestLoopback(t *testing.T) {
+	l, err := oauth.ListenLoopback(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	shown := make(chan string, 1)
+	l.Show = func(u string) { shown <- u }
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan url.Values, 1)
+	go func() {
+		q, err := l.Authorize(ctx, "https://as.example/authorize?state=s1&client_id=c")
+		if err != nil {
+			t.Error(err)
+		}
+		done <- q
+	}()
+	<-shown
+	get := func(q string) int {
+		resp, err := http.Get(l.RedirectURL() + "?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := get("state=forged&code=x"); c != http.StatusBadRequest {
+		t.Fatalf("forged state: %d", c)
+	}
+	if c := get("state=s1&code=good"); c != http.StatusOK {
+		t.Fatalf("callback: %d", c)
+	}
+	if q := <-done; q.Get("code") != "good" {
+		t.Fatalf("got %v", q)
+	}
+	// With nothing in progress, every callback is refused.
+	if c := get("state=s1&code=again"); c != http.StatusBadRequest {
+		t.Fatalf("late callback: %d", c)
+	}
+	// Cancellation ends the wait.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if _, err := l.Authorize(ctx2, "https://as.example/authorize?state=s2"); err == nil {
+		t.Fatal("Authorize returned without a callback")
+	}
+}

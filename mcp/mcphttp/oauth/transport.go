@@ -1,0 +1,479 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures a Transport. Only the fields of the grant in use
+// matter; the zero value runs the authorization code grant and fails
+// with ErrNoUserAgent when a server asks for authorization.
+type Config struct {
+	// ClientID and ClientSecret are a pre-registered client. With
+	// ClientIssuer set they are used only at that authorization server.
+	ClientID, ClientSecret, ClientIssuer string
+	// PrivateKey, with ClientID, authenticates the client with a signed
+	// JWT (private_key_jwt) instead of a secret; ParsePrivateKey reads one.
+	PrivateKey crypto.Signer
+	// ClientMetadataURL is the client's ID metadata document (an https
+	// URL), used as client_id where the authorization server supports it.
+	// The document must list RedirectURL among its redirect_uris.
+	ClientMetadataURL string
+	// ClientName is sent in dynamic registration; "" means "winbridge".
+	ClientName string
+	// RedirectURL is where the authorization server sends the user back.
+	RedirectURL string
+	// UserAgent runs the user's part of the authorization code grant.
+	UserAgent UserAgent
+	// Grant obtains tokens; nil means AuthorizationCode{}.
+	Grant Grant
+	// Store keeps credentials between runs; nil means a MemoryStore.
+	Store TokenStore
+	// HTTPClient sends the requests to metadata, registration and token
+	// endpoints; nil means a client with a 30-second timeout that follows
+	// at most 5 redirects of a GET and none of a POST (a 307 would carry
+	// the client's secret elsewhere).
+	HTTPClient *http.Client
+	// InsecureHTTP lets the flow use plain-http authorization servers and
+	// metadata off loopback, where anyone on the path reads the
+	// credentials: for closed test networks only.
+	InsecureHTTP bool
+	// DisableDPoP keeps tokens bearer tokens even where the authorization
+	// server offers DPoP binding.
+	DisableDPoP bool
+	// MaxStepUp bounds the re-authorizations for insufficient_scope in one
+	// request; zero means 2, negative means none.
+	MaxStepUp int
+	// Logger receives debug lines of the flow (never a secret); nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// Transport is an http.RoundTripper that adds the token of its Config to
+// every request and runs the authorization flow when the server answers
+// 401 (or 403 insufficient_scope). It serves one MCP endpoint or many,
+// keeping credentials per endpoint URL. Safe for concurrent use: requests
+// that meet a 401 together share one authorization.
+type Transport struct {
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base   http.RoundTripper
+	Config *Config
+
+	mu     sync.Mutex
+	states map[string]*state
+	mem    *MemoryStore // the store when Config has none
+}
+
+// state is what the Transport knows of one endpoint.
+type state struct {
+	key   string
+	flows chan struct{} // one authorization at a time
+
+	mu      sync.Mutex
+	creds   *Credentials // nil until loaded
+	loaded  bool
+	dpop    *dpopKey
+	nonceAS string
+	nonceRS string
+	// skipRefresh: a refreshed token was refused at once; the next
+	// authorization runs the grant instead.
+	skipRefresh bool
+	hint        string // the last challenge's resource_metadata
+}
+
+func (s *state) hasDPoP() bool       { s.mu.Lock(); defer s.mu.Unlock(); return s.dpop != nil }
+func (s *state) asNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceAS }
+func (s *state) setASNonce(n string) { s.mu.Lock(); s.nonceAS = n; s.mu.Unlock() }
+func (s *state) rsNonce() string     { s.mu.Lock(); defer s.mu.Unlock(); return s.nonceRS }
+func (s *state) setRSNonce(n string) { s.mu.Lock(); s.nonceRS = n; s.mu.Unlock() }
+
+// maxEndpoints bounds the endpoints a Transport keeps state for.
+const maxEndpoints = 64
+
+var zeroConfig Config
+
+func (t *Transport) cfg() *Config {
+	if t.Config == nil {
+		return &zeroConfig
+	}
+	return t.Config
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+func (t *Transport) logger() *slog.Logger {
+	if l := t.cfg().Logger; l != nil {
+		return l
+	}
+	return slog.Default()
+}
+
+func (t *Transport) store() TokenStore {
+	if s := t.cfg().Store; s != nil {
+		return s
+	}
+	// No Store configured: one MemoryStore for the Transport's life. The
+	// Config is the caller's and is not written to.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.mem == nil {
+		t.mem = NewMemoryStore()
+	}
+	return t.mem
+}
+
+// endpointKey is the resource key of a request: its URL without query
+// or fragment.
+func endpointKey(u *url.URL) string {
+	c := *u
+	c.RawQuery, c.Fragment, c.RawFragment, c.User = "", "", "", nil
+	return c.String()
+}
+
+func (t *Transport) stateFor(key string) *state {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.states == nil {
+		t.states = map[string]*state{}
+	}
+	s := t.states[key]
+	if s == nil {
+		s = &state{key: key, flows: make(chan struct{}, 1)}
+		// Past the bound, a new endpoint (a server redirecting to ever
+		// new URLs, say) gets a state that is not kept: it still works,
+		// but remembers nothing between requests.
+		if len(t.states) < maxEndpoints {
+			t.states[key] = s
+		}
+	}
+	return s
+}
+
+// credentials returns the endpoint's credentials, loading them from the
+// store the first time.
+func (t *Transport) credentials(ctx context.Context, s *state) (*Credentials, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		c, err := t.store().Load(ctx, s.key)
+		if err != nil {
+			return nil, err
+		}
+		s.creds, s.loaded = c, true
+	}
+	return clone(s.creds), nil
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		// The request may be sent again after authorization: keep its body.
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(ctx)
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	s := t.stateFor(endpointKey(req.URL))
+	creds, err := t.credentials(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var tok *Token
+	if creds != nil {
+		tok = creds.Token
+	}
+	if tok != nil && tok.isDPoP() && !s.hasDPoP() {
+		tok = nil // bound to the key of an earlier process: unusable
+	}
+	if tok != nil && tok.expired(time.Now()) {
+		if tok, err = t.authorize(ctx, s, req.URL, Challenge{}, tok, false); err != nil {
+			return nil, err
+		}
+	}
+	maxStep := t.cfg().MaxStepUp
+	if maxStep == 0 {
+		maxStep = 2
+	}
+	authorized, nonceRetried, steps := false, false, 0
+	for first := true; ; first = false {
+		r := req
+		if !first {
+			if r, err = rewind(req); err != nil {
+				return nil, err
+			}
+		} else {
+			r = req.Clone(ctx)
+		}
+		if err := t.present(r, s, tok); err != nil {
+			return nil, err
+		}
+		resp, err := t.base().RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		if n := resp.Header.Get("DPoP-Nonce"); n != "" && tok != nil && tok.isDPoP() {
+			s.setRSNonce(n)
+		}
+		scheme := "Bearer"
+		if tok != nil && tok.isDPoP() {
+			scheme = "DPoP"
+		}
+		ch := challengeFor(ParseChallenges(resp.Header), scheme)
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized && ch.Error() == "use_dpop_nonce" && tok != nil && tok.isDPoP() && !nonceRetried && resp.Header.Get("DPoP-Nonce") != "":
+			nonceRetried = true
+		case resp.StatusCode == http.StatusUnauthorized && !authorized:
+			authorized = true
+			drain(resp)
+			if tok, err = t.authorize(ctx, s, req.URL, ch, tok, false); err != nil {
+				return nil, err
+			}
+			continue
+		case resp.StatusCode == http.StatusForbidden && ch.Error() == "insufficient_scope" && steps < maxStep:
+			steps++
+			drain(resp)
+			if tok, err = t.authorize(ctx, s, req.URL, ch, tok, true); err != nil {
+				return nil, err
+			}
+			continue
+		default:
+			if resp.StatusCode == http.StatusUnauthorized && authorized && tok != nil && tok.refreshed {
+				// The refreshed token was refused at once: the next
+				// authorization skips refreshing, or every request would
+				// refresh forever and never ask again.
+				s.mu.Lock()
+				s.skipRefresh = true
+				s.mu.Unlock()
+			}
+			return resp, nil
+		}
+		drain(resp)
+	}
+}
+
+// CloseIdleConnections closes the idle connections of Base, as
+// http.Client.CloseIdleConnections expects of its Transport.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// present adds the token (and its DPoP proof) to r.
+func (t *Transport) present(r *http.Request, s *state, tok *Token) error {
+	if tok == nil {
+		return nil
+	}
+	if tok.isDPoP() {
+		s.mu.Lock()
+		key := s.dpop
+		s.mu.Unlock()
+		if key == nil {
+			return errors.New("oauth: a DPoP-bound token without its key (from an earlier process); authorize again")
+		}
+		p, err := key.proof(r.Method, r.URL.String(), s.rsNonce(), tok.AccessToken)
+		if err != nil {
+			return err
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", p)
+		return nil
+	}
+	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	return nil
+}
+
+func rewind(req *http.Request) (*http.Request, error) {
+	r := req.Clone(req.Context())
+	if req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = b
+	}
+	return r, nil
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// flow is one authorization run against one authorization server.
+type flow struct {
+	cfg      *Config
+	st       *state
+	hc       *http.Client
+	log      *slog.Logger
+	server   *url.URL
+	prm      *ResourceMetadata
+	as       *ServerMetadata
+	resource string
+	scope    string
+	creds    *Credentials
+}
+
+// authorize obtains a new token for the endpoint after failed was
+// refused (nil: there was none) with challenge ch. Concurrent callers
+// wait for one run; a caller that finds the token already replaced uses
+// the new one. stepUp asks for the union of the scopes so far and the
+// challenge's.
+func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch Challenge, failed *Token, stepUp bool) (*Token, error) {
+	select {
+	case s.flows <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.flows }()
+	creds, err := t.credentials(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if creds == nil {
+		creds = &Credentials{}
+	}
+	usable := creds.Token != nil && !creds.Token.expired(time.Now()) && (!creds.Token.isDPoP() || s.hasDPoP())
+	if usable && (failed == nil || creds.Token.AccessToken != failed.AccessToken) && !stepUp {
+		return creds.Token, nil // another request authorized meanwhile
+	}
+	cfg := t.cfg()
+	f := &flow{cfg: cfg, st: s, log: t.logger(), server: server, creds: creds}
+	f.hc = cfg.HTTPClient
+	if f.hc == nil {
+		f.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: getRedirectsOnly}
+	}
+	// A challenge's resource_metadata is remembered: a refresh before
+	// expiry has no challenge, and the metadata may be only there.
+	hint := ch.ResourceMetadata()
+	s.mu.Lock()
+	if hint != "" {
+		s.hint = hint
+	} else {
+		hint = s.hint
+	}
+	s.mu.Unlock()
+	if f.prm, err = discoverResource(ctx, f.hc, server, hint, cfg.InsecureHTTP); err != nil {
+		return nil, err
+	}
+	issuer := (&url.URL{Scheme: server.Scheme, Host: server.Host}).String()
+	if f.prm != nil {
+		f.resource = f.prm.Resource
+		if len(f.prm.AuthorizationServers) > 0 {
+			issuer = f.prm.AuthorizationServers[0]
+		}
+	}
+	if f.as, err = discoverServer(ctx, f.hc, issuer, cfg.InsecureHTTP); err != nil {
+		return nil, err
+	}
+	f.log.DebugContext(ctx, "oauth: discovered", "resource", f.resource, "issuer", f.as.Issuer, "fallback", f.as.fallback)
+	if slices.Contains(f.as.DPoPSigningAlgValuesSupported, "ES256") && !cfg.DisableDPoP {
+		s.mu.Lock()
+		if s.dpop == nil {
+			if s.dpop, err = newDPoPKey(); err != nil {
+				s.mu.Unlock()
+				return nil, err
+			}
+		}
+		s.mu.Unlock()
+	}
+	grant := cfg.Grant
+	if grant == nil {
+		grant = AuthorizationCode{}
+	}
+	f.scope = f.selectScope(ch, stepUp, grant)
+
+	var tok *Token
+	s.mu.Lock()
+	skip := s.skipRefresh
+	s.skipRefresh = false
+	s.mu.Unlock()
+	if creds.Token != nil && creds.Token.RefreshToken != "" && creds.Issuer == f.as.Issuer && !stepUp && !skip {
+		if tok, err = f.refresh(ctx, creds.Token.RefreshToken); err != nil {
+			f.log.DebugContext(ctx, "oauth: refresh refused; authorizing again", "err", err)
+			tok = nil
+		}
+	}
+	if tok == nil {
+		creds.Token = nil
+		if tok, err = grant.grant(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	creds.Token = tok
+	creds.Scope = f.scope
+	if err := t.save(ctx, s, creds); err != nil {
+		return nil, err
+	}
+	return tok, nil
+}
+
+func (t *Transport) save(ctx context.Context, s *state, c *Credentials) error {
+	if err := t.store().Save(ctx, s.key, c); err != nil {
+		return fmt.Errorf("oauth: saving credentials: %w", err)
+	}
+	s.mu.Lock()
+	s.creds, s.loaded = clone(c), true
+	s.mu.Unlock()
+	return nil
+}
+
+// selectScope follows the MCP scope selection strategy: the challenge's
+// scope, else the resource's scopes_supported, else none; a step-up adds
+// the scopes asked before; offline_access is added for the authorization
+// code grant when the authorization server offers it (SEP-2207).
+func (f *flow) selectScope(ch Challenge, stepUp bool, g Grant) string {
+	var scopes []string
+	switch {
+	case ch.Scope() != "":
+		scopes = strings.Fields(ch.Scope())
+	case f.prm != nil && len(f.prm.ScopesSupported) > 0:
+		scopes = slices.Clone(f.prm.ScopesSupported)
+	}
+	if stepUp || len(scopes) > 0 {
+		for _, sc := range strings.Fields(f.creds.Scope) {
+			if !slices.Contains(scopes, sc) && (stepUp || sc != "offline_access") {
+				scopes = append(scopes, sc)
+			}
+		}
+	}
+	if _, ok := g.(AuthorizationCode); ok && len(scopes) > 0 && slices.Contains(f.as.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
+		scopes = append(scopes, "offline_access")
+	}
+	return strings.Join(scopes, " ")
+}
+
+// getRedirectsOnly lets metadata GETs follow redirects but not token and
+// registration POSTs: Go would re-send their body, secrets included, to
+// wherever a 307 or 308 points.
+func getRedirectsOnly(req *http.Request, via []*http.Request) error {
+	if req.Method != http.MethodGet || len(via) >= 5 {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+func newPost(ctx context.Context, u string) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+}
