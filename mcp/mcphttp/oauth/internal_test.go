@@ -194,7 +194,10 @@ func TestDPoPProof(t *testing.T) {
 	jwk := h["jwk"].(map[string]any)
 	x, _ := base64.RawURLEncoding.DecodeString(jwk["x"].(string))
 	y, _ := base64.RawURLEncoding.DecodeString(jwk["y"].(string))
-	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
+	if err != nil {
+		t.Fatalf("the jwk's x and y are not a P-256 point: %v", err)
+	}
 	verifyES256(t, p1, pub)
 	if _, hasD := jwk["d"]; hasD || h["typ"] != "dpop+jwt" || h["alg"] != "ES256" {
 		t.Fatalf("header %v", h)
