@@ -3,6 +3,7 @@ package winexec
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -17,7 +18,9 @@ import (
 // Direct runs a Windows executable as a Linux child: through WSL interop
 // (Launcher empty) or through a launcher such as wine. The .exe's argv is
 // quoted into a Windows command line by WSL (or wine) with the MSVCRT rules,
-// so Request.CommandLine cannot be honoured (ErrRawCommandLine).
+// so a Request.CommandLine is honoured only when it is exactly what those
+// rules make of some argv (see canonicalArgs); any other is refused with
+// ErrRawCommandLine.
 //
 // Tree kill: the Linux process group is killed. Under wine every Windows
 // process is a Linux process in that group, so the whole tree dies. Under
@@ -60,11 +63,15 @@ type Direct struct {
 
 // Run implements Backend.
 func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
-	if req.CommandLine != "" {
-		return nil, ErrRawCommandLine
-	}
 	if err := checkNUL(req); err != nil {
 		return nil, err
+	}
+	args := req.Args
+	if req.CommandLine != "" {
+		var err error
+		if args, err = canonicalArgs(req.CommandLine); err != nil {
+			return nil, err
+		}
 	}
 	exe := req.Exe
 	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
@@ -75,7 +82,7 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 		}
 		exe = p
 	}
-	argv := append(append(append([]string(nil), d.Launcher...), exe), req.Args...)
+	argv := append(append(append([]string(nil), d.Launcher...), exe), args...)
 
 	dir, err := d.dir(req.Cwd)
 	if err != nil {
@@ -96,6 +103,17 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 		res.CodePage = d.codePage(ctx)
 	}
 	return res, err
+}
+
+// canonicalArgs returns the argv whose MSVCRT quoting is exactly line, so
+// that WSL interop or wine, quoting it again, hand the program line
+// verbatim; a line that no argv quotes to is ErrRawCommandLine.
+func canonicalArgs(line string) ([]string, error) {
+	args := SplitCommandLine("p " + line)[1:]
+	if JoinArgs(args) != line {
+		return nil, fmt.Errorf("%w: %s (WSL interop and wine quote argv with the MSVCRT rules, and no argv quotes to this line)", ErrRawCommandLine, line)
+	}
+	return args, nil
 }
 
 // dir returns the Linux-side working directory: the request's, else WinCwd,

@@ -73,6 +73,9 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	req.Env = maps.Clone(req.Env)
+	if err := applyCmdRule(&req); err != nil {
+		return nil, err
+	}
 	if req.Timeout <= 0 {
 		req.Timeout = e.cfg.defaultTimeout()
 	}
