@@ -3,10 +3,12 @@ package winexec
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -22,12 +24,14 @@ import (
 // rules make of some argv (see canonicalArgs); any other is refused with
 // ErrRawCommandLine.
 //
-// Tree kill: the Linux process group is killed. Under wine every Windows
-// process is a Linux process in that group, so the whole tree dies. Under
-// WSL the Linux side holds only a relay; WSL terminates the direct Windows
-// child when the relay dies, but never its descendants, and WSL interop
-// does not reveal the Windows PID that taskkill /T would need. Use the
-// PowerShell backends under WSL when a program may start children.
+// Tree kill: the Linux process group is killed. Under wine a Windows
+// process is a Linux process in that group, unless it was started detached,
+// in a new console or in a new process group (wine gives it a session of
+// its own). Under WSL the Linux side holds only a relay; WSL terminates the
+// direct Windows child when the relay dies, but never its descendants, and
+// WSL interop does not reveal the Windows PID that taskkill /T would need.
+// JobHelper closes both gaps: the direct Windows child is then the helper,
+// whose death kills the Job Object holding the tree.
 //
 // Exit codes through WSL interop are truncated to 8 bits (a Linux wait
 // status); under wine too.
@@ -41,6 +45,18 @@ type Direct struct {
 	// start in a UNC path onto the Linux file system) and the current
 	// directory with a launcher.
 	WinCwd string
+
+	// JobHelper is the path (Windows or Linux form) of jobrun.exe, the
+	// helper built from winexec/jobrun for Windows. When set, every program
+	// runs inside a kill-on-close Windows Job Object that it cannot break
+	// away from: killing the helper (a timeout, a cancel) kills the whole
+	// Windows tree, including grandchildren started detached, in a new
+	// console or in a new process group (cmd /c start), which the Linux
+	// process-group kill misses under wine and which WSL interop never
+	// reaches. The helper also passes Request.CommandLine verbatim. Empty
+	// means no helper: trees are killed as described above, and only
+	// canonical command lines pass.
+	JobHelper string
 
 	// Paths translates Windows paths in Exe and Cwd; nil means the default
 	// PathMapper.
@@ -66,23 +82,11 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err := checkNUL(req); err != nil {
 		return nil, err
 	}
-	args := req.Args
-	if req.CommandLine != "" {
-		var err error
-		if args, err = canonicalArgs(req.CommandLine); err != nil {
-			return nil, err
-		}
+	argv, err := d.argv(req)
+	if err != nil {
+		return nil, err
 	}
-	exe := req.Exe
-	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
-		// Interop needs a Linux path to the .exe (or a name on PATH).
-		p, err := d.Paths.WinToWSL(exe)
-		if err != nil {
-			return nil, &StartError{Exe: exe, Err: err}
-		}
-		exe = p
-	}
-	argv := append(append(append([]string(nil), d.Launcher...), exe), args...)
+	exe := argv[len(d.Launcher)]
 
 	dir, err := d.dir(req.Cwd)
 	if err != nil {
@@ -103,6 +107,66 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 		res.CodePage = d.codePage(ctx)
 	}
 	return res, err
+}
+
+// argv returns the Linux argv for req: the launcher, then the program and
+// its arguments, or the job helper and the hex-encoded command line.
+func (d *Direct) argv(req *Request) ([]string, error) {
+	argv := append([]string(nil), d.Launcher...)
+	if d.JobHelper != "" {
+		helper, err := d.linuxExe(d.JobHelper)
+		if err != nil {
+			return nil, &StartError{Exe: d.JobHelper, Err: err}
+		}
+		prog, err := d.windowsExe(req.Exe)
+		if err != nil {
+			return nil, &StartError{Exe: req.Exe, Err: err}
+		}
+		line := BuildCommandLine(prog, req.Args)
+		if req.CommandLine != "" {
+			line = quoteProgram(strings.ReplaceAll(prog, `"`, "")) + " " + req.CommandLine
+		}
+		return append(argv, helper, hex.EncodeToString([]byte(line))), nil
+	}
+	args := req.Args
+	if req.CommandLine != "" {
+		var err error
+		if args, err = canonicalArgs(req.CommandLine); err != nil {
+			return nil, err
+		}
+	}
+	exe, err := d.linuxExe(req.Exe)
+	if err != nil {
+		return nil, &StartError{Exe: req.Exe, Err: err}
+	}
+	return append(append(argv, exe), args...), nil
+}
+
+// linuxExe is the program as the Linux side starts it: interop needs a
+// Linux path to the .exe (or a name on PATH); a launcher takes any form.
+func (d *Direct) linuxExe(exe string) (string, error) {
+	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
+		return d.Paths.WinToWSL(exe)
+	}
+	return exe, nil
+}
+
+// windowsExe is the program as CreateProcess sees it in the job helper's
+// command line: a name or a Windows path as given; a Linux path translated
+// by Paths under WSL, or into wine's drive Z: (the Linux root) with a
+// launcher.
+func (d *Direct) windowsExe(exe string) (string, error) {
+	if IsWindowsPath(exe) || !strings.Contains(exe, "/") {
+		return exe, nil
+	}
+	if len(d.Launcher) == 0 {
+		return d.Paths.WSLToWin(exe)
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return "", err
+	}
+	return `Z:` + strings.ReplaceAll(abs, "/", `\`), nil
 }
 
 // canonicalArgs returns the argv whose MSVCRT quoting is exactly line, so
