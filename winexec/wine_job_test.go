@@ -186,3 +186,20 @@ func TestWineJobHelperCmdRule(t *testing.T) {
 		t.Errorf("something else ran: stderr %q, %d files", res.Stderr.Bytes(), len(ents))
 	}
 }
+
+// TestWineLocalWindowsJob runs the Windows-only tests of this package
+// (local_windows_test.go: Local's Job Object on the native Windows path)
+// in a cross-compiled test binary under wine.
+func TestWineLocalWindowsJob(t *testing.T) {
+	w := wintest.NeedWine(t)
+	exe := wintest.GoWindowsTestExe(t, ".")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := w.Command(ctx, exe, "-test.run", "^TestLocalWindows", "-test.v")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestLocalWindowsJobDiesWithServer") ||
+		!strings.Contains(string(out), "--- PASS: TestLocalWindowsJobKillsStartedGrandchild") {
+		t.Fatalf("windows tests under wine: %v\n%s", err, out)
+	}
+}
