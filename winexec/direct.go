@@ -25,9 +25,8 @@ import (
 // ErrRawCommandLine.
 //
 // Tree kill: the Linux process group is killed. Under wine a Windows
-// process is a Linux process in that group, unless it was started detached,
-// in a new console or in a new process group (wine gives it a session of
-// its own). Under WSL the Linux side holds only a relay; WSL terminates the
+// process is a Linux process in that group, unless it was started in a new
+// console or a new process group (wine gives it a session of its own). Under WSL the Linux side holds only a relay; WSL terminates the
 // direct Windows child when the relay dies, but never its descendants, and
 // WSL interop does not reveal the Windows PID that taskkill /T would need.
 // JobHelper closes both gaps: the direct Windows child is then the helper,
@@ -152,12 +151,23 @@ func (d *Direct) linuxExe(exe string) (string, error) {
 }
 
 // windowsExe is the program as CreateProcess sees it in the job helper's
-// command line: a name or a Windows path as given; a Linux path translated
-// by Paths under WSL, or into wine's drive Z: (the Linux root) with a
-// launcher.
+// command line: a Windows path as given; a name as given with a launcher,
+// and under WSL the Windows form of where the Linux PATH finds it (as
+// interop would), if it does; a Linux path translated by Paths under WSL,
+// or into wine's drive Z: (the Linux root) with a launcher.
 func (d *Direct) windowsExe(exe string) (string, error) {
-	if IsWindowsPath(exe) || !strings.Contains(exe, "/") {
+	if IsWindowsPath(exe) {
 		return exe, nil
+	}
+	if !strings.Contains(exe, "/") {
+		if len(d.Launcher) > 0 {
+			return exe, nil
+		}
+		p, err := exec.LookPath(exe)
+		if err != nil {
+			return exe, nil // CreateProcess searches the Windows PATH
+		}
+		exe = p
 	}
 	if len(d.Launcher) == 0 {
 		return d.Paths.WSLToWin(exe)
