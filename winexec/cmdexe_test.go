@@ -2,8 +2,11 @@ package winexec
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestIsCmdExe(t *testing.T) {
@@ -124,4 +127,41 @@ func (b *recordingBackend) Run(_ context.Context, req *Request) (*Result, error)
 	r := *req
 	b.last = &r
 	return &Result{}, nil
+}
+
+// TestDirectJobHelperArgv: with the job helper, direct starts the helper
+// with the hex-encoded Windows command line, the program in Windows form.
+func TestDirectJobHelperArgv(t *testing.T) {
+	hexOf := func(s string) string { return hex.EncodeToString([]byte(s)) }
+	tests := []struct {
+		d    *Direct
+		req  Request
+		want []string
+	}{
+		{
+			&Direct{Launcher: []string{"wine"}, JobHelper: "/opt/jobrun.exe"},
+			Request{Exe: "/opt/p q.exe", Args: []string{"a b", "c"}},
+			[]string{"wine", "/opt/jobrun.exe", hexOf(`"Z:\opt\p q.exe" "a b" c`)},
+		},
+		{
+			&Direct{Launcher: []string{"wine"}, JobHelper: "/opt/jobrun.exe"},
+			Request{Exe: "cmd.exe", CommandLine: `/d /v:off /s /c "echo ^"a b^""`},
+			[]string{"wine", "/opt/jobrun.exe", hexOf(`cmd.exe /d /v:off /s /c "echo ^"a b^""`)},
+		},
+		{
+			&Direct{JobHelper: `C:\tools\jobrun.exe`},
+			Request{Exe: "/mnt/c/Windows/System32/cmd.exe", CommandLine: `/d /s /c "dir | findstr x"`},
+			[]string{"/mnt/c/tools/jobrun.exe", hexOf(`C:\Windows\System32\cmd.exe /d /s /c "dir | findstr x"`)},
+		},
+	}
+	for _, tt := range tests {
+		got, err := tt.d.argv(&tt.req)
+		if err != nil || !cmp.Equal(got, tt.want) {
+			t.Errorf("argv(%+v) = %q, %v; want %q", tt.req, got, err, tt.want)
+		}
+	}
+	// Without the helper a line no argv quotes to is refused.
+	if _, err := (&Direct{Launcher: []string{"wine"}}).argv(&Request{Exe: "cmd.exe", CommandLine: `/d /s /c "echo ^"a b^""`}); !errors.Is(err, ErrRawCommandLine) {
+		t.Errorf("err = %v, want ErrRawCommandLine", err)
+	}
 }
