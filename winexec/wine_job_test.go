@@ -79,20 +79,21 @@ func TestWineJobKillsEscapedGrandchild(t *testing.T) {
 	for _, mode := range []string{"detached", "console", "group", "breakaway"} {
 		t.Run(mode, func(t *testing.T) {
 			hb := heartbeatPath(t)
-			checkTreeKilled(t, d, Request{Exe: e.wprobe, Args: []string{"spawnflags", mode, hb}, Timeout: 4 * time.Second}, hb)
+			checkTreeKilled(t, d, Request{Exe: e.wprobe, Args: []string{"spawnflags", mode, hb}, Timeout: 6 * time.Second}, hb)
 		})
 	}
 }
 
 // TestWineJobKillsCmdStart: the issue's case, cmd /c start, through the
-// Executor (the one-argument cmd.exe rule) and the helper.
+// Executor (the one-argument cmd.exe rule) and the helper. The first start
+// in a prefix is slow (wine brings up its desktop), hence the timeout.
 func TestWineJobKillsCmdStart(t *testing.T) {
 	e, d := needJobHelper(t)
 	ex := NewWithBackend(Config{Policy: Policy{AllowExe: []string{"*"}}}, d, nil)
 	hb := heartbeatPath(t)
 	w := winPath(e.wprobe)
 	script := `start "" ` + w + ` heartbeat ` + hb + ` & ` + w + ` waitfile ` + hb
-	req := Request{Exe: "cmd.exe", Args: []string{"/C", script}, Timeout: 8 * time.Second}
+	req := Request{Exe: "cmd.exe", Args: []string{"/C", script}, Timeout: 20 * time.Second}
 	if err := applyCmdRule(&req); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestWineDirectMissesEscapedGrandchild(t *testing.T) {
 	e := needWine(t)
 	for _, mode := range []string{"console", "group"} {
 		hb := heartbeatPath(t)
-		res, err := e.direct.Run(context.Background(), &Request{Exe: e.wprobe, Args: []string{"spawnflags", mode, hb}, Timeout: 4 * time.Second})
+		res, err := e.direct.Run(context.Background(), &Request{Exe: e.wprobe, Args: []string{"spawnflags", mode, hb}, Timeout: 6 * time.Second})
 		if err != nil || !res.TimedOut || !strings.Contains(string(res.Stdout.Bytes()), "grandchild-up") {
 			t.Fatalf("%s: %v %+v", mode, err, res)
 		}
