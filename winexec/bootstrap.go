@@ -22,8 +22,10 @@ import (
 // The script starts the target with ProcessStartInfo.Arguments set to our
 // command line (PowerShell 5.1 runs on .NET Framework, which has no
 // ArgumentList), reads stdout and stderr concurrently as raw bytes with
-// ReadAsync, and on timeout or cancel kills the tree from the Windows side
-// with taskkill /T /F /PID, then Process.Kill as a fallback. The exit code is
+// ReadAsync, and on timeout or cancel kills the tree from the Windows side:
+// TerminateJobObject of the request's Job Object (kill-on-close, created
+// through Add-Type and joined right after Process.Start), then
+// taskkill /T /F /PID and Process.Kill as fallbacks. The exit code is
 // the full 32-bit value from Process.ExitCode. It loops until stdin ends, so
 // the same script serves the one-shot PowerShell backend and PSHost.
 const Bootstrap = `# winbridge winexec bootstrap v1: requests arrive as JSON lines on stdin.
@@ -45,6 +47,36 @@ try {
   $ser.MaxJsonLength = [int]::MaxValue
 } catch { $ser = $null }
 $curId = 0
+# A Job Object per request: kill-on-close, no breakaway. Add-Type compiles
+# this once per PowerShell process; without it Stop-Tree uses taskkill only.
+$jobOk = $false
+try {
+  Add-Type -TypeDefinition @'
+using System;
+using System.Runtime.InteropServices;
+public static class WinbridgeJob {
+  [StructLayout(LayoutKind.Sequential)] struct Basic { public long T1; public long T2; public uint Flags; public UIntPtr Min; public UIntPtr Max; public uint Procs; public UIntPtr Aff; public uint Prio; public uint Sched; }
+  [StructLayout(LayoutKind.Sequential)] struct Io { public ulong A, B, C, D, E, F; }
+  [StructLayout(LayoutKind.Sequential)] struct Ext { public Basic B; public Io I; public UIntPtr P1, P2, P3, P4; }
+  [DllImport("kernel32.dll", SetLastError = true)] static extern IntPtr CreateJobObjectW(IntPtr a, IntPtr n);
+  [DllImport("kernel32.dll", SetLastError = true)] static extern bool SetInformationJobObject(IntPtr j, int c, ref Ext i, int n);
+  [DllImport("kernel32.dll", SetLastError = true)] static extern bool AssignProcessToJobObject(IntPtr j, IntPtr p);
+  [DllImport("kernel32.dll", SetLastError = true)] static extern bool TerminateJobObject(IntPtr j, uint c);
+  [DllImport("kernel32.dll", SetLastError = true)] static extern bool CloseHandle(IntPtr h);
+  static bool Limit(IntPtr j, uint flags) { Ext e = new Ext(); e.B.Flags = flags; return SetInformationJobObject(j, 9, ref e, Marshal.SizeOf(typeof(Ext))); }
+  public static IntPtr Start(IntPtr proc) {
+    IntPtr j = CreateJobObjectW(IntPtr.Zero, IntPtr.Zero);
+    if (j == IntPtr.Zero) return j;
+    if (!Limit(j, 0x2000) || !AssignProcessToJobObject(j, proc)) { CloseHandle(j); return IntPtr.Zero; }
+    return j;
+  }
+  public static void Kill(IntPtr j) { if (j != IntPtr.Zero) TerminateJobObject(j, 1); }
+  public static void Release(IntPtr j) { if (j != IntPtr.Zero) { Limit(j, 0); CloseHandle(j); } }
+}
+'@
+  $jobOk = $true
+} catch { $jobOk = $false }
+$job = [IntPtr]::Zero
 
 function Send([string]$s) {
   $b = $utf8.GetBytes($s + "` + "`" + `n")
@@ -57,6 +89,8 @@ function B64([string]$s) { [Convert]::ToBase64String($utf8.GetBytes($s)) }
 function JBool([bool]$b) { if ($b) { 'true' } else { 'false' } }
 
 function Stop-Tree($p) {
+  # The job first; taskkill for what started before the child joined it.
+  try { if ($script:job -ne [IntPtr]::Zero) { [WinbridgeJob]::Kill($script:job) } } catch { }
   try {
     $k = New-Object System.Diagnostics.ProcessStartInfo
     $k.FileName = 'taskkill.exe'
@@ -101,6 +135,8 @@ function Invoke-Request([string]$line) {
     }
     $data = [Convert]::FromBase64String([string]$r.stdin)
     $p = [System.Diagnostics.Process]::Start($psi)
+    $script:job = [IntPtr]::Zero
+    if ($jobOk) { try { $script:job = [WinbridgeJob]::Start($p.Handle) } catch { $script:job = [IntPtr]::Zero } }
   } catch {
     Send ('{"t":"x","id":' + $script:curId + ',"err":"' + (B64 $_.Exception.Message) + '"}')
     return
@@ -179,6 +215,9 @@ function Invoke-Request([string]$line) {
     }
   }
   if (-not $p.WaitForExit(5000)) { Stop-Tree $p; $null = $p.WaitForExit(5000) }
+  # A normal end releases the job, so a daemon the program started lives on.
+  try { [WinbridgeJob]::Release($script:job) } catch { }
+  $script:job = [IntPtr]::Zero
   $code = -1
   try { $code = $p.ExitCode } catch { $code = -1 }
   Send ('{"t":"x","id":' + $script:curId + ',"code":' + $code + ',"timedOut":' + (JBool $timedOut) + ',"cancelled":' + (JBool $cancelled) + ',"ms":' + $sw.ElapsedMilliseconds + '}')

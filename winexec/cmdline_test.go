@@ -138,40 +138,6 @@ func FuzzCommandLine(f *testing.F) {
 	})
 }
 
-func TestCmdEscape(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"echo a&b", "echo a^&b"},
-		{"a|b<c>d", "a^|b^<c^>d"},
-		{`"x"`, `^"x^"`},
-		{"%PATH%", "%^PATH%"},
-		{"%A% b", "%^A%^ b"},
-		{"(!^)", "^(^!^^^)"},
-		{"plain text", "plain text"},
-	}
-	for _, tt := range tests {
-		if got := CmdEscape(tt.in); got != tt.want {
-			t.Errorf("CmdEscape(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestCmdCommandLine(t *testing.T) {
-	got, err := CmdCommandLine([]string{`C:\Program Files\x.exe`, "a&b", ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `/d /s /c "^"C:\Program Files\x.exe^" a^&b ^"^""`
-	if got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	if _, err := CmdCommandLine([]string{"x", "a\nb"}); err != ErrCmdNewline {
-		t.Errorf("newline: err = %v, want ErrCmdNewline", err)
-	}
-	if _, err := CmdCommandLine(nil); err == nil {
-		t.Error("empty argv: want error")
-	}
-}
-
 func allValid(ss ...string) bool {
 	for _, s := range ss {
 		if !utf8.ValidString(s) {

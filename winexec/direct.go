@@ -3,9 +3,12 @@ package winexec
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -17,14 +20,17 @@ import (
 // Direct runs a Windows executable as a Linux child: through WSL interop
 // (Launcher empty) or through a launcher such as wine. The .exe's argv is
 // quoted into a Windows command line by WSL (or wine) with the MSVCRT rules,
-// so Request.CommandLine cannot be honoured (ErrRawCommandLine).
+// so a Request.CommandLine is honoured only when it is exactly what those
+// rules make of some argv (see canonicalArgs); any other is refused with
+// ErrRawCommandLine.
 //
-// Tree kill: the Linux process group is killed. Under wine every Windows
-// process is a Linux process in that group, so the whole tree dies. Under
-// WSL the Linux side holds only a relay; WSL terminates the direct Windows
-// child when the relay dies, but never its descendants, and WSL interop
-// does not reveal the Windows PID that taskkill /T would need. Use the
-// PowerShell backends under WSL when a program may start children.
+// Tree kill: the Linux process group is killed. Under wine a Windows
+// process is a Linux process in that group, unless it was started in a new
+// console or a new process group (wine gives it a session of its own). Under WSL the Linux side holds only a relay; WSL terminates the
+// direct Windows child when the relay dies, but never its descendants, and
+// WSL interop does not reveal the Windows PID that taskkill /T would need.
+// JobHelper closes both gaps: the direct Windows child is then the helper,
+// whose death kills the Job Object holding the tree.
 //
 // Exit codes through WSL interop are truncated to 8 bits (a Linux wait
 // status); under wine too.
@@ -38,6 +44,18 @@ type Direct struct {
 	// start in a UNC path onto the Linux file system) and the current
 	// directory with a launcher.
 	WinCwd string
+
+	// JobHelper is the path (Windows or Linux form) of jobrun.exe, the
+	// helper built from winexec/jobrun for Windows. When set, every program
+	// runs inside a kill-on-close Windows Job Object that it cannot break
+	// away from: killing the helper (a timeout, a cancel) kills the whole
+	// Windows tree, including grandchildren started detached, in a new
+	// console or in a new process group (cmd /c start), which the Linux
+	// process-group kill misses under wine and which WSL interop never
+	// reaches. The helper also passes Request.CommandLine verbatim. Empty
+	// means no helper: trees are killed as described above, and only
+	// canonical command lines pass.
+	JobHelper string
 
 	// Paths translates Windows paths in Exe and Cwd; nil means the default
 	// PathMapper.
@@ -60,9 +78,6 @@ type Direct struct {
 
 // Run implements Backend.
 func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
-	if req.CommandLine != "" {
-		return nil, ErrRawCommandLine
-	}
 	if err := checkNUL(req); err != nil {
 		return nil, err
 	}
@@ -70,15 +85,14 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
-		// Interop needs a Linux path to the .exe (or a name on PATH).
-		p, err := d.Paths.WinToWSL(exe)
-		if err != nil {
-			return nil, &StartError{Exe: exe, Err: err}
-		}
-		exe = p
+	// What runs is what was checked: the canonical program.
+	checked := *req
+	checked.Exe = exe
+	argv, err := d.argv(&checked)
+	if err != nil {
+		return nil, err
 	}
-	argv := append(append(append([]string(nil), d.Launcher...), exe), req.Args...)
+	exe = argv[len(d.Launcher)]
 
 	dir, err := d.dir(cwd)
 	if err != nil {
@@ -99,6 +113,88 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 		res.CodePage = d.codePage(ctx)
 	}
 	return res, err
+}
+
+// argv returns the Linux argv for req: the launcher, then the program and
+// its arguments, or the job helper and the hex-encoded command line.
+func (d *Direct) argv(req *Request) ([]string, error) {
+	argv := append([]string(nil), d.Launcher...)
+	if d.JobHelper != "" {
+		helper, err := d.linuxExe(d.JobHelper)
+		if err != nil {
+			return nil, &StartError{Exe: d.JobHelper, Err: err}
+		}
+		prog, err := d.windowsExe(req.Exe)
+		if err != nil {
+			return nil, &StartError{Exe: req.Exe, Err: err}
+		}
+		line := BuildCommandLine(prog, req.Args)
+		if req.CommandLine != "" {
+			line = quoteProgram(strings.ReplaceAll(prog, `"`, "")) + " " + req.CommandLine
+		}
+		return append(argv, helper, hex.EncodeToString([]byte(line))), nil
+	}
+	args := req.Args
+	if req.CommandLine != "" {
+		var err error
+		if args, err = canonicalArgs(req.CommandLine); err != nil {
+			return nil, err
+		}
+	}
+	exe, err := d.linuxExe(req.Exe)
+	if err != nil {
+		return nil, &StartError{Exe: req.Exe, Err: err}
+	}
+	return append(append(argv, exe), args...), nil
+}
+
+// linuxExe is the program as the Linux side starts it: interop needs a
+// Linux path to the .exe (or a name on PATH); a launcher takes any form.
+func (d *Direct) linuxExe(exe string) (string, error) {
+	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
+		return d.Paths.WinToWSL(exe)
+	}
+	return exe, nil
+}
+
+// windowsExe is the program as CreateProcess sees it in the job helper's
+// command line: a Windows path as given; a name as given with a launcher,
+// and under WSL the Windows form of where the Linux PATH finds it (as
+// interop would), if it does; a Linux path translated by Paths under WSL,
+// or into wine's drive Z: (the Linux root) with a launcher.
+func (d *Direct) windowsExe(exe string) (string, error) {
+	if IsWindowsPath(exe) {
+		return exe, nil
+	}
+	if !strings.Contains(exe, "/") {
+		if len(d.Launcher) > 0 {
+			return exe, nil
+		}
+		p, err := exec.LookPath(exe)
+		if err != nil {
+			return exe, nil // CreateProcess searches the Windows PATH
+		}
+		exe = p
+	}
+	if len(d.Launcher) == 0 {
+		return d.Paths.WSLToWin(exe)
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return "", err
+	}
+	return `Z:` + strings.ReplaceAll(abs, "/", `\`), nil
+}
+
+// canonicalArgs returns the argv whose MSVCRT quoting is exactly line, so
+// that WSL interop or wine, quoting it again, hand the program line
+// verbatim; a line that no argv quotes to is ErrRawCommandLine.
+func canonicalArgs(line string) ([]string, error) {
+	args := SplitCommandLine("p " + line)[1:]
+	if JoinArgs(args) != line {
+		return nil, fmt.Errorf("%w: %s (WSL interop and wine quote argv with the MSVCRT rules, and no argv quotes to this line)", ErrRawCommandLine, line)
+	}
+	return args, nil
 }
 
 // dir returns the Linux-side working directory: the request's, else WinCwd,

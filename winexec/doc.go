@@ -7,7 +7,9 @@
 //   - argv fidelity: Windows has no argv, only one command line. winexec builds
 //     it with the MSVCRT/CommandLineToArgvW rules ([BuildCommandLine]) instead
 //     of letting PowerShell 5.1 re-quote (and drop empty arguments). cmd.exe
-//     follows other rules and has its own builder ([CmdCommandLine]).
+//     follows other rules and has its own builder ([CmdCommandLine]); the
+//     Executor applies the cmd.exe rule: one argument after /C is cmd.exe
+//     syntax, several are literal tokens (see [ErrCmdArgs]).
 //   - tree-wide timeouts: a timeout kills the whole process tree, not only the
 //     process the bridge started, and returns the output printed so far.
 //   - encodings: output bytes are kept raw; decoding tries strict UTF-8 and

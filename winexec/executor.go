@@ -82,6 +82,9 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	req.Env = maps.Clone(req.Env)
+	if err := applyCmdRule(&req); err != nil {
+		return nil, err
+	}
 	req.Timeout = e.cfg.timeout(req.Timeout)
 	if req.MaxOutput <= 0 {
 		req.MaxOutput = e.cfg.MaxOutput

@@ -2,6 +2,7 @@ package winexec
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -65,6 +66,47 @@ func helperMain(args []string) int {
 			time.Sleep(10 * time.Millisecond) // the helper polls the file system; no handshake is possible
 		}
 		fmt.Printf("grandchild-up %d\n", c.Process.Pid)
+		for {
+			time.Sleep(time.Hour) // wait to be killed
+		}
+	case "localtree":
+		// localtree HBFILE SCRIPT: run cmd.exe /C SCRIPT with Local and no
+		// timeout, print "tree-up" once HBFILE exists, and wait to be
+		// killed: what becomes of the tree when the server dies.
+		req := Request{Exe: "cmd.exe", Args: []string{"/C", rest[1]}, Env: map[string]string{helperEnv: "1"}}
+		if err := applyCmdRule(&req); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 5
+		}
+		go (&Local{}).Run(context.Background(), &req)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err := os.Stat(rest[0]); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return 6
+			}
+			time.Sleep(10 * time.Millisecond) // polling; no handshake is possible
+		}
+		fmt.Println("tree-up")
+		for {
+			time.Sleep(time.Hour) // wait to be killed
+		}
+	case "waitfile":
+		// waitfile HBFILE: wait until a grandchild started by someone else
+		// (cmd /c start) writes its heartbeat, then wait to be killed.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err := os.Stat(rest[0]); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return 6
+			}
+			time.Sleep(10 * time.Millisecond) // polling; no handshake is possible
+		}
+		fmt.Println("grandchild-up")
 		for {
 			time.Sleep(time.Hour) // wait to be killed
 		}

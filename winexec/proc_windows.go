@@ -3,21 +3,21 @@
 package winexec
 
 import (
-	"fmt"
 	"os/exec"
 	"syscall"
 
+	"github.com/winbridge/winbridge/winexec/internal/winjob"
 	"golang.org/x/sys/windows"
 )
 
 // processTree is what a timeout kills: on Windows a Job Object holding the
-// child, which its descendants join automatically. The job is not
-// kill-on-close: a daemon started by a successful run (hdc's server) must
-// outlive our handle. The child is assigned
-// right after it starts; a grandchild it creates in that instant escapes,
-// because os/exec cannot start a process suspended and resume it.
+// child, which its descendants join and cannot break away from. The child
+// starts suspended and runs only once it is in the job, so no grandchild
+// is created outside it. The job is kill-on-close, so the tree also dies
+// when this process does; a run that ends normally releases it, because a
+// daemon the program started (hdc's server) must outlive our handle.
 type processTree struct {
-	job  windows.Handle
+	job  *winjob.Job
 	proc *exec.Cmd
 }
 
@@ -27,38 +27,45 @@ func prepareTree(cmd *exec.Cmd, cmdline string) {
 	if cmdline == "" {
 		cmdline = BuildCommandLine(cmd.Args[0], cmd.Args[1:])
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdline}
+	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: cmdline, CreationFlags: windows.CREATE_SUSPENDED}
 }
 
+// startTree puts the suspended child into a new job and resumes it. When
+// the job cannot be set up the child still runs (a timeout then kills only
+// the process), and the error says why.
 func startTree(cmd *exec.Cmd) (processTree, error) {
 	t := processTree{proc: cmd}
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return t, fmt.Errorf("CreateJobObject: %w", err)
+	job, err := winjob.New()
+	if err == nil {
+		if err = job.AssignPID(cmd.Process.Pid); err != nil {
+			job.Close()
+		} else {
+			t.job = job
+		}
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(cmd.Process.Pid))
-	if err != nil {
-		windows.CloseHandle(job)
-		return t, fmt.Errorf("OpenProcess: %w", err)
+	if rerr := winjob.ResumeProcess(cmd.Process.Pid); rerr != nil {
+		// A child that cannot be resumed would hang until the timeout.
+		if t.job != nil {
+			t.job.Close()
+			t.job = nil
+		}
+		_ = cmd.Process.Kill()
+		return t, rerr
 	}
-	defer windows.CloseHandle(h)
-	if err := windows.AssignProcessToJobObject(job, h); err != nil {
-		windows.CloseHandle(job)
-		return t, fmt.Errorf("AssignProcessToJobObject: %w", err)
-	}
-	t.job = job
-	return t, nil
+	return t, err
 }
 
 func (t processTree) kill() error {
-	if t.job == 0 {
+	if t.job == nil {
 		return t.proc.Process.Kill()
 	}
-	return windows.TerminateJobObject(t.job, 1)
+	return t.job.Terminate(1)
 }
 
+// close releases the job after the run: a killed tree is gone already,
+// and what a normal run left behind keeps running.
 func (t processTree) close() {
-	if t.job != 0 {
-		windows.CloseHandle(t.job)
+	if t.job != nil {
+		_ = t.job.Release()
 	}
 }

@@ -82,7 +82,10 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 		Title: "Run a Windows program",
 		Description: "Runs a Windows program (from WSL) or a local one with an exact argument list and returns " +
 			"its exit code, stdout and stderr. Only programs allowed by the server's ALLOW_EXE setting run. " +
-			"A timeout kills the whole process tree. isError is set for a non-zero exit code or a timeout.",
+			"A timeout kills the whole process tree. isError is set for a non-zero exit code or a timeout. " +
+			"cmd.exe: ONE argument after /C (or /K) is a command in cmd.exe syntax, e.g. [\"/C\",\"dir | findstr x\"]; " +
+			"SEVERAL arguments after /C are literal tokens that reach the program unchanged, e.g. [\"/C\",\"echo\",\"a&b\"] prints a&b. " +
+			"Only the switches /D /Q /S /A /U /E: /F: /V: may precede /C.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in ExecInput) (*mcp.CallToolResult, ExecOutput, error) {
 		r := Request{Exe: in.Exe, Args: in.Args, Cwd: in.Cwd, Env: in.Env, Timeout: time.Duration(in.TimeoutMs) * time.Millisecond}

@@ -114,36 +114,6 @@ func TestWineBuildCommandLine(t *testing.T) {
 	}
 }
 
-// cmdSafeArgs are the hostile arguments cmd.exe can carry: no line breaks
-// (cmd.exe ends a command there) and, under wine, no percent signs (see
-// TestWineCmdPercent).
-func cmdSafeArgs() []string {
-	var out []string
-	for _, a := range hostileArgs {
-		if !strings.ContainsAny(a, "\r\n%") {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// TestWineCmdCommandLine runs the argv printer through wine's cmd.exe
-// with a line from CmdCommandLine: every metacharacter must reach the
-// program literally.
-func TestWineCmdCommandLine(t *testing.T) {
-	e := needWine(t)
-	args := cmdSafeArgs()
-	tail, err := CmdCommandLine(append([]string{winPath(e.argvc)}, args...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := "cmd.exe " + tail
-	res := e.harness(t).run(t, Request{Args: []string{"rawexec", hex.EncodeToString([]byte(line)), "cmd.exe"}})
-	if diff := cmp.Diff(args, decodeHexArgv(t, res.Stdout.Bytes())); diff != "" {
-		t.Errorf("line %s\n(-sent +received):\n%s\nstderr %q", line, diff, res.Stderr.Bytes())
-	}
-}
-
 // TestWineCmdPercent documents where wine's cmd.exe differs from
 // Windows: it expands %^VAR% where Windows leaves an undefined "^VAR"
 // alone. The real behaviour is item 6 of the checklist in docs/WINDOWS.md.

@@ -61,6 +61,36 @@ func GoWindowsExe(t testing.TB, dir string) string {
 	return p
 }
 
+// GoWindowsTestExe cross-compiles the tests of the Go package in dir for
+// windows/amd64 (go test -c) and returns the .exe path, so that tests
+// guarded by a windows build tag can run under wine. Builds are cached per
+// test binary run.
+func GoWindowsTestExe(t testing.TB, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cached("gotest:"+abs, func() (string, error) {
+		work, err := WorkDir()
+		if err != nil {
+			return "", err
+		}
+		out := filepath.Join(work, filepath.Base(abs)+".test.exe")
+		cmd := exec.Command("go", "test", "-c", "-o", out, ".")
+		cmd.Dir = abs
+		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go test -c %s for windows: %v\n%s", dir, err, b)
+		}
+		return out, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // MingwCC is the mingw-w64 C compiler used by CWindowsExe.
 const MingwCC = "x86_64-w64-mingw32-gcc"
 

@@ -77,6 +77,51 @@ func main() {
 		for {
 			time.Sleep(time.Hour) // wait to be killed
 		}
+	case "spawnflags":
+		// spawnflags MODE HBFILE: start the heartbeat grandchild detached,
+		// in a new console, in a new process group or breaking away from
+		// the job, confirm it runs, then wait forever. A refused breakaway
+		// is reported and the program waits all the same.
+		flags := map[string]uint32{
+			"detached":  0x00000008, // DETACHED_PROCESS
+			"console":   0x00000010, // CREATE_NEW_CONSOLE
+			"group":     0x00000200, // CREATE_NEW_PROCESS_GROUP
+			"breakaway": 0x01000000, // CREATE_BREAKAWAY_FROM_JOB
+		}[args[0]]
+		exe, _ := os.Executable()
+		c := exec.Command(exe, "heartbeat", args[1])
+		c.SysProcAttr = &syscall.SysProcAttr{CreationFlags: flags}
+		if err := c.Start(); err != nil {
+			fmt.Printf("grandchild-refused %v\n", err)
+			for {
+				time.Sleep(time.Hour) // wait to be killed
+			}
+		}
+		waitFile(args[1])
+		fmt.Printf("grandchild-up %d\n", c.Process.Pid)
+		for {
+			time.Sleep(time.Hour) // wait to be killed
+		}
+	case "waitfile":
+		// waitfile HBFILE: wait until a grandchild started by someone else
+		// (cmd /c start) writes its heartbeat, then wait forever.
+		waitFile(args[0])
+		fmt.Println("grandchild-up")
+		for {
+			time.Sleep(time.Hour) // wait to be killed
+		}
+	case "daemon":
+		// daemon HBFILE: start a detached heartbeat, confirm it runs,
+		// and exit 0 (like hdc starting its server).
+		exe, _ := os.Executable()
+		c := exec.Command(exe, "heartbeat", args[0])
+		c.SysProcAttr = &syscall.SysProcAttr{CreationFlags: 0x00000008}
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(5)
+		}
+		waitFile(args[0])
+		fmt.Printf("daemon-up %d\n", c.Process.Pid)
 	case "heartbeat":
 		for i := 0; ; i++ {
 			os.WriteFile(args[0], []byte(strconv.Itoa(i)), 0o644)
@@ -107,5 +152,21 @@ func main() {
 	default:
 		fmt.Fprintln(os.Stderr, "unknown command", os.Args[1])
 		os.Exit(2)
+	}
+}
+
+// waitFile polls until path exists (a grandchild's heartbeat); there is no
+// other handshake across processes that do not share a pipe.
+func waitFile(path string) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintln(os.Stderr, "grandchild never wrote a heartbeat")
+			os.Exit(6)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval
 	}
 }
