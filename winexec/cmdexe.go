@@ -24,7 +24,7 @@ var ErrCmdArgs = errors.New("winexec: cmd.exe request refused")
 //
 // Before /C only the switches /D /Q /S /A /U /E:ON|OFF /F:ON|OFF /V:ON|OFF
 // are accepted (/D and /S are always added). This is the device-shell rule
-// of hdc.shell applied to cmd.exe.
+// of hdc_shell applied to cmd.exe.
 
 // isCmdExe reports whether exe names cmd.exe however it is spelled: cmd,
 // cmd.exe, any case, any directory in Windows or Linux form, with the

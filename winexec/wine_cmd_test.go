@@ -100,7 +100,7 @@ func FuzzCmdCommandLine(f *testing.F) {
 	})
 }
 
-// TestWineCmdRule runs win.exec's cmd.exe rule through an Executor with
+// TestWineCmdRule runs win_exec's cmd.exe rule through an Executor with
 // the direct backend under wine: several arguments after /C are literal
 // tokens, one argument is cmd.exe syntax.
 func TestWineCmdRule(t *testing.T) {
