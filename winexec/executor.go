@@ -61,8 +61,8 @@ func (e *Executor) BackendName() string { return e.name }
 func (e *Executor) Config() Config { return e.cfg }
 
 // Run checks req against the policy and runs it. A refused request returns
-// a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd or
-// ErrInvalidEnv) and runs nothing. The backend receives the program the
+// a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd,
+// ErrInvalidEnv or ErrBatchArg) and runs nothing. The backend receives the program the
 // policy decided on (see Policy.CheckExe) and the working directory in
 // canonical form; the caller's request is not modified.
 func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
@@ -71,6 +71,13 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	req.Exe = exe
+	if req.CommandLine == "" {
+		// Here as well as in the built-in backends: a Config.Runner
+		// need not check.
+		if err := checkBatchArgs(exe, req.Args); err != nil {
+			return nil, err
+		}
+	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)
 		if err != nil {
