@@ -199,6 +199,9 @@ type toolset struct {
 // opts.SnakeCase). opts may be nil.
 func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	t := newToolset(ex, opts)
+	// win.exec on the same executor would run hdc without the checks
+	// below (confirm, connectKey, hilog parse).
+	ex.Reserve(t.exe, opts.ToolName(ToolRun))
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
 	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
 	readOnly := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), ReadOnlyHint: mcp.Ptr(true)}

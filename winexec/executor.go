@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"sync"
 )
 
 // Executor is the front door MCP tools call: it applies the Policy, the
@@ -16,6 +17,9 @@ type Executor struct {
 	backend Backend
 	name    string
 	log     *slog.Logger
+
+	resMu    sync.RWMutex
+	reserved map[string]string // baseKey -> tool, see Reserve
 }
 
 // New returns an Executor for cfg. Its backend is cfg.Runner when set,
