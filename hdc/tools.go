@@ -131,6 +131,7 @@ type FileInput struct {
 	Remote     string `json:"remote" jsonschema:"description=path on the device, e.g. /data/local/tmp/a.txt"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"description=milliseconds before hdc is killed,minimum=0"`
 	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"description=return the exact argv without running anything"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema:"description=hdc.file_recv only: required; the copy writes a file of this machine"`
 }
 
 // HilogInput are the arguments of hdc.hilog.
@@ -174,7 +175,7 @@ const confirmRule = " hdc takes the first hdc command at any position in args as
 	"one element, such as \"target boot\"), and re-splits the elements before it into global options. Commands that " +
 	"change the device, the hdc server or this machine (install, uninstall, sideload, target boot, target mount, " +
 	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
-	"-r anywhere, fport and rport other than fport ls) and global options other than -t KEY, -l N, -p, -v, -h, -f " +
+	"-r anywhere, fport and rport other than fport ls, file recv, bugreport with a path) and global options other than -t KEY, -l N, -p, -v, -h, -f " +
 	"and -s with a loopback address run only with confirm: true; dryRun: true returns the exact argv without " +
 	"running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
 	"and -t values must look like a device key."
@@ -244,7 +245,8 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 		Name:  opts.ToolName(ToolFileRecv),
 		Title: "Copy a file from a device",
 		Description: "Copies a file or directory from the device to this machine (hdc file recv). The local path " +
-			"may be in WSL/Linux or Windows form and is converted for hdc. Overwrites the local file." + resultRule,
+			"may be in WSL/Linux or Windows form and is converted for hdc. Overwrites the local file, so it runs only " +
+			"with confirm: true (dryRun: true returns the exact argv)." + resultRule,
 		Annotations: open,
 	}, t.fileHandler("recv"))
 	mcp.AddTool(srv, &mcp.Tool{
@@ -697,6 +699,9 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 		}
 		if in.DryRun {
 			return dryRun(append([]string{t.exe}, args...))
+		}
+		if dir == "recv" && !in.Confirm {
+			return refuseDestructive(append([]string{t.exe}, args...), "hdc file recv writes a file or directory on this machine")
 		}
 		if r, out, ok := t.checkTargets(ctx, in.ConnectKey, in.TimeoutMs); !ok {
 			return r, out, nil

