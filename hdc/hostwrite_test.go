@@ -62,3 +62,40 @@ func testHostWrite(t *testing.T, v variant) {
 		t.Errorf("with confirm: %q", b)
 	}
 }
+
+// testLocalPathKinds: a Windows-form local path reaches hdc.exe as
+// written, so a network share would make Windows connect, and send this
+// account's credentials, to any host (and a device path reach past the
+// file system). The file tools and install refuse them before hdc runs,
+// as winexec refuses such a working directory; WSL's own shares and
+// absolute drive paths pass.
+func testLocalPathKinds(t *testing.T, v variant) {
+	f := newFixture(t, v, oneTarget(), false)
+	for _, local := range []string{
+		`\\attacker.example\share\x.bin`, `\/attacker.example\share\x.bin`, `\\wsl.localhost\..\..\attacker\s\x`,
+		`/\attacker.example\share\x.bin`, `\\attacker.example@SSL@443\share\x`, `\\?\UNC\attacker.example\share\x`,
+		`\\.\pipe\x`, `\\?\C:\x.bin`, `\??\C:\x.bin`, `tools\x.bin`, `\x.bin`, `C:x\y.bin`,
+	} {
+		for _, call := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{hdc.ToolFileSend, map[string]any{"local": local, "remote": "/data/local/tmp/x"}},
+			{hdc.ToolFileRecv, map[string]any{"local": local, "remote": "/data/local/tmp/x", "confirm": true}},
+			{hdc.ToolInstall, map[string]any{"path": local, "confirm": true}},
+		} {
+			res, out := f.call(t, call.tool, call.args)
+			if !res.IsError || out.ExitCode != -1 || out.Stdout != "" {
+				t.Errorf("%s %q: isError %v %+v %q; want refused before hdc runs", call.tool, local, res.IsError, out, res.TextOf())
+			}
+		}
+	}
+	if f.wine {
+		ok := filepath.Join(t.TempDir(), "ok.bin")
+		if err := os.WriteFile(ok, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wp, _ := winePath(ok)
+		f.ok(t, hdc.ToolFileSend, map[string]any{"local": wp, "remote": "/data/local/tmp/ok"})
+	}
+}

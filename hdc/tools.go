@@ -643,6 +643,9 @@ func (t *toolset) local(p string) (string, error) {
 		return "", errors.New("the local path is empty")
 	}
 	if winexec.IsWindowsPath(p) {
+		if err := checkWindowsLocal(p); err != nil {
+			return "", err
+		}
 		if t.windows {
 			return p, nil
 		}

@@ -154,6 +154,7 @@ var scenarios = []struct {
 	{"SeveralDevices", testSeveralDevices},
 	{"Files", testFiles},
 	{"HostWrite", testHostWrite},
+	{"LocalPathKinds", testLocalPathKinds},
 	{"Hilog", testHilog},
 	{"Timeouts", testTimeouts},
 	{"Busybox", testBusybox},
