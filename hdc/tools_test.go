@@ -155,6 +155,7 @@ var scenarios = []struct {
 	{"Files", testFiles},
 	{"HostWrite", testHostWrite},
 	{"LocalPathKinds", testLocalPathKinds},
+	{"RunNetworkPaths", testRunNetworkPaths},
 	{"Hilog", testHilog},
 	{"Timeouts", testTimeouts},
 	{"Busybox", testBusybox},
