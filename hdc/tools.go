@@ -176,9 +176,9 @@ const confirmRule = " hdc takes the first hdc command at any position in args as
 	"one element, such as \"target boot\"), and re-splits the elements before it into global options. Commands that " +
 	"change the device, the hdc server or this machine (install, uninstall, sideload, target boot, target mount, " +
 	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
-	"-r anywhere, fport and rport other than fport ls, file recv, bugreport with a path) and global options other than -t KEY, -l N, -p, -v, -h, -f " +
-	"and -s with a loopback address run only with confirm: true; dryRun: true returns the exact argv without " +
-	"running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
+	"-r anywhere, fport and rport other than fport ls, file recv, bugreport with a path) and global options " +
+	"other than -t KEY, -l N, -p, -v, -h, -f and -s with a loopback address run only with confirm: true; " +
+	"dryRun: true returns the exact argv without running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
 	"and -t values must look like a device key."
 
 const resultRule = " The result holds exitCode, stdout, stderr, durationMs, timedOut, failCode (when hdc printed " +

@@ -66,9 +66,9 @@ func (e *Executor) Config() Config { return e.cfg }
 
 // Run checks req against the policy and runs it. A refused request returns
 // a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd,
-// ErrInvalidEnv or ErrBatchArg) and runs nothing. The backend receives the program the
-// policy decided on (see Policy.CheckExe) and the working directory in
-// canonical form; the caller's request is not modified.
+// ErrInvalidEnv or ErrBatchArg) and runs nothing. The backend receives
+// the program the policy decided on (see Policy.CheckExe) and the working
+// directory in canonical form; the caller's request is not modified.
 func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 	exe, err := e.cfg.Policy.checkExe(req.Exe, e.cfg.HDCExe)
 	if err != nil {

@@ -269,9 +269,9 @@ func asciiLower(s string) string {
 }
 
 // checkTarget validates the program, working directory, environment
-// names and, for a batch file, the arguments of a request for a backend, which may run without an Executor in
-// front of it, and returns program and directory in canonical form: what
-// the backend runs is what passed.
+// names and, for a batch file, the arguments of a request for a backend,
+// which may run without an Executor in front of it, and returns program
+// and directory in canonical form: what the backend runs is what passed.
 func checkTarget(req *Request) (exe, cwd string, err error) {
 	for k := range req.Env {
 		if err := checkEnvName(k); err != nil {
