@@ -178,8 +178,8 @@ const confirmRule = " hdc takes the first hdc command at any position in args as
 	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
 	"-r anywhere, fport and rport other than fport ls, file recv, bugreport with a path) and global options " +
 	"other than -t KEY, -l N, -p, -v, -h, -f and -s with a loopback address run only with confirm: true; " +
-	"dryRun: true returns the exact argv without running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
-	"and -t values must look like a device key."
+	"dryRun: true returns the exact argv without running anything. hilog parse (run by hdc on this machine " +
+	"through a shell) is always refused. connectKey and -t values must look like a device key."
 
 const resultRule = " The result holds exitCode, stdout, stderr, durationMs, timedOut, failCode (when hdc printed " +
 	"[Fail]) and argv; isError is set when hdc reported [Fail], the device command failed or the call timed out. " +
