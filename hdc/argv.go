@@ -137,6 +137,14 @@ func (c *Command) classify() {
 		c.Destructive, c.Why = true, "hdc start with -r restarts the hdc server"
 	case (c.Verb == "fport" || c.Verb == "rport") && c.Line != "fport ls":
 		c.Destructive, c.Why = true, "hdc "+c.Verb+" adds or removes a port forward that outlives the call"
+	case c.Verb == "file recv":
+		// The device's file, which hdc shell can write, lands at any
+		// path of this machine: a shell profile, a startup folder.
+		c.Destructive, c.Why = true, "hdc file recv writes a file or directory on this machine"
+	case c.Verb == "bugreport" && len(c.Line) > len("bugreport "):
+		// translate.cpp and host_unity.cpp: "bugreport PATH" opens PATH
+		// here with O_CREAT|O_TRUNC; "bugreport" alone prints.
+		c.Destructive, c.Why = true, "hdc bugreport with a path creates or truncates that file on this machine"
 	}
 	if c.Destructive {
 		return
@@ -190,8 +198,8 @@ func loopbackServer(v string) bool {
 // IsDestructive reports whether the hdc command verb with the arguments
 // rest is destructive: install, uninstall, sideload, target boot, target
 // mount, smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn,
-// reconnect, update, flash, erase, format, start with -r, and fport or
-// rport other than "fport ls". The tools run those only with confirm:
+// reconnect, update, flash, erase, format, start with -r, fport or rport
+// other than "fport ls", file recv, and bugreport with a path. The tools run those only with confirm:
 // true; hdc hilog parse they never run.
 func IsDestructive(verb string, rest []string) bool {
 	c := ParseArgs(append(strings.Fields(verb), rest...))

@@ -132,6 +132,10 @@ func TestGuardDestructiveVerbs(t *testing.T) {
 		{"keygen", "hdckey"}, {"tconn", "1.2.3.4:5555"}, {"tconn", "1.2.3.4:5555", "-remove"}, {"reconnect"},
 		{"killall-sub"}, {"spawn-sub"}, {"rport", "tcp:1", "tcp:2"}, {"fport", "rm", "tcp:1 tcp:2"},
 		{"update", "x"}, {"flash", "x"}, {"erase", "x"}, {"format", "x"},
+		// Writes on this machine: the host side of file recv, and the
+		// local log file of bugreport (even a name made of a space).
+		{"file", "recv", "/data/x", "/home/u/.bashrc"}, {"file recv", "/data/x", "a"}, {"bugreport", "out.txt"},
+		{"bugreport", " "}, {"-t", "K", "bugreport", "C:\\x"},
 	} {
 		if c := hdc.ParseArgs(args); !c.Destructive {
 			t.Errorf("ParseArgs(%q) = %+v: not destructive", args, c)
@@ -139,7 +143,7 @@ func TestGuardDestructiveVerbs(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"fport", "ls"}, {"discover"}, {"any"}, {"checkdevice", "K"}, {"jpid"}, {"track-jpid", "-p"},
-		{"bugreport"}, {"file", "send", "a", "/data/local/tmp/a"}, {"shell", "ls"},
+		{"bugreport"}, {"bugreport", ""}, {"file", "send", "a", "/data/local/tmp/a"}, {"shell", "ls"},
 	} {
 		if c := hdc.ParseArgs(args); c.Destructive || c.Refused {
 			t.Errorf("ParseArgs(%q) = %+v: want harmless", args, c)

@@ -273,7 +273,10 @@ func (m *hdcModel) dispatch() string {
 		return "CMD_UNITY_EXECUTE"
 	case in == "shell":
 		return "CMD_SHELL_INIT"
-	case has("file send") || has("file recv"):
+	case has("file recv"):
+		// CMD_FILE_INIT too, but the host is the side that writes.
+		return "CMD_FILE_INIT-recv"
+	case has("file send"):
 		return "CMD_FILE_INIT"
 	case has("fport ") || has("rport "):
 		if has("fport") && in[6:] == "ls" {
@@ -304,6 +307,11 @@ func (m *hdcModel) dispatch() string {
 	case has("sideload"):
 		return "CMD_APP_SIDELOAD"
 	case has("bugreport"):
+		// server_for_client.cpp: "bugreport " and a path runs on the
+		// host, which opens the path (host_unity.cpp InitLocalLog).
+		if has("bugreport ") && len(in) > len("bugreport ") {
+			return "CMD_UNITY_BUGREPORT_INIT-local"
+		}
 		return "CMD_UNITY_BUGREPORT_INIT"
 	case has("alive"):
 		return "CMD_KERNEL_ENABLE_KEEPALIVE"
@@ -326,7 +334,7 @@ var modelHarmful = map[string]bool{
 	"CMD_KERNEL_TARGET_RECONNECT": true, "CMD_KERNEL_TARGET_CONNECT": true, "CMD_FORWARD_REMOVE": true,
 	"CMD_FORWARD_INIT": true, "CMD_APP_INIT": true, "CMD_APP_UNINSTALL": true, "CMD_UNITY_REMOUNT": true,
 	"CMD_UNITY_REBOOT": true, "CMD_UNITY_RUNMODE": true, "CMD_UNITY_ROOTRUN": true, "CMD_APP_SIDELOAD": true,
-	"CMD_FLASHD": true, "CMD_SPAWN_SUB": true,
+	"CMD_FLASHD": true, "CMD_SPAWN_SUB": true, "CMD_FILE_INIT-recv": true, "CMD_UNITY_BUGREPORT_INIT-local": true,
 }
 
 var modelLoopback = regexp.MustCompile(`^((127\.0\.0\.1|::1|::ffff:127\.0\.0\.1):)?[0-9]{1,5}$`)

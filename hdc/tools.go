@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +135,7 @@ type FileInput struct {
 	Remote     string `json:"remote" jsonschema_description:"path on the device, e.g. /data/local/tmp/a.txt"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
 	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"file_recv only: required; the copy writes a file of this machine"`
 }
 
 // HilogInput are the arguments of hdc_hilog.
@@ -177,10 +179,10 @@ const confirmRule = " hdc takes the first hdc command at any position in args as
 	"one element, such as \"target boot\"), and re-splits the elements before it into global options. Commands that " +
 	"change the device, the hdc server or this machine (install, uninstall, sideload, target boot, target mount, " +
 	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
-	"-r anywhere, fport and rport other than fport ls) and global options other than -t KEY, -l N, -p, -v, -h, -f " +
-	"and -s with a loopback address run only with confirm: true; dryRun: true returns the exact argv without " +
-	"running anything. hilog parse (run by hdc on this machine through a shell) is always refused. connectKey " +
-	"and -t values must look like a device key."
+	"-r anywhere, fport and rport other than fport ls, file recv, bugreport with a path) and global options " +
+	"other than -t KEY, -l N, -p, -v, -h, -f and -s with a loopback address run only with confirm: true; " +
+	"dryRun: true returns the exact argv without running anything. hilog parse (run by hdc on this machine " +
+	"through a shell) is always refused. connectKey and -t values must look like a device key."
 
 const resultRule = " The result holds exitCode, stdout, stderr, durationMs, timedOut, failCode (when hdc printed " +
 	"[Fail]) and argv; isError is set when hdc reported [Fail], the device command failed or the call timed out. " +
@@ -203,6 +205,9 @@ type toolset struct {
 // opts.DottedNames). opts may be nil.
 func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	t := newToolset(ex, opts)
+	// win.exec on the same executor would run hdc without the checks
+	// below (confirm, connectKey, hilog parse).
+	ex.Reserve(t.exe, opts.ToolName(ToolRun))
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
 	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
 	readOnly := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), ReadOnlyHint: mcp.Ptr(true)}
@@ -245,7 +250,8 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 		Name:  opts.ToolName(ToolFileRecv),
 		Title: "Copy a file from a device",
 		Description: "Copies a file or directory from the device to this machine (hdc file recv). The local path " +
-			"may be in WSL/Linux or Windows form and is converted for hdc. Overwrites the local file." + resultRule,
+			"may be in WSL/Linux or Windows form and is converted for hdc. Overwrites the local file, so it runs only " +
+			"with confirm: true (dryRun: true returns the exact argv)." + resultRule,
 		Annotations: open,
 	}, t.fileHandler("recv"))
 	mcp.AddTool(srv, &mcp.Tool{
@@ -491,6 +497,13 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 	if c.Refused {
 		return fail(Result{Argv: argv, ExitCode: -1, FailMessage: c.Why}, "not run: %s", c.Why)
 	}
+	if t.windows && slices.Contains(localPathVerbs, c.Verb) {
+		for _, a := range c.Rest {
+			if why := remoteOrDevicePath(a); why != "" {
+				return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
+			}
+		}
+	}
 	if in.ConnectKey != "" {
 		keys := 0
 		for _, o := range c.opts {
@@ -639,6 +652,9 @@ func (t *toolset) local(p string) (string, error) {
 		return "", errors.New("the local path is empty")
 	}
 	if winexec.IsWindowsPath(p) {
+		if err := checkWindowsLocal(p); err != nil {
+			return "", err
+		}
 		if t.windows {
 			return p, nil
 		}
@@ -695,6 +711,9 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 		}
 		if in.DryRun {
 			return dryRun(append([]string{t.exe}, args...))
+		}
+		if dir == "recv" && !in.Confirm {
+			return refuseDestructive(append([]string{t.exe}, args...), "hdc file recv writes a file or directory on this machine")
 		}
 		if r, out, ok := t.checkTargets(ctx, in.ConnectKey, in.TimeoutMs); !ok {
 			return r, out, nil

@@ -153,6 +153,9 @@ var scenarios = []struct {
 	{"Guard", testGuard},
 	{"SeveralDevices", testSeveralDevices},
 	{"Files", testFiles},
+	{"HostWrite", testHostWrite},
+	{"LocalPathKinds", testLocalPathKinds},
+	{"RunNetworkPaths", testRunNetworkPaths},
 	{"Hilog", testHilog},
 	{"Timeouts", testTimeouts},
 	{"Busybox", testBusybox},
@@ -310,7 +313,7 @@ func testByteExact(t *testing.T, v variant) {
 
 func testFailLines(t *testing.T, v variant) {
 	f := newFixture(t, v, oneTarget(), false)
-	res, out := f.call(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/missing", "local": t.TempDir()})
+	res, out := f.call(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/missing", "local": t.TempDir(), "confirm": true})
 	if !res.IsError || out.FailCode != "E005005" || !strings.HasPrefix(out.FailMessage, "[Fail][E005005]") || out.ExitCode != 0 {
 		t.Errorf("recv of a missing file: isError %v %+v", res.IsError, out)
 	}
@@ -556,7 +559,7 @@ func testFiles(t *testing.T, v variant) {
 		t.Errorf("send argv %q", out.Argv)
 	}
 	back := filepath.Join(dir, "back.bin")
-	f.ok(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/dst.bin", "local": back})
+	f.ok(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/dst.bin", "local": back, "confirm": true})
 	if b, err := os.ReadFile(back); err != nil || string(b) != content {
 		t.Errorf("received %q %v", b, err)
 	}
@@ -568,7 +571,7 @@ func testFiles(t *testing.T, v variant) {
 	if f.wine {
 		// A Windows-form local path passes unchanged to hdc.exe.
 		wp, _ := winePath(filepath.Join(dir, "win.bin"))
-		out = f.ok(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/dst.bin", "local": wp})
+		out = f.ok(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/dst.bin", "local": wp, "confirm": true})
 		if out.Argv[len(out.Argv)-1] != wp {
 			t.Errorf("argv %q", out.Argv)
 		}

@@ -98,6 +98,11 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err != nil {
 		return nil, &StartError{Exe: exe, Err: err}
 	}
+	if len(d.Launcher) > 0 {
+		if err := checkLauncherName(exe, dir); err != nil {
+			return nil, err
+		}
+	}
 	res, err := runProcess(ctx, runSpec{
 		argv:      argv,
 		dir:       dir,

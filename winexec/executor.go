@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"sync"
 )
 
 // Executor is the front door MCP tools call: it applies the Policy, the
@@ -16,6 +17,9 @@ type Executor struct {
 	backend Backend
 	name    string
 	log     *slog.Logger
+
+	resMu    sync.RWMutex
+	reserved map[string]string // baseKey -> tool, see Reserve
 }
 
 // New returns an Executor for cfg. Its backend is cfg.Runner when set,
@@ -61,16 +65,23 @@ func (e *Executor) BackendName() string { return e.name }
 func (e *Executor) Config() Config { return e.cfg }
 
 // Run checks req against the policy and runs it. A refused request returns
-// a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd or
-// ErrInvalidEnv) and runs nothing. The backend receives the program the
-// policy decided on (see Policy.CheckExe) and the working directory in
-// canonical form; the caller's request is not modified.
+// a *NotAllowedError (or an error wrapping ErrInvalidExe, ErrInvalidCwd,
+// ErrInvalidEnv or ErrBatchArg) and runs nothing. The backend receives
+// the program the policy decided on (see Policy.CheckExe) and the working
+// directory in canonical form; the caller's request is not modified.
 func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 	exe, err := e.cfg.Policy.checkExe(req.Exe, e.cfg.HDCExe)
 	if err != nil {
 		return nil, err
 	}
 	req.Exe = exe
+	if req.CommandLine == "" {
+		// Here as well as in the built-in backends: a Config.Runner
+		// need not check.
+		if err := checkBatchArgs(exe, req.Args); err != nil {
+			return nil, err
+		}
+	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)
 		if err != nil {

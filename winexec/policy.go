@@ -30,8 +30,11 @@ type Policy struct {
 	// AllowEnv lists the environment variable names a request may set
 	// (setting ALLOW_ENV), compared case-insensitively as Windows does. "*"
 	// allows every valid name except those that steer the loader or the
-	// launcher (LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP), which must be
-	// listed by name. Names with "=", ":" or "/" (which WSLENV would read
+	// launcher or make a runtime load code (LD_*, DYLD_*, WINE*, WSLENV,
+	// WSL_INTEROP, GCONV_PATH and glibc's other module paths, COR_*,
+	// CORECLR_*, DOTNET_*, COMPlus_*, NODE_OPTIONS, the Java, Python,
+	// Perl, Ruby and bash startup variables; see docs/WINDOWS.md), which
+	// must be listed by name. Names with "=", ":" or "/" (which WSLENV would read
 	// as its own syntax) or control characters are never allowed.
 	AllowEnv []string
 }
@@ -120,13 +123,32 @@ func (p *Policy) envAllowed(name string) bool {
 }
 
 // launcherEnv reports whether name steers how a program is loaded or
-// launched rather than what it does: the dynamic loader (LD_PRELOAD runs
-// any code in the local and direct backends' Linux processes), WSL
-// interop and wine. "*" does not cover them; they must be listed by name.
+// launched, or makes it load code it was not told to run, rather than
+// what it does: the dynamic loader (LD_PRELOAD runs any code in the local
+// and direct backends' Linux processes), WSL interop and wine, glibc's
+// module and catalog paths (GCONV_PATH loads a shared object into any
+// program using iconv; glibc ignores these for setuid programs for the
+// same reason), the .NET profiler and startup hooks (a DLL in any .NET
+// program, Windows ones included), and the startup code of Node, Java,
+// Python, Perl, Ruby and bash. "*" does not cover them; they must be
+// listed by name. The list names the mechanisms known to us, not every
+// program's: a program on the allowlist may read others.
 func launcherEnv(name string) bool {
 	n := strings.ToUpper(name)
-	return strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_") || strings.HasPrefix(n, "WINE") ||
-		n == "WSLENV" || n == "WSL_INTEROP"
+	for _, p := range []string{"LD_", "DYLD_", "WINE", "COR_", "CORECLR_", "DOTNET_", "COMPLUS_"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	switch n {
+	case "WSLENV", "WSL_INTEROP",
+		"GCONV_PATH", "GLIBC_TUNABLES", "NLSPATH", "LOCPATH", "HOSTALIASES",
+		"NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+		"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4":
+		return true
+	}
+	return false
 }
 
 // checkEnvName refuses names that cannot be one environment variable on

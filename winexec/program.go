@@ -268,10 +268,10 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-// checkTarget validates the program, working directory and environment
-// names of a request for a backend, which may run without an Executor in
-// front of it, and returns program and directory in canonical form: what
-// the backend runs is what passed.
+// checkTarget validates the program, working directory, environment
+// names and, for a batch file, the arguments of a request for a backend,
+// which may run without an Executor in front of it, and returns program
+// and directory in canonical form: what the backend runs is what passed.
 func checkTarget(req *Request) (exe, cwd string, err error) {
 	for k := range req.Env {
 		if err := checkEnvName(k); err != nil {
@@ -281,6 +281,11 @@ func checkTarget(req *Request) (exe, cwd string, err error) {
 	p, err := parseProgram(req.Exe)
 	if err != nil {
 		return "", "", err
+	}
+	if req.CommandLine == "" {
+		if err := checkBatchArgs(p.text, req.Args); err != nil {
+			return "", "", err
+		}
 	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)

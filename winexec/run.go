@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"os/exec"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -29,6 +30,13 @@ type runSpec struct {
 // kills the whole process tree when the timeout expires or ctx is done.
 func runProcess(ctx context.Context, spec runSpec) (*Result, error) {
 	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
+	if runtime.GOOS == "windows" && spec.cmdline == "" {
+		// os/exec finds a name through PATHEXT, so "deploy" may be
+		// deploy.cmd: judge the file it found.
+		if err := checkBatchArgs(cmd.Path, spec.argv[1:]); err != nil {
+			return nil, err
+		}
+	}
 	cmd.Dir = spec.dir
 	cmd.Env = spec.env
 	if len(spec.stdin) > 0 {

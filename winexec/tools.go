@@ -88,6 +88,9 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 			"Only the switches /D /Q /S /A /U /E: /F: /V: may precede /C.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in ExecInput) (*mcp.CallToolResult, ExecOutput, error) {
+		if err := ex.checkReserved(in.Exe); err != nil {
+			return nil, ExecOutput{}, err
+		}
 		r := Request{Exe: in.Exe, Args: in.Args, Cwd: in.Cwd, Env: in.Env, Timeout: time.Duration(in.TimeoutMs) * time.Millisecond}
 		if in.Stdin != "" {
 			r.Stdin = []byte(in.Stdin)

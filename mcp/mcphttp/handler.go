@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -38,6 +39,7 @@ const (
 	DefaultBodyWait           = 5 * time.Second
 	DefaultBodyTimeout        = 30 * time.Second
 	DefaultWriteTimeout       = 30 * time.Second
+	DefaultMaxInFlight        = 256
 )
 
 // HandlerOptions configure a Handler. The zero value is ready to use and
@@ -132,6 +134,15 @@ type HandlerOptions struct {
 	// clients. Sessions past SessionTimeout are closed first. Zero means
 	// DefaultMaxSessions (100); negative means no limit.
 	MaxSessions int
+	// MaxInFlight bounds the POST requests served at once, over all
+	// sessions and stateless requests together: each holds a goroutine,
+	// a connection and whatever its call holds until it answers. Beyond
+	// it a POST gets 503 with Retry-After and a JSON-RPC error before its
+	// body is read. MaxSessions does not bound this: one session can
+	// POST many calls at once, and every stateless POST (2026-07-28) is a
+	// session of its own. Zero means DefaultMaxInFlight (256); negative
+	// means no limit.
+	MaxInFlight int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger
 }
@@ -149,6 +160,7 @@ type Handler struct {
 
 	now    func() time.Time // the clock of timeouts; tests replace it
 	bodies budget           // MaxBodyMemory
+	posts  atomic.Int64     // POSTs being served, for MaxInFlight
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -195,6 +207,9 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxInFlight == 0 {
+		o.MaxInFlight = DefaultMaxInFlight
 	}
 	h.bodies.init(o.MaxBodyMemory)
 	if h.opts.KeepAlive == 0 {

@@ -16,6 +16,17 @@ import (
 
 // post serves a POSTed message: checks, then routing by era.
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	if n := h.posts.Add(1); h.opts.MaxInFlight > 0 && n > int64(h.opts.MaxInFlight) {
+		h.posts.Add(-1)
+		e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError,
+			"busy: "+strconv.Itoa(h.opts.MaxInFlight)+" requests are being served (MaxInFlight); retry later")
+		e.retryAfter = time.Second
+		// The body is not read: the connection closes after the answer.
+		e.close = true
+		writeHTTPError(w, e)
+		return
+	}
+	defer h.posts.Add(-1)
 	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
 		writeHTTPError(w, httpErr(http.StatusNotAcceptable, mcp.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream"))
 		return

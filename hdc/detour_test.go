@@ -1,0 +1,85 @@
+package hdc_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/hdc"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// countingRunner records the programs it was asked to run.
+type countingRunner struct {
+	mu   sync.Mutex
+	runs [][]string
+}
+
+func (r *countingRunner) Run(_ context.Context, req *winexec.Request) (*winexec.Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runs = append(r.runs, append([]string{req.Exe}, req.Args...))
+	return &winexec.Result{}, nil
+}
+
+func (r *countingRunner) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.runs)
+}
+
+// TestWinExecDetour: with the hdc tools and win.exec on one executor (as
+// the winbridge server has them) and the default allowlist (hdc.exe), a
+// model must not reach hdc's destructive commands through win.exec, which
+// knows nothing of confirm.
+func TestWinExecDetour(t *testing.T) {
+	for _, hdcExe := range []string{"", `C:\sdk\toolchains\hdc.exe`} {
+		r := &countingRunner{}
+		ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: hdcExe, Launcher: []string{"wine"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := mcp.NewServer(&mcp.Implementation{Name: "detour", Version: "1.0.0"}, nil)
+		winexec.AddTools(srv, ex, nil)
+		hdc.AddTools(srv, ex, nil)
+		a, b := transport.Pipe(nil)
+		srv.Connect(b)
+		c, err := client.Connect(context.Background(), a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		for _, exe := range []string{"hdc.exe", "hdc", "HDC.EXE", hdcExe, "/mnt/c/sdk/toolchains/HDC.exe"} {
+			if exe == "" {
+				continue
+			}
+			for _, args := range [][]string{{"kill"}, {"target", "boot"}, {"-m", "-s", "0.0.0.0:8710"}, {"hilog", "parse", "-i", "x"}} {
+				res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": exe, "args": args})
+				if err == nil && !res.IsError {
+					t.Errorf("HDC_EXE %q: win.exec %q %q succeeded", hdcExe, exe, args)
+				}
+			}
+		}
+		if n := r.count(); n != 0 {
+			t.Errorf("HDC_EXE %q: win.exec ran hdc %d times: %q", hdcExe, n, r.runs)
+		}
+		// The guarded way still works, with confirm.
+		res, err := c.CallTool(ctx, "hdc.run", map[string]any{"args": []string{"kill"}})
+		if err == nil && !res.IsError {
+			t.Errorf("hdc.run kill without confirm succeeded")
+		}
+		if _, err := c.CallTool(ctx, "hdc.run", map[string]any{"args": []string{"kill"}, "confirm": true}); err != nil {
+			t.Errorf("hdc.run kill with confirm: %v", err)
+		}
+		if n := r.count(); n != 1 {
+			t.Errorf("HDC_EXE %q: %d runs after hdc.run with confirm, want 1", hdcExe, n)
+		}
+		cancel()
+		c.Close()
+		ex.Close()
+	}
+}

@@ -1,0 +1,62 @@
+package hdc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// checkWindowsLocal refuses a Windows-form local path that is not an
+// absolute drive path or a path on WSL's own shares. hdc.exe opens the
+// path as written: a network share (\\host\share\x, with either slash)
+// makes Windows connect and authenticate to that host, which hands the
+// account's credentials to whoever runs it; a device path (\\?\, \\.\,
+// \??\) reaches past the file system; a relative one (tools\x, \x, C:x)
+// depends on hdc's working directory. winexec refuses such a working
+// directory for the same reasons.
+func checkWindowsLocal(p string) error {
+	isSep := func(c byte) bool { return c == '\\' || c == '/' }
+	switch {
+	case len(p) >= 3 && p[1] == ':' && isASCIILetter(p[0]) && isSep(p[2]):
+		return nil
+	case len(p) >= 2 && isSep(p[0]) && isSep(p[1]):
+		parts := strings.FieldsFunc(p[2:], func(r rune) bool { return r == '\\' || r == '/' })
+		switch {
+		case len(parts) > 0 && (parts[0] == "?" || parts[0] == "."):
+			return fmt.Errorf("%q is a device path; give an absolute path such as C:\\dir\\file", p)
+		case len(parts) < 2 || !strings.EqualFold(parts[0], "wsl.localhost") && !strings.EqualFold(parts[0], "wsl$"):
+			return fmt.Errorf("%q is a network share: Windows would connect and authenticate to that host; "+
+				"only drive paths and \\\\wsl.localhost\\ or \\\\wsl$\\ are accepted", p)
+		}
+		for _, c := range parts {
+			if c == "." || c == ".." {
+				return fmt.Errorf("%q: a \".\" or \"..\" component in a share path", p)
+			}
+		}
+		return nil
+	case strings.HasPrefix(p, `\??\`):
+		return fmt.Errorf("%q is a device path; give an absolute path such as C:\\dir\\file", p)
+	}
+	return fmt.Errorf("%q is a relative Windows path; give an absolute path such as C:\\dir\\file", p)
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// localPathVerbs are the commands whose arguments after the verb include
+// a path on this machine that hdc opens: file send reads it, file recv,
+// keygen and bugreport write it, install, sideload, update and flash read
+// a package or image.
+var localPathVerbs = []string{"file send", "file recv", "install", "sideload", "keygen", "bugreport", "update", "flash"}
+
+// remoteOrDevicePath returns why p, an argument of such a command, must
+// not reach a Windows hdc.exe: a network share (either slash) other than
+// WSL's own, or a device path. Relative and drive paths pass: hdc.run
+// hands them to hdc as given.
+func remoteOrDevicePath(p string) string {
+	isSep := func(c byte) bool { return c == '\\' || c == '/' }
+	if strings.HasPrefix(p, `\??\`) || len(p) >= 2 && isSep(p[0]) && isSep(p[1]) {
+		if err := checkWindowsLocal(p); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}

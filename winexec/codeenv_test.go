@@ -1,0 +1,37 @@
+package winexec
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestPolicyStarSparesCodeLoadingEnv: besides the loader, runtimes load
+// code named by a variable: glibc's iconv modules (GCONV_PATH) and message
+// catalogs, the .NET profiler and startup hooks (a DLL in any .NET
+// program, on Windows too), Node, Java, Python, Perl, Ruby and bash
+// startup code. "*" must not hand those to a model; listed by name they
+// pass.
+func TestPolicyStarSparesCodeLoadingEnv(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{
+		"GCONV_PATH", "GLIBC_TUNABLES", "NLSPATH", "LOCPATH", "HOSTALIASES",
+		"COR_ENABLE_PROFILING", "COR_PROFILER", "COR_PROFILER_PATH", "COR_PROFILER_PATH_64", "CORECLR_PROFILER_PATH",
+		"CORECLR_ENABLE_PROFILING", "DOTNET_STARTUP_HOOKS", "dotnet_additional_deps", "COMPlus_EnableDiagnostics",
+		"NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+		"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4",
+	} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: "x"}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+	for _, name := range []string{"OHOS_HDC_SERVER_PORT", "PYTHONIOENCODING", "PYTHONUTF8", "LANG", "TZ", "HOME", "DOTNETX", "ENVIRONMENT"} {
+		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
+		}
+	}
+}
