@@ -49,7 +49,7 @@ var localPathVerbs = []string{"file send", "file recv", "install", "sideload", "
 
 // remoteOrDevicePath returns why p, an argument of such a command, must
 // not reach a Windows hdc.exe: a network share (either slash) other than
-// WSL's own, or a device path. Relative and drive paths pass: hdc.run
+// WSL's own, or a device path. Relative and drive paths pass: hdc_run
 // hands them to hdc as given.
 func remoteOrDevicePath(p string) string {
 	isSep := func(c byte) bool { return c == '\\' || c == '/' }

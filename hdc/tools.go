@@ -205,7 +205,7 @@ type toolset struct {
 // opts.DottedNames). opts may be nil.
 func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	t := newToolset(ex, opts)
-	// win.exec on the same executor would run hdc without the checks
+	// win_exec on the same executor would run hdc without the checks
 	// below (confirm, connectKey, hilog parse).
 	ex.Reserve(t.exe, opts.ToolName(ToolRun))
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}

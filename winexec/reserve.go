@@ -6,19 +6,19 @@ import (
 )
 
 // ErrReserved is returned (wrapped, naming the program and the tools to
-// use) by the win.exec tool for a program that Executor.Reserve handed to
+// use) by the win_exec tool for a program that Executor.Reserve handed to
 // tools of their own.
 var ErrReserved = errors.New("winexec: program reserved for its own tools")
 
 // Reserve hands the program exe to tools that check its arguments
-// themselves (tool names the main one for the refusal, e.g. "hdc.run"): the
-// generic win.exec tool of AddTools then refuses every program with the
+// themselves (tool names the main one for the refusal, e.g. "hdc_run"): the
+// generic win_exec tool of AddTools then refuses every program with the
 // same file name, in any directory and spelling (ASCII case, with or
 // without ".exe"), so a model cannot step around those checks by calling
-// win.exec. Executor.Run itself, which those tools call, is unaffected.
+// win_exec. Executor.Run itself, which those tools call, is unaffected.
 // The hdc package reserves its hdc program. This is a guard against a
 // detour, not a sandbox: with ALLOW_EXE=* or a shell on the allowlist,
-// win.exec can still reach the program through the shell.
+// win_exec can still reach the program through the shell.
 func (e *Executor) Reserve(exe, tool string) {
 	p, err := parseProgram(exe)
 	if err != nil {
@@ -50,7 +50,7 @@ func (e *Executor) checkReserved(exe string) error {
 			continue // Run refuses it
 		}
 		if tool, ok := e.reserved[baseKey(p)]; ok {
-			return fmt.Errorf("%w: use %s (and the tools beside it) for %s, which check its commands; win.exec does not run it", ErrReserved, tool, exe)
+			return fmt.Errorf("%w: use %s (and the tools beside it) for %s, which check its commands; win_exec does not run it", ErrReserved, tool, exe)
 		}
 	}
 	return nil
