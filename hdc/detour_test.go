@@ -2,6 +2,7 @@ package hdc_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,9 +59,9 @@ func TestWinExecDetour(t *testing.T) {
 				continue
 			}
 			for _, args := range [][]string{{"kill"}, {"target", "boot"}, {"-m", "-s", "0.0.0.0:8710"}, {"hilog", "parse", "-i", "x"}} {
-				res, err := c.CallTool(ctx, "win.exec", map[string]any{"exe": exe, "args": args})
-				if err == nil && !res.IsError {
-					t.Errorf("HDC_EXE %q: win.exec %q %q succeeded", hdcExe, exe, args)
+				res, err := c.CallTool(ctx, winexec.ToolExec, map[string]any{"exe": exe, "args": args})
+				if err != nil || !res.IsError || !strings.Contains(res.TextOf(), hdc.ToolRun) {
+					t.Errorf("HDC_EXE %q: %s %q %q = %v %+v, want a tool error pointing to %s", hdcExe, winexec.ToolExec, exe, args, err, res, hdc.ToolRun)
 				}
 			}
 		}
@@ -68,11 +69,11 @@ func TestWinExecDetour(t *testing.T) {
 			t.Errorf("HDC_EXE %q: win.exec ran hdc %d times: %q", hdcExe, n, r.runs)
 		}
 		// The guarded way still works, with confirm.
-		res, err := c.CallTool(ctx, "hdc.run", map[string]any{"args": []string{"kill"}})
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": []string{"kill"}})
 		if err == nil && !res.IsError {
 			t.Errorf("hdc.run kill without confirm succeeded")
 		}
-		if _, err := c.CallTool(ctx, "hdc.run", map[string]any{"args": []string{"kill"}, "confirm": true}); err != nil {
+		if _, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": []string{"kill"}, "confirm": true}); err != nil {
 			t.Errorf("hdc.run kill with confirm: %v", err)
 		}
 		if n := r.count(); n != 1 {

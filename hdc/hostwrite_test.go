@@ -41,7 +41,7 @@ func testHostWrite(t *testing.T, v variant) {
 		}
 	}
 	res, out := f.call(t, hdc.ToolFileRecv, map[string]any{"remote": "/data/local/tmp/payload", "local": profile})
-	unchanged("hdc.file_recv")
+	unchanged(hdc.ToolFileRecv)
 	if !res.IsError || !strings.Contains(res.TextOf(), "confirm") {
 		t.Errorf("hdc.file_recv without confirm: isError %v %q %+v", res.IsError, res.TextOf(), out)
 	}
