@@ -14,6 +14,17 @@ import (
 	"slices"
 )
 
+// WinDbgExtension are the exports the WinDbg extension
+// (examples/windbg/ext) must have: the lifecycle functions the debugger
+// calls at .load and .unload, and the !mcp and !help commands.
+var WinDbgExtension = []string{
+	"DebugExtensionInitialize",
+	"DebugExtensionUninitialize",
+	"DebugExtensionCanUnload",
+	"mcp",
+	"help",
+}
+
 // maxNames bounds the names read from one image; a real DLL has far fewer,
 // and a corrupt count must not make the reader allocate without limit.
 const maxNames = 1 << 16

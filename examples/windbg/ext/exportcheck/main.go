@@ -13,22 +13,12 @@ import (
 	"github.com/winbridge/winbridge/internal/peexports"
 )
 
-// Required are the exports the extension must have; the extension's tests
-// check the same list.
-var Required = []string{
-	"DebugExtensionInitialize",
-	"DebugExtensionUninitialize",
-	"DebugExtensionCanUnload",
-	"mcp",
-	"help",
-}
-
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: exportcheck FILE.dll")
 		os.Exit(2)
 	}
-	if err := peexports.Check(os.Args[1], Required); err != nil {
+	if err := peexports.Check(os.Args[1], peexports.WinDbgExtension); err != nil {
 		fmt.Fprintln(os.Stderr, "exportcheck: FAIL:", err)
 		os.Exit(1)
 	}
