@@ -13,6 +13,7 @@
 #include <initguid.h>
 #include <windows.h>
 #include <dbgeng.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,17 @@ static PDEBUG_EXTENSION_UNINITIALIZE uninit;
 static PDEBUG_EXTENSION_CANUNLOAD canUnload;
 static PDEBUG_EXTENSION_CALL mcp;
 
+// say prints a line through this thread's client, as WinDbg's own output
+// does, so that it cannot interleave with the extension's output.
+static void say(const char *format, ...) {
+	char buf[8192];
+	va_list ap;
+	va_start(ap, format);
+	vsnprintf(buf, sizeof buf, format, ap);
+	va_end(ap);
+	control->lpVtbl->Output(control, DEBUG_OUTPUT_NORMAL, "%s", buf);
+}
+
 static DWORD WINAPI otherThread(LPVOID arg) {
 	(void)arg;
 	return (DWORD)control->lpVtbl->Output(control, DEBUG_OUTPUT_NORMAL, "from the wrong thread\n");
@@ -41,7 +53,7 @@ static LONG count(const char *name) {
 static void load(const char *path) {
 	ext = LoadLibraryA(path);
 	if (ext == NULL) {
-		printf("load: LoadLibrary failed, error %lu\n", GetLastError());
+		say("load: LoadLibrary failed, error %lu\n", GetLastError());
 		return;
 	}
 	init = (PDEBUG_EXTENSION_INITIALIZE)(void *)GetProcAddress(ext, "DebugExtensionInitialize");
@@ -49,19 +61,19 @@ static void load(const char *path) {
 	canUnload = (PDEBUG_EXTENSION_CANUNLOAD)(void *)GetProcAddress(ext, "DebugExtensionCanUnload");
 	mcp = (PDEBUG_EXTENSION_CALL)(void *)GetProcAddress(ext, "mcp");
 	if (!init || !uninit || !canUnload || !mcp) {
-		printf("load: missing export\n");
+		say("load: missing export\n");
 		return;
 	}
 	ULONG version = 0, flags = 0;
 	HRESULT hr = init(&version, &flags);
-	printf("load: module=%p hr=0x%08lx version=0x%08lx\n", (void *)ext, (unsigned long)hr, version);
+	say("load: module=%p hr=0x%08lx version=0x%08lx\n", (void *)ext, (unsigned long)hr, version);
 }
 
 int main(void) {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	HRESULT hr = DebugCreate(&IID_IDebugClient, (void **)&client);
 	if (hr != S_OK || client->lpVtbl->QueryInterface(client, &IID_IDebugControl, (void **)&control) != S_OK) {
-		printf("host: DebugCreate failed 0x%08lx\n", (unsigned long)hr);
+		fprintf(stderr, "host: DebugCreate failed 0x%08lx\n", (unsigned long)hr);
 		return 1;
 	}
 	char line[4096];
@@ -71,11 +83,11 @@ int main(void) {
 			load(line + 5);
 		} else if (strcmp(line, "mcp") == 0 || strncmp(line, "mcp ", 4) == 0) {
 			hr = mcp ? mcp(client, line[3] ? line + 4 : "") : E_FAIL;
-			printf("mcp: hr=0x%08lx\n", (unsigned long)hr);
+			say("mcp: hr=0x%08lx\n", (unsigned long)hr);
 		} else if (strcmp(line, "unload") == 0) {
 			uninit();
 			hr = canUnload();
-			printf("unload: canunload=0x%08lx freed=%d\n", (unsigned long)hr, FreeLibrary(ext));
+			say("unload: canunload=0x%08lx freed=%d\n", (unsigned long)hr, FreeLibrary(ext));
 			init = NULL;
 			uninit = NULL;
 			canUnload = NULL;
@@ -86,14 +98,14 @@ int main(void) {
 			WaitForSingleObject(t, INFINITE);
 			GetExitCodeThread(t, &rc);
 			CloseHandle(t);
-			printf("wrongthread: hr=0x%08lx\n", (unsigned long)rc);
+			say("wrongthread: hr=0x%08lx\n", (unsigned long)rc);
 		} else if (strcmp(line, "stats") == 0) {
-			printf("stats: violations=%ld live=%ld unimplemented=%ld\n", count("FakeDbgViolations"), count("FakeDbgLive"), count("FakeDbgUnimplemented"));
+			say("stats: violations=%ld live=%ld unimplemented=%ld\n", count("FakeDbgViolations"), count("FakeDbgLive"), count("FakeDbgUnimplemented"));
 		} else if (strcmp(line, "exit") == 0) {
-			printf("done exit\n");
+			say("done exit\n");
 			break;
 		}
-		printf("done %s\n", line);
+		say("done %s\n", line);
 	}
 	control->lpVtbl->Release(control);
 	client->lpVtbl->Release(client);
