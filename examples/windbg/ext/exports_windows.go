@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -20,9 +21,10 @@ import (
 // the extension commands !mcp and !help.
 
 var (
-	mu      sync.Mutex
-	current *service
-	lastErr error
+	mu       sync.Mutex
+	current  *service
+	lastErr  error
+	draining *service // stopped, but its worker had not ended in time
 )
 
 // DebugExtensionInitialize is called by .load. It pins the module, then
@@ -45,25 +47,42 @@ func DebugExtensionInitialize(version *C.ULONG, flags *C.ULONG) C.HRESULT {
 }
 
 // DebugExtensionUninitialize is called by .unload: it stops the service
-// and releases every engine object the extension created.
+// and releases every engine object the extension created. Called from a
+// command the extension itself runs (a .unload let through with
+// WINDBG_MCP_ALLOW_SESSION_END=1), it cannot wait for its own worker: the
+// service then stops in the background.
 //
 //export DebugExtensionUninitialize
 func DebugExtensionUninitialize() {
-	_ = stop()
+	if err := stop(); errors.Is(err, errReentrant) {
+		mu.Lock()
+		s := current
+		current, draining = nil, s
+		mu.Unlock()
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.stopTimeout())
+			defer cancel()
+			_ = s.stop(ctx)
+		}()
+	}
 }
 
 // DebugExtensionCanUnload reports whether the extension may be unloaded:
-// S_OK once the service is stopped (the module itself stays pinned).
+// S_OK once the service is stopped and its worker has released the
+// engine, S_FALSE before. The module itself stays pinned either way.
 //
 //export DebugExtensionCanUnload
 func DebugExtensionCanUnload() C.HRESULT {
 	mu.Lock()
 	defer mu.Unlock()
-	if current != nil {
+	if current != nil || draining != nil && !draining.w.ended() {
 		return C.HRESULT(sFalse)
 	}
 	return 0
 }
+
+// errReentrant refuses to stop the service from its own worker thread.
+var errReentrant = errors.New("called from a command the extension itself is running; it cannot wait for itself")
 
 // mcp is the !mcp command: status (the default), start, stop, help. It
 // prints through the client the debugger passes, on the debugger's thread.
@@ -97,6 +116,12 @@ func start() error {
 	if current != nil {
 		return nil
 	}
+	if draining != nil && !draining.w.ended() {
+		lastErr = errors.New("the previous service is still stopping (its worker is busy with a command)")
+		printErr(lastErr)
+		return lastErr
+	}
+	draining = nil
 	cfg, err := configFromEnv(os.Getenv)
 	if err == nil {
 		current, err = startService(cfg, func() (engine, error) { return openDbgEngine(cfg.MaxOutput) })
@@ -114,9 +139,15 @@ func stop() error {
 	if current == nil {
 		return nil
 	}
+	if current.w.onWorkerThread() {
+		return errReentrant
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), current.stopTimeout())
 	defer cancel()
 	err := current.stop(ctx)
+	if err != nil {
+		draining = current
+	}
 	current = nil
 	return err
 }

@@ -25,11 +25,11 @@ type fakeEngine struct {
 }
 
 func newFakeEngine(maxOutput int) *fakeEngine {
-	return &fakeEngine{owner: threadID(), maxOutput: maxOutput, interrupt: make(chan struct{}, 1), printed: make(chan struct{}, 1)}
+	return &fakeEngine{owner: int(currentThreadID()), maxOutput: maxOutput, interrupt: make(chan struct{}, 1), printed: make(chan struct{}, 1)}
 }
 
 func (f *fakeEngine) check() {
-	if threadID() != f.owner {
+	if int(currentThreadID()) != f.owner {
 		f.violations.Add(1)
 	}
 }

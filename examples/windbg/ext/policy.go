@@ -40,7 +40,7 @@ var sessionEnders = map[string]string{
 
 // CheckCommand accepts one non-empty line without control characters
 // (tabs aside) and, unless allowEnd, without a command that would end the
-// session. An empty line would repeat the last command in cdb; a newline
+// session; this extension's own !mcp is refused either way. An empty line would repeat the last command in cdb; a newline
 // would smuggle in another command.
 //
 // The session-ending check is lexical and deliberately coarse: the
@@ -67,10 +67,16 @@ func CheckCommand(command string, allowEnd bool) error {
 			return &CommandError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", i)}
 		}
 	}
+	lower := strings.ToLower(command)
+	// Always refused: !mcp run by the worker would wait for the worker.
+	for _, w := range words(lower) {
+		if w == "!mcp" || strings.HasPrefix(w, "!") && strings.HasSuffix(w, ".mcp") {
+			return &CommandError{Reason: w + " controls this extension; run it in the debugger yourself"}
+		}
+	}
 	if allowEnd {
 		return nil
 	}
-	lower := strings.ToLower(command)
 	if strings.Contains(lower, "$$<") || strings.Contains(lower, "$$>") || strings.Contains(lower, "$><") || strings.Contains(lower, "$<") {
 		return &CommandError{Reason: "script files ($$<, $$><, $$>a<) are refused: their commands cannot be checked"}
 	}
@@ -80,9 +86,6 @@ func CheckCommand(command string, allowEnd bool) error {
 	for _, w := range words(lower) {
 		if why, ok := sessionEnders[w]; ok {
 			return &CommandError{Reason: fmt.Sprintf("%s %s; run from here it would end the session under the extension or deadlock it, so it is refused (type it in the debugger yourself)", w, why)}
-		}
-		if w == "!mcp" || strings.HasPrefix(w, "!") && strings.HasSuffix(w, ".mcp") {
-			return &CommandError{Reason: w + " controls this extension; run it in the debugger yourself"}
 		}
 	}
 	return nil

@@ -35,7 +35,7 @@ func TestCheckCommand(t *testing.T) {
 	if err := CheckCommand("q", true); err != nil {
 		t.Errorf("q with allowEnd: %v", err)
 	}
-	for _, c := range []string{"", "k\nq"} {
+	for _, c := range []string{"", "k\nq", "!mcp stop", "k; !windbgext.mcp"} {
 		if err := CheckCommand(c, true); err == nil {
 			t.Errorf("%q accepted with allowEnd", c)
 		}

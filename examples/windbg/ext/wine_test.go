@@ -5,6 +5,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"net"
 	"slices"
 	"strings"
@@ -172,4 +175,59 @@ func TestWineExtensionSettings(t *testing.T) {
 	if v, live, _ := h2.stats(); v != 0 || live != 2 {
 		t.Errorf("after a refused load: violations=%d live=%d", v, live)
 	}
+}
+
+// With WINDBG_MCP_ALLOW_SESSION_END=1, a .unload run through the tool
+// makes the engine uninitialize the extension on the worker's own
+// thread, inside the call the worker is making. That must not deadlock:
+// the service stops in the background, DebugExtensionCanUnload says
+// S_FALSE until the worker has released the engine, and the service can
+// be started again afterwards.
+func TestWineReentrantUnload(t *testing.T) {
+	dll := extDLL(t)
+	h := startHost(t, "WINDBG_MCP_HTTP=127.0.0.1:0", "WINDBG_MCP_ALLOW_SESSION_END=1", "WINDBG_MCP_GRACE=20s")
+	_, baseLive, _ := h.stats()
+	_, url := h.load(dll)
+	c, _ := connect(t, url)
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"windbg_eval","arguments":{"command":".unload windbgext"}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	client := &http.Client{Timeout: 60 * time.Second}
+	start := time.Now()
+	// Any answer, or a connection cut by the shutdown, will do; hanging
+	// until the client's timeout would be the deadlock.
+	if resp, err := client.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	} else if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Timeout") {
+		t.Fatalf(".unload through the tool: %v", err)
+	}
+	if !slices.Contains(h.executed(), ".unload windbgext") {
+		t.Fatalf("the engine did not run .unload: %q", h.executed())
+	}
+	// The worker ends once the command returns: poll the host (an external
+	// process leaves no other way) until DebugExtensionCanUnload says S_OK.
+	// A worker waiting for itself would give up only after the stop
+	// timeout (grace 20s + 10s).
+	deadline := start.Add(15 * time.Second)
+	for {
+		out := h.do("canunload")
+		if strings.Contains(out, "canunload: hr=0x00000000 hook=1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("canunload: %q", out)
+		}
+		time.Sleep(100 * time.Millisecond) // polling an external process
+	}
+	if v, live, _ := h.stats(); v != 0 || live != baseLive {
+		t.Errorf("after the re-entrant unload: violations=%d live=%d, want 0 %d", v, live, baseLive)
+	}
+	if out := h.do("mcp start"); !strings.Contains(out, "mcp: serving http://127.0.0.1:") {
+		t.Errorf("!mcp start after the re-entrant unload: %q", out)
+	}
+	h.do("unload")
 }

@@ -54,6 +54,7 @@ type worker struct {
 	stop  chan struct{}
 	done  chan struct{}
 	eng   engine // for Interrupt from other goroutines; set before start returns
+	tid   uint64 // the worker's OS thread (0 where unknown); set before start returns
 
 	mu      sync.Mutex // guards running and the Interrupt call
 	running uint64     // id of the command in Execute, 0 when none
@@ -82,6 +83,7 @@ func startWorker(open func() (engine, error)) (*worker, error) {
 		// else ever runs on the thread the engine objects belong to.
 		runtime.LockOSThread()
 		defer close(w.done)
+		w.tid = currentThreadID()
 		eng, err := open()
 		if err != nil {
 			opened <- err
@@ -146,6 +148,24 @@ func (w *worker) Write(p []byte) (int, error) {
 		w.dropMu.Unlock()
 	}
 	return len(p), nil
+}
+
+// onWorkerThread reports whether the caller runs on the worker's thread:
+// then it is inside an engine call the worker made (an extension command
+// the engine runs on the caller's thread), and must not wait for the
+// worker.
+func (w *worker) onWorkerThread() bool {
+	return w.tid != 0 && currentThreadID() == w.tid
+}
+
+// ended reports whether the worker has released the engine and ended.
+func (w *worker) ended() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // close stops the worker after the job in progress and waits for it to

@@ -55,7 +55,7 @@ func TestWorkerThreadAffinity(t *testing.T) {
 // Two goroutines locked to their threads at the same time are on two
 // threads.
 func TestFakeEngineCatchesWrongThread(t *testing.T) {
-	if threadID() == 0 {
+	if int(currentThreadID()) == 0 {
 		t.Skip("no thread ids on this system")
 	}
 	made := make(chan *fakeEngine)

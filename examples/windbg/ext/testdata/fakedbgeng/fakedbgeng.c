@@ -11,6 +11,7 @@
 //   k, r        canned output
 //   hang        waits until interrupted, then says so
 //   big N       prints N bytes of 'x'
+//   .unload     calls the host's unload hook (FakeDbgSetUnloadHook)
 //   anything    an error message and E_FAIL
 // Each executed command is appended to the file named by FAKEDBG_LOG.
 #include <initguid.h>
@@ -21,6 +22,9 @@
 #include <string.h>
 
 static LONG violations, live, unimplemented, interruptFlag;
+// unloadHook is what .unload does: the host sets it, as WinDbg's .unload
+// calls into the extension, on the thread running the command.
+static void(WINAPI *unloadHook)(void);
 static HANDLE interruptEvent;
 static CRITICAL_SECTION outLock;
 
@@ -276,6 +280,11 @@ static HRESULT STDMETHODCALLTYPE controlExecute(IDebugControl *This, ULONG outct
 		}
 		return S_OK;
 	}
+	if (strncmp(command, ".unload", 7) == 0 && unloadHook != NULL) {
+		unloadHook();
+		emit(k, outctl, "Unloading extension\n");
+		return S_OK;
+	}
 	char msg[512];
 	snprintf(msg, sizeof msg, "Couldn't resolve error at '%.400s'\n", command);
 	emit(k, outctl, msg);
@@ -323,6 +332,7 @@ HRESULT WINAPI DebugCreate(REFIID iid, PVOID *out) {
 	return S_OK;
 }
 
+void WINAPI FakeDbgSetUnloadHook(void(WINAPI *hook)(void)) { unloadHook = hook; }
 LONG WINAPI FakeDbgViolations(void) { return violations; }
 LONG WINAPI FakeDbgLive(void) { return live; }
 LONG WINAPI FakeDbgUnimplemented(void) { return unimplemented; }

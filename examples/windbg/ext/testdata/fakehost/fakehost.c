@@ -5,6 +5,7 @@
 //   load PATH      LoadLibrary, look up the exports, DebugExtensionInitialize
 //   mcp ARGS       call the extension's mcp export with this thread's client
 //   unload         DebugExtensionUninitialize, DebugExtensionCanUnload, FreeLibrary
+//   canunload      DebugExtensionCanUnload now, and what the .unload hook saw
 //   wrongthread    use this thread's client from another thread (must fail)
 //   stats          the fake engine's counters
 //   exit
@@ -38,6 +39,17 @@ static void say(const char *format, ...) {
 	vsnprintf(buf, sizeof buf, format, ap);
 	va_end(ap);
 	control->lpVtbl->Output(control, DEBUG_OUTPUT_NORMAL, "%s", buf);
+}
+
+// hookUnload is .unload run as a command inside the engine: the
+// extension is uninitialized on the thread executing that command.
+static volatile LONG hookCalls;
+static volatile HRESULT hookCanUnload = -1;
+
+static void WINAPI hookUnload(void) {
+	if (uninit) uninit();
+	if (canUnload) hookCanUnload = canUnload();
+	InterlockedIncrement(&hookCalls);
 }
 
 static DWORD WINAPI otherThread(LPVOID arg) {
@@ -76,6 +88,9 @@ int main(void) {
 		fprintf(stderr, "host: DebugCreate failed 0x%08lx\n", (unsigned long)hr);
 		return 1;
 	}
+	typedef void(WINAPI * setHook)(void(WINAPI *)(void));
+	setHook set = (setHook)(void *)GetProcAddress(GetModuleHandleA("dbgeng.dll"), "FakeDbgSetUnloadHook");
+	if (set) set(hookUnload);
 	char line[4096];
 	while (fgets(line, sizeof line, stdin)) {
 		line[strcspn(line, "\r\n")] = 0;
@@ -99,6 +114,8 @@ int main(void) {
 			GetExitCodeThread(t, &rc);
 			CloseHandle(t);
 			say("wrongthread: hr=0x%08lx\n", (unsigned long)rc);
+		} else if (strcmp(line, "canunload") == 0) {
+			say("canunload: hr=0x%08lx hook=%ld hookhr=0x%08lx\n", canUnload ? (unsigned long)canUnload() : 0xffffffffUL, hookCalls, (unsigned long)hookCanUnload);
 		} else if (strcmp(line, "stats") == 0) {
 			say("stats: violations=%ld live=%ld unimplemented=%ld\n", count("FakeDbgViolations"), count("FakeDbgLive"), count("FakeDbgUnimplemented"));
 		} else if (strcmp(line, "exit") == 0) {
