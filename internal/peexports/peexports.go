@@ -39,6 +39,15 @@ func Names(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
+	names, err := exportNames(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return names, nil
+}
+
+// exportNames reads the export name table of f.
+func exportNames(f *pe.File) ([]string, error) {
 	var dir pe.DataDirectory
 	switch oh := f.OptionalHeader.(type) {
 	case *pe.OptionalHeader64:
@@ -50,30 +59,30 @@ func Names(path string) ([]string, error) {
 			dir = oh.DataDirectory[pe.IMAGE_DIRECTORY_ENTRY_EXPORT]
 		}
 	default:
-		return nil, fmt.Errorf("%s: not a PE image with an optional header", path)
+		return nil, errors.New("not a PE image with an optional header")
 	}
 	if dir.VirtualAddress == 0 || dir.Size < 40 {
-		return nil, fmt.Errorf("%s: %w", path, ErrNoExports)
+		return nil, ErrNoExports
 	}
-	img := image{f: f}
+	img := image{f: f, data: map[*pe.Section][]byte{}}
 	hdr, err := img.read(dir.VirtualAddress, 40)
 	if err != nil {
-		return nil, fmt.Errorf("%s: export directory: %w", path, err)
+		return nil, fmt.Errorf("export directory: %w", err)
 	}
 	n := binary.LittleEndian.Uint32(hdr[24:])
 	namesRVA := binary.LittleEndian.Uint32(hdr[32:])
 	if n > maxNames {
-		return nil, fmt.Errorf("%s: %d exported names, more than %d", path, n, maxNames)
+		return nil, fmt.Errorf("%d exported names, more than %d", n, maxNames)
 	}
 	ptrs, err := img.read(namesRVA, n*4)
 	if err != nil {
-		return nil, fmt.Errorf("%s: export name table: %w", path, err)
+		return nil, fmt.Errorf("export name table: %w", err)
 	}
 	names := make([]string, 0, n)
 	for i := range n {
 		s, err := img.cstring(binary.LittleEndian.Uint32(ptrs[i*4:]))
 		if err != nil {
-			return nil, fmt.Errorf("%s: export name %d: %w", path, i, err)
+			return nil, fmt.Errorf("export name %d: %w", i, err)
 		}
 		names = append(names, s)
 	}
@@ -100,19 +109,25 @@ func Check(path string, want []string) error {
 	return nil
 }
 
-// image reads bytes at relative virtual addresses.
+// image reads bytes at relative virtual addresses, reading each section
+// once.
 type image struct {
-	f *pe.File
+	f    *pe.File
+	data map[*pe.Section][]byte
 }
 
 func (im image) section(rva uint32) (*pe.Section, []byte, error) {
 	for _, s := range im.f.Sections {
 		size := max(s.VirtualSize, s.Size)
 		if rva >= s.VirtualAddress && rva-s.VirtualAddress < size {
+			if data, ok := im.data[s]; ok {
+				return s, data, nil
+			}
 			data, err := s.Data()
 			if err != nil {
 				return nil, nil, err
 			}
+			im.data[s] = data
 			return s, data, nil
 		}
 	}
