@@ -9,12 +9,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/winbridge/winbridge/internal/peertest"
+	"github.com/winbridge/winbridge/internal/wintest"
 )
 
 // The DLL in a fake debugger under wine: what .load, !mcp and .unload do
@@ -230,4 +234,57 @@ func TestWineReentrantUnload(t *testing.T) {
 		t.Errorf("!mcp start after the re-entrant unload: %q", out)
 	}
 	h.do("unload")
+}
+
+// The load failures of the loading guide, as the fake host (LoadLibrary,
+// then the exports by name) meets them under wine: a missing file and a
+// missing dependency are error 126, the wrong architecture 193, a DLL
+// without the exports is refused before anything runs.
+func TestWineLoadFailures(t *testing.T) {
+	dll := extDLL(t)
+	dir := t.TempDir()
+	cc := func(out string, args ...string) {
+		t.Helper()
+		if b, err := exec.Command(wintest.MingwCC, append([]string{"-shared", "-o", filepath.Join(dir, out)}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", out, err, b)
+		}
+	}
+	src := func(name, code string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// needsgone.dll imports from gone.dll, which is then deleted.
+	cc("gone.dll", src("gone.c", "int gone(void) { return 1; }\n"), "-Wl,--out-implib,"+filepath.Join(dir, "libgone.a"))
+	cc("needsgone.dll", src("needsgone.c", "__declspec(dllimport) int gone(void);\n__declspec(dllexport) int f(void) { return gone(); }\n"), "-L"+dir, "-lgone")
+	os.Remove(filepath.Join(dir, "gone.dll"))
+	// noexports.dll is a valid DLL without the extension's exports.
+	cc("noexports.dll", src("noexports.c", "__declspec(dllexport) int f(void) { return 0; }\n"))
+	// arm64.dll is the extension with the machine of another architecture.
+	b, err := os.ReadFile(dll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peOff := int(b[0x3c]) | int(b[0x3d])<<8 | int(b[0x3e])<<16 | int(b[0x3f])<<24
+	b[peOff+4], b[peOff+5] = 0x64, 0xAA // IMAGE_FILE_MACHINE_ARM64
+	if err := os.WriteFile(filepath.Join(dir, "arm64.dll"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	h := startHost(t, "WINDBG_MCP_HTTP=127.0.0.1:0")
+	for _, c := range []struct{ file, want string }{
+		{"nosuch.dll", "LoadLibrary failed, error 126"},
+		{"needsgone.dll", "LoadLibrary failed, error 126"},
+		{"arm64.dll", "LoadLibrary failed, error 193"},
+		{"noexports.dll", "load: missing export"},
+	} {
+		if out := h.do("load " + winPath(filepath.Join(dir, c.file))); !strings.Contains(out, c.want) {
+			t.Errorf("load %s: %q, want %q", c.file, out, c.want)
+		}
+	}
+	if v, live, _ := h.stats(); v != 0 || live != 2 {
+		t.Errorf("after failed loads: violations=%d live=%d", v, live)
+	}
 }
