@@ -17,6 +17,9 @@ type fakeEngine struct {
 	violations atomic.Int32
 	closed     atomic.Bool
 	interrupt  chan struct{} // buffered 1: a pending interrupt
+	// onExecute, if set, runs inside Execute on the engine's thread, as
+	// the engine runs an extension's code for .unload.
+	onExecute func(command string)
 
 	mu       sync.Mutex
 	executed []string
@@ -39,6 +42,9 @@ func (f *fakeEngine) Execute(command string) (string, int, error) {
 	f.mu.Lock()
 	f.executed = append(f.executed, command)
 	f.mu.Unlock()
+	if f.onExecute != nil {
+		f.onExecute(command)
+	}
 	out := ""
 	switch command {
 	case "k":
