@@ -93,10 +93,26 @@ HRESULT engExecute(engine *e, const char *command) {
 	return hr;
 }
 
-const char *engOutput(engine *e, size_t *len, size_t *dropped) {
-	*len = e->cb->len;
-	*dropped = e->cb->dropped;
-	return e->cb->buf;
+// engOutput returns the captured output converted from the ANSI code page
+// the engine writes in (IDebugOutputCallbacks is the narrow interface) to
+// UTF-8, in a buffer the caller frees; NULL when it cannot allocate.
+char *engOutput(engine *e, size_t *len, size_t *dropped) {
+	capture *c = e->cb;
+	*dropped = c->dropped;
+	*len = 0;
+	if (c->len == 0) return calloc(1, 1);
+	int wn = MultiByteToWideChar(CP_ACP, 0, c->buf, (int)c->len, NULL, 0);
+	WCHAR *w = malloc((size_t)wn * sizeof(WCHAR));
+	if (w == NULL) return NULL;
+	MultiByteToWideChar(CP_ACP, 0, c->buf, (int)c->len, w, wn);
+	int un = WideCharToMultiByte(CP_UTF8, 0, w, wn, NULL, 0, NULL, NULL);
+	char *u = malloc((size_t)un + 1);
+	if (u != NULL) {
+		WideCharToMultiByte(CP_UTF8, 0, w, wn, u, un, NULL, NULL);
+		*len = (size_t)un;
+	}
+	free(w);
+	return u;
 }
 
 void engPrint(engine *e, const char *text) {

@@ -40,6 +40,10 @@ func (d *dbgEngine) Execute(command string) (string, int, error) {
 	hr := C.engExecute(d.e, cs)
 	var n, dropped C.size_t
 	p := C.engOutput(d.e, &n, &dropped)
+	if p == nil {
+		return "", int(dropped), fmt.Errorf("converting the output to UTF-8: out of memory")
+	}
+	defer C.free(unsafe.Pointer(p))
 	out := C.GoStringN(p, C.int(n))
 	var err error
 	if hr != 0 {

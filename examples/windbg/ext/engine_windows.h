@@ -21,7 +21,7 @@ typedef struct engine {
 
 HRESULT engOpen(engine *e, size_t maxOutput);
 HRESULT engExecute(engine *e, const char *command);
-const char *engOutput(engine *e, size_t *len, size_t *dropped);
+char *engOutput(engine *e, size_t *len, size_t *dropped);
 void engPrint(engine *e, const char *text);
 void engInterrupt(engine *e);
 void engClearInterrupt(engine *e);

@@ -80,7 +80,8 @@ func startHost(t *testing.T, env ...string) *host {
 	exe := fakeDebugger(t)
 	h := &host{t: t, log: filepath.Join(t.TempDir(), "executed.log"), changed: make(chan struct{}, 1), ended: make(chan struct{})}
 	h.cmd = w.Command(context.Background(), exe)
-	h.cmd.Env = append(h.cmd.Env, "WINEDLLOVERRIDES=mscoree,mshtml=;dbgeng=n", "FAKEDBG_LOG="+winPath(h.log))
+	// LC_ALL pins wine's ANSI code page to Windows-1252 for the ansi command.
+	h.cmd.Env = append(h.cmd.Env, "WINEDLLOVERRIDES=mscoree,mshtml=;dbgeng=n", "FAKEDBG_LOG="+winPath(h.log), "LC_ALL=C.UTF-8")
 	h.cmd.Env = append(h.cmd.Env, env...)
 	h.cmd.Stderr = os.Stderr
 	var err error

@@ -69,6 +69,11 @@ func TestWineExtension(t *testing.T) {
 	if res = c.eval("windbg_eval", map[string]any{"command": "r"}); res.IsError || !strings.Contains(res.Content[0].Text, "rip=") {
 		t.Errorf("r after the timeout: %+v", res)
 	}
+	// The engine's ANSI output arrives as UTF-8 (the prefix's code page
+	// is Windows-1252).
+	if res = c.eval("windbg_eval", map[string]any{"command": "ansi"}); res.Content[0].Text != "café €\n" {
+		t.Errorf("ansi: %q", res.Content[0].Text)
+	}
 	// Output is capped per call.
 	res = c.eval("windbg_eval", map[string]any{"command": "big 100000"})
 	if !strings.Contains(res.Content[0].Text, "34464 more bytes of output were dropped") || strings.Count(res.Content[0].Text, "x") != 65536 {

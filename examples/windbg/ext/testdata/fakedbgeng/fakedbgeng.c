@@ -9,6 +9,7 @@
 // Output to the debugger's window (all clients) goes to stdout, which is
 // the host's window. Execute knows a few commands:
 //   k, r        canned output
+//   ansi        prints Windows-1252 text (café €)
 //   hang        waits until interrupted, then says so
 //   big N       prints N bytes of 'x'
 //   .unload     calls the host's unload hook (FakeDbgSetUnloadHook)
@@ -259,6 +260,10 @@ static HRESULT STDMETHODCALLTYPE controlExecute(IDebugControl *This, ULONG outct
 	}
 	if (strcmp(command, "r") == 0) {
 		emit(k, outctl, "rax=0000000000000000 rbx=0000000000000001\nrip=00007ff6`12341042\n");
+		return S_OK;
+	}
+	if (strcmp(command, "ansi") == 0) {
+		emit(k, outctl, "caf\xe9 \x80\n"); // Windows-1252: e acute, euro sign
 		return S_OK;
 	}
 	if (strcmp(command, "hang") == 0) {
