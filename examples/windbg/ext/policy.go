@@ -38,8 +38,8 @@ var sessionEnders = map[string]string{
 	".create":    "creates another process",
 }
 
-// CheckCommand accepts one non-empty line without control characters
-// (tabs aside) and, unless allowEnd, without a command that would end the
+// CheckCommand accepts one non-empty ASCII line without control
+// characters (tabs aside) and, unless allowEnd, without a command that would end the
 // session; this extension's own !mcp is refused either way. An empty line would repeat the last command in cdb; a newline
 // would smuggle in another command.
 //
@@ -63,8 +63,14 @@ func CheckCommand(command string, allowEnd bool) error {
 			return &CommandError{Reason: fmt.Sprintf("the command must be one line (line break at byte %d); send one command per call, or separate commands with ';'", i)}
 		case r != '\t' && unicode.IsControl(r):
 			return &CommandError{Reason: fmt.Sprintf("control character %U at byte %d", r, i)}
-		case r == unicode.ReplacementChar:
-			return &CommandError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", i)}
+		case r > unicode.MaxASCII:
+			// The engine reads commands in the ANSI code page. Converted,
+			// best-fit mapping would turn characters such as a fullwidth
+			// semicolon into ';' after this check; unconverted, a DBCS
+			// code page would read UTF-8 bytes as lead bytes and swallow
+			// the ASCII character after them. Either way the engine would
+			// not run the line that was checked.
+			return &CommandError{Reason: fmt.Sprintf("non-ASCII character %U at byte %d: the debugger engine reads commands in the ANSI code page, where it would not stay what was checked", r, i)}
 		}
 	}
 	lower := strings.ToLower(command)

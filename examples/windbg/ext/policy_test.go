@@ -23,7 +23,7 @@ func TestCheckCommand(t *testing.T) {
 		"~*e q", "~0eq", "~*e.detach", "|0e q", ".block { q }", ".if (1) { qd }", "j 1 q", "j (1) 'q'; 'k'",
 		`bp app!main "qd"`, `bp app!main "k;g;q"`, ".foreach (x {k}) { .kill }", "z(1) q",
 		"$$<c:\\script.txt", "$$>a<c:\\s.txt", "$><c:\\s.txt", "${alias}", "!mcp stop", "!MCP", "!windbgext.mcp stop",
-		"k\xff",
+		"k\xff", "k\uff1bq", "k \uff02q\uff02", "x\u3000q", ".echo caf\u00e9",
 	}
 	for _, c := range refused {
 		if err := CheckCommand(c, false); err == nil {
@@ -35,7 +35,7 @@ func TestCheckCommand(t *testing.T) {
 	if err := CheckCommand("q", true); err != nil {
 		t.Errorf("q with allowEnd: %v", err)
 	}
-	for _, c := range []string{"", "k\nq", "!mcp stop", "k; !windbgext.mcp"} {
+	for _, c := range []string{"", "k\nq", "!mcp stop", "k; !windbgext.mcp", "k\uff1bq"} {
 		if err := CheckCommand(c, true); err == nil {
 			t.Errorf("%q accepted with allowEnd", c)
 		}

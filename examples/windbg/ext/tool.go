@@ -20,7 +20,7 @@ const evalSchema = `{
   "properties": {
     "command": {
       "type": "string",
-      "description": "One debugger command line as typed in WinDbg, e.g. k, lm, r or !analyze -v. Required and non-empty; one line (separate several commands with ';'). Commands that end, detach, restart or unload the session are refused."
+      "description": "One debugger command line as typed in WinDbg, e.g. k, lm, r or !analyze -v. Required and non-empty; one ASCII line (separate several commands with ';'). Commands that end, detach, restart or unload the session are refused."
     }
   }
 }`
