@@ -171,3 +171,25 @@ __declspec(dllexport) HRESULT CALLBACK help(void *c, const char *a) { return S_O
 		t.Fatalf("exportcheck on the broken DLL: %v\n%s", err, out)
 	}
 }
+
+// The DLL must not import os/signal. The Go runtime registers a console
+// control handler in every Windows process it runs in; it passes CTRL+C
+// on to the host (cdb breaks into the target with it) only while no Go
+// code has asked for signals, which os/signal.Notify does.
+func TestDLLDoesNotTakeSignals(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", ".")
+	cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=1", "CC="+wintest.MingwCC)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed %q", deps)
+	}
+	for _, d := range deps {
+		if d == "os/signal" {
+			t.Errorf("the extension depends on os/signal")
+		}
+	}
+}
