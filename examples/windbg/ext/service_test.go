@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -60,7 +61,20 @@ func waitWindow(t *testing.T, f *fakeEngine, want ...string) string {
 func TestServiceScenarios(t *testing.T) {
 	s, f := startFake(t, testConfig())
 	checkMCP(t, s.url, "windbg_eval", f.commands)
-	text := waitWindow(t, f, "mcp: serving http://127.0.0.1:", `http="POST /mcp"`, "rpc=initialize", "rpc=tools/list",
+	// An invalid request is echoed too, and answered as without the echo.
+	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "-32700") {
+		t.Errorf("invalid JSON: %d %s", resp.StatusCode, body)
+	}
+	text := waitWindow(t, f, `status=400`, `outcome="error -32700"`, "mcp: serving http://127.0.0.1:", `http="POST /mcp"`, "rpc=initialize", "rpc=tools/list",
 		"rpc=no/such/method", `outcome="error -32601"`, "rpc=tools/call", `outcome="error -32602"`, "[masked]")
 	if strings.Contains(text, secret) {
 		t.Errorf("the echo shows the secret:\n%s", text)
