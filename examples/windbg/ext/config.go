@@ -46,6 +46,9 @@ type Config struct {
 	// the session through (WINDBG_MCP_ALLOW_SESSION_END=1); by default
 	// they are refused (see CheckCommand).
 	AllowSessionEnd bool
+	// AllowHostCommands lets .shell and .server through
+	// (WINDBG_MCP_ALLOW_HOST_COMMANDS=1); by default they are refused.
+	AllowHostCommands bool
 }
 
 // configFromEnv reads the configuration through getenv.
@@ -57,8 +60,9 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 			TokenFile:   getenv("WINDBG_MCP_HTTP_TOKEN_FILE"),
 			Token:       getenv("WINDBG_MCP_HTTP_TOKEN"),
 		},
-		DottedNames:     getenv("WINDBG_MCP_DOTTED_NAMES") == "1",
-		AllowSessionEnd: getenv("WINDBG_MCP_ALLOW_SESSION_END") == "1",
+		DottedNames:       getenv("WINDBG_MCP_DOTTED_NAMES") == "1",
+		AllowSessionEnd:   getenv("WINDBG_MCP_ALLOW_SESSION_END") == "1",
+		AllowHostCommands: getenv("WINDBG_MCP_ALLOW_HOST_COMMANDS") == "1",
 	}
 	if c.HTTP.Addr == "" {
 		c.HTTP.Addr = defaultHTTP
@@ -93,6 +97,11 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 	c.MaxOutput = num("WINDBG_MCP_MAX_OUTPUT", defaultMaxOutput, maxMaxOutput)
 	c.EchoMaxText = num("WINDBG_MCP_ECHO_MAX", defaultEchoMaxText, 1<<20)
 	return c, errors.Join(errs...)
+}
+
+// policy is what CheckCommand lets through.
+func (c *Config) policy() Policy {
+	return Policy{AllowSessionEnd: c.AllowSessionEnd, AllowHostCommands: c.AllowHostCommands}
 }
 
 // toolName is the eval tool's name under the project's rule.

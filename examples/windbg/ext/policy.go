@@ -35,12 +35,29 @@ var sessionEnders = map[string]string{
 	".endpsrv":   "ends a process server",
 	".opendump":  "opens another target",
 	".attach":    "attaches to another process",
-	".create":    "creates another process",
+}
+
+// hostCommands reach past the debugging session to the machine or the
+// network. They are refused unless Policy.AllowHostCommands.
+var hostCommands = map[string]string{
+	".shell":  "runs a program on this machine",
+	".create": "starts a program on this machine",
+	".server": "opens this session to remote debugging clients",
+}
+
+// Policy says which commands CheckCommand lets through besides ordinary
+// debugger commands.
+type Policy struct {
+	// AllowSessionEnd lets session-ending commands (sessionEnders) run.
+	AllowSessionEnd bool
+	// AllowHostCommands lets .shell and .server run.
+	AllowHostCommands bool
 }
 
 // CheckCommand accepts one non-empty ASCII line without control
-// characters (tabs aside) and, unless allowEnd, without a command that would end the
-// session; this extension's own !mcp is refused either way. An empty line would repeat the last command in cdb; a newline
+// characters (tabs aside) and, unless p allows them, without a command
+// that would end the session or reach the host (.shell, .server); this
+// extension's own !mcp is refused either way. An empty line would repeat the last command in cdb; a newline
 // would smuggle in another command.
 //
 // The session-ending check is lexical and deliberately coarse: the
@@ -53,7 +70,7 @@ var sessionEnders = map[string]string{
 // expansion (${...}), whose value cannot be known here, and a call of
 // this extension (!mcp, !ext.mcp). A word such as a variable named q is
 // refused too; that is the price of not parsing the command language.
-func CheckCommand(command string, allowEnd bool) error {
+func CheckCommand(command string, p Policy) error {
 	if strings.TrimSpace(command) == "" {
 		return &CommandError{Reason: "the command is empty; the debugger would repeat the last command"}
 	}
@@ -80,18 +97,21 @@ func CheckCommand(command string, allowEnd bool) error {
 			return &CommandError{Reason: w + " controls this extension; run it in the debugger yourself"}
 		}
 	}
-	if allowEnd {
+	if p.AllowSessionEnd && p.AllowHostCommands {
 		return nil
 	}
 	if strings.Contains(lower, "$$<") || strings.Contains(lower, "$$>") || strings.Contains(lower, "$><") || strings.Contains(lower, "$<") {
 		return &CommandError{Reason: "script files ($$<, $$><, $$>a<) are refused: their commands cannot be checked"}
 	}
 	if strings.Contains(lower, "${") {
-		return &CommandError{Reason: "alias expansion (${...}) is refused: the alias could hold a session-ending command"}
+		return &CommandError{Reason: "alias expansion (${...}) is refused: the alias could hold a refused command"}
 	}
 	for _, w := range words(lower) {
-		if why, ok := sessionEnders[w]; ok {
+		if why, ok := sessionEnders[w]; ok && !p.AllowSessionEnd {
 			return &CommandError{Reason: fmt.Sprintf("%s %s; run from here it would end the session under the extension or deadlock it, so it is refused (type it in the debugger yourself)", w, why)}
+		}
+		if why, ok := hostCommands[w]; ok && !p.AllowHostCommands {
+			return &CommandError{Reason: fmt.Sprintf("%s %s, beyond the debugging session, so it is refused (type it in the debugger yourself)", w, why)}
 		}
 	}
 	return nil

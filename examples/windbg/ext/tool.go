@@ -20,7 +20,7 @@ const evalSchema = `{
   "properties": {
     "command": {
       "type": "string",
-      "description": "One debugger command line as typed in WinDbg, e.g. k, lm, r or !analyze -v. Required and non-empty; one ASCII line (separate several commands with ';'). Commands that end, detach, restart or unload the session are refused."
+      "description": "One debugger command line as typed in WinDbg, e.g. k, lm, r or !analyze -v. Required and non-empty; one ASCII line (separate several commands with ';'). Commands that end, detach, restart or unload the session, and .shell and .server, are refused."
     }
   }
 }`
@@ -40,7 +40,7 @@ func addEvalTool(srv *mcpapi.Server, cfg *Config, w *worker) {
 		InputSchema: json.RawMessage(evalSchema),
 		Annotations: &mcpapi.ToolAnnotations{Title: "WinDbg command", OpenWorldHint: mcpapi.Ptr(false)},
 	}, func(ctx context.Context, req *mcpapi.CallToolRequest) (*mcpapi.CallToolResult, error) {
-		command, err := commandArg(name, req.Params.Arguments, cfg.AllowSessionEnd)
+		command, err := commandArg(name, req.Params.Arguments, cfg.policy())
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +54,7 @@ func addEvalTool(srv *mcpapi.Server, cfg *Config, w *worker) {
 
 // commandArg returns the command, or an invalid-params protocol error when
 // it is missing, empty, not one line or refused; nothing has run yet.
-func commandArg(tool string, raw json.RawMessage, allowEnd bool) (string, error) {
+func commandArg(tool string, raw json.RawMessage, p Policy) (string, error) {
 	var args evalArgs
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -64,7 +64,7 @@ func commandArg(tool string, raw json.RawMessage, allowEnd bool) (string, error)
 	if args.Command == nil {
 		return "", &mcpapi.Error{Code: mcpapi.CodeInvalidParams, Message: tool + `: missing argument "command" (a debugger command such as k)`}
 	}
-	if err := CheckCommand(*args.Command, allowEnd); err != nil {
+	if err := CheckCommand(*args.Command, p); err != nil {
 		var ce *CommandError
 		if errors.As(err, &ce) {
 			return "", &mcpapi.Error{Code: mcpapi.CodeInvalidParams, Message: tool + `: argument "command": ` + ce.Reason}
