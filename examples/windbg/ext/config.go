@@ -17,6 +17,9 @@ const (
 	defaultMaxOutput   = 1 << 20
 	defaultEchoMaxText = 1024
 	maxMaxOutput       = 64 << 20
+	// maxEchoMaxText bounds the echo's cut: up to 256 echo lines of four
+	// bodies each may wait for the worker.
+	maxEchoMaxText = 64 << 10
 )
 
 // Config is the extension's configuration, read from the environment of
@@ -40,7 +43,7 @@ type Config struct {
 	// 64 MiB).
 	MaxOutput int
 	// EchoMaxText is how many bytes of each body the echo prints before
-	// cutting it (WINDBG_MCP_ECHO_MAX, default 1024).
+	// cutting it (WINDBG_MCP_ECHO_MAX, default 1024, at most 64 KiB).
 	EchoMaxText int
 	// AllowSessionEnd lets commands that end, detach, restart or unload
 	// the session through (WINDBG_MCP_ALLOW_SESSION_END=1); by default
@@ -95,7 +98,7 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 	c.Timeout = dur("WINDBG_MCP_TIMEOUT", defaultTimeout)
 	c.Grace = dur("WINDBG_MCP_GRACE", defaultGrace)
 	c.MaxOutput = num("WINDBG_MCP_MAX_OUTPUT", defaultMaxOutput, maxMaxOutput)
-	c.EchoMaxText = num("WINDBG_MCP_ECHO_MAX", defaultEchoMaxText, 1<<20)
+	c.EchoMaxText = num("WINDBG_MCP_ECHO_MAX", defaultEchoMaxText, maxEchoMaxText)
 	return c, errors.Join(errs...)
 }
 

@@ -52,6 +52,7 @@ type worker struct {
 	jobs  chan func(engine)
 	lines chan string
 	stop  chan struct{}
+	once  sync.Once // closes stop
 	done  chan struct{}
 	eng   engine // for Interrupt from other goroutines; set before start returns
 	tid   uint64 // the worker's OS thread (0 where unknown); set before start returns
@@ -171,11 +172,7 @@ func (w *worker) ended() bool {
 // close stops the worker after the job in progress and waits for it to
 // release the engine, or for ctx.
 func (w *worker) close(ctx context.Context) error {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
+	w.once.Do(func() { close(w.stop) })
 	select {
 	case <-w.done:
 		return nil
