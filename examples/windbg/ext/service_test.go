@@ -184,8 +184,14 @@ func TestConfigFromEnv(t *testing.T) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}
 	}
-	env = map[string]string{"WINDBG_MCP_MAX_OUTPUT": "999999999999"}
-	if _, err := configFromEnv(get); err == nil {
-		t.Error("a max output above the ceiling was accepted")
+	for k, v := range map[string]string{"WINDBG_MCP_MAX_OUTPUT": "999999999999", "WINDBG_MCP_ECHO_MAX": "1048576"} {
+		env = map[string]string{k: v}
+		if _, err := configFromEnv(get); err == nil {
+			t.Errorf("%s=%s above the ceiling was accepted", k, v)
+		}
+	}
+	env = map[string]string{"WINDBG_MCP_ALLOW_SESSION_END": "1", "WINDBG_MCP_ALLOW_HOST_COMMANDS": "1"}
+	if c, _ = configFromEnv(get); c.policy() != (Policy{true, true}) {
+		t.Errorf("policy %+v", c.policy())
 	}
 }
