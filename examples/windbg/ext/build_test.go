@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/internal/peertest"
 	"github.com/winbridge/winbridge/internal/peexports"
@@ -61,6 +63,8 @@ func buildDLL(root, cc string) (string, error) {
 	dir := filepath.Join(base, "winbridge-test", "windbgext")
 	out := filepath.Join(dir, key+".dll")
 	if _, err := os.Stat(out); err == nil {
+		now := time.Now()
+		os.Chtimes(out, now, now) // recently used: kept by pruneCache
 		return out, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -82,7 +86,33 @@ func buildDLL(root, cc string) (string, error) {
 	if err := os.Rename(built, out); err != nil {
 		return "", err
 	}
+	pruneCache(dir, keepDLLs)
 	return out, nil
+}
+
+// keepDLLs is how many built DLLs the cache keeps (about 10 MB each).
+const keepDLLs = 4
+
+// pruneCache removes all but the keep most recently built DLLs in dir.
+func pruneCache(dir string, keep int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type built struct {
+		path string
+		mod  time.Time
+	}
+	var dlls []built
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && !e.IsDir() && strings.HasSuffix(e.Name(), ".dll") {
+			dlls = append(dlls, built{filepath.Join(dir, e.Name()), info.ModTime()})
+		}
+	}
+	slices.SortFunc(dlls, func(a, b built) int { return b.mod.Compare(a.mod) })
+	for _, d := range dlls[min(keep, len(dlls)):] {
+		os.Remove(d.path)
+	}
 }
 
 // sourceKey hashes every source file of the module (not tests, not
@@ -191,5 +221,25 @@ func TestDLLDoesNotTakeSignals(t *testing.T) {
 		if d == "os/signal" {
 			t.Errorf("the extension depends on os/signal")
 		}
+	}
+}
+
+func TestPruneCache(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	for i := range 6 {
+		p := filepath.Join(dir, fmt.Sprintf("%d.dll", i))
+		os.WriteFile(p, nil, 0o644)
+		os.Chtimes(p, base.Add(time.Duration(i)*time.Minute), base.Add(time.Duration(i)*time.Minute))
+	}
+	os.WriteFile(filepath.Join(dir, "keep.txt"), nil, 0o644)
+	pruneCache(dir, 4)
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "2.dll 3.dll 4.dll 5.dll keep.txt" {
+		t.Errorf("after pruning: %s", got)
 	}
 }
