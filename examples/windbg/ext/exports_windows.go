@@ -36,7 +36,7 @@ const (
 //
 //export DebugExtensionInitialize
 func DebugExtensionInitialize(version *C.ULONG, flags *C.ULONG) C.HRESULT {
-	*version = C.ULONG(1<<16 | 0) // DEBUG_EXTENSION_VERSION(1, 0)
+	*version = C.ULONG(1 << 16) // DEBUG_EXTENSION_VERSION(1, 0): major 1, minor 0
 	*flags = 0
 	// A Go runtime cannot be unloaded from a process (golang/go#11100):
 	// the module stays, and .unload only stops the service.
