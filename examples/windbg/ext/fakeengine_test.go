@@ -15,6 +15,8 @@ type fakeEngine struct {
 	owner      int
 	maxOutput  int
 	violations atomic.Int32
+	inExecute  atomic.Int32 // commands in Execute now
+	overlaps   atomic.Int32 // Execute entered while another ran
 	closed     atomic.Bool
 	interrupt  chan struct{} // buffered 1: a pending interrupt
 	// onExecute, if set, runs inside Execute on the engine's thread, as
@@ -39,6 +41,10 @@ func (f *fakeEngine) check() {
 
 func (f *fakeEngine) Execute(command string) (string, int, error) {
 	f.check()
+	if f.inExecute.Add(1) > 1 {
+		f.overlaps.Add(1)
+	}
+	defer f.inExecute.Add(-1)
 	f.mu.Lock()
 	f.executed = append(f.executed, command)
 	f.mu.Unlock()

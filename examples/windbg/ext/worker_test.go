@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// Every engine call runs on the thread that opened the engine, even when
-// the calls come from many goroutines at once, and the engine is closed
-// on that thread when the worker stops.
+// Every engine call runs on the thread that opened the engine, one
+// command at a time, even when the calls come from many goroutines at
+// once, and the engine is closed on that thread when the worker stops.
 func TestWorkerThreadAffinity(t *testing.T) {
 	open, engines := opener(t, 1<<10)
 	w, err := startWorker(open)
@@ -39,6 +39,9 @@ func TestWorkerThreadAffinity(t *testing.T) {
 	}
 	if n := f.violations.Load(); n != 0 {
 		t.Errorf("%d engine calls from a thread other than the owner's", n)
+	}
+	if n := f.overlaps.Load(); n != 0 {
+		t.Errorf("%d commands started while another ran", n)
 	}
 	if !f.closed.Load() {
 		t.Error("the engine was not closed")
