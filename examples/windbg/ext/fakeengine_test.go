@@ -22,6 +22,8 @@ type fakeEngine struct {
 	// onExecute, if set, runs inside Execute on the engine's thread, as
 	// the engine runs an extension's code for .unload.
 	onExecute func(command string)
+	// unstick ends the stuck command, which ignores interrupts.
+	unstick chan struct{}
 
 	mu       sync.Mutex
 	executed []string
@@ -30,7 +32,7 @@ type fakeEngine struct {
 }
 
 func newFakeEngine(maxOutput int) *fakeEngine {
-	return &fakeEngine{owner: int(currentThreadID()), maxOutput: maxOutput, interrupt: make(chan struct{}, 1), printed: make(chan struct{}, 1)}
+	return &fakeEngine{owner: int(currentThreadID()), maxOutput: maxOutput, interrupt: make(chan struct{}, 1), printed: make(chan struct{}, 1), unstick: make(chan struct{})}
 }
 
 func (f *fakeEngine) check() {
@@ -58,6 +60,9 @@ func (f *fakeEngine) Execute(command string) (string, int, error) {
 	case "hang":
 		<-f.interrupt
 		out = "hang: interrupted\n"
+	case "stuck":
+		<-f.unstick
+		out = "stuck: released\n"
 	case "big":
 		out = strings.Repeat("x", f.maxOutput+100)
 	default:

@@ -122,6 +122,19 @@ func TestServiceTimeoutAndCap(t *testing.T) {
 	}
 }
 
+// A command that ignores the interrupt is reported as still running.
+func TestServiceStuckCommand(t *testing.T) {
+	cfg := testConfig()
+	cfg.Timeout, cfg.Grace = 10*time.Millisecond, 10*time.Millisecond
+	s, f := startFake(t, cfg)
+	defer close(f.unstick)
+	c, _ := connect(t, s.url)
+	res := c.eval("windbg_eval", map[string]any{"command": "stuck"})
+	if !res.IsError || !strings.Contains(res.Content[0].Text, "the debugger is still busy with it") {
+		t.Errorf("stuck: %+v", res)
+	}
+}
+
 // stop closes the listener and the engine, on the worker's thread.
 func TestServiceStopReleases(t *testing.T) {
 	open, engines := opener(t, 1<<10)

@@ -203,3 +203,29 @@ func TestWorkerOpenFails(t *testing.T) {
 		t.Fatalf("startWorker: %v", err)
 	}
 }
+
+// A command that ignores the interrupt is given up on after the grace
+// period; later calls wait for the worker within their own context, and
+// run once the command has returned.
+func TestWorkerAbandonsStuckCommand(t *testing.T) {
+	open, engines := opener(t, 1<<10)
+	w, err := startWorker(open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close(context.Background())
+	f := <-engines
+	res, err := w.eval(context.Background(), "stuck", 10*time.Millisecond, 10*time.Millisecond)
+	if err != nil || !res.TimedOut || !res.Abandoned {
+		t.Fatalf("stuck: %+v %v", res, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := w.eval(ctx, "k", time.Minute, time.Second); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("k behind the stuck command: %v", err)
+	}
+	close(f.unstick)
+	if res, err := w.eval(context.Background(), "k", time.Minute, time.Second); err != nil || res.Output != "00 app!main+0x42\n" {
+		t.Fatalf("k after the stuck command returned: %+v %v", res, err)
+	}
+}
