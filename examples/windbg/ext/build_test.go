@@ -90,7 +90,7 @@ func buildDLL(root, cc string) (string, error) {
 	return out, nil
 }
 
-// keepDLLs is how many built DLLs the cache keeps (about 10 MB each).
+// keepDLLs is how many built DLLs the cache keeps (about 15 MB each).
 const keepDLLs = 4
 
 // pruneCache removes all but the keep most recently built DLLs in dir.
