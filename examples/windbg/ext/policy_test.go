@@ -1,0 +1,82 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheckCommand(t *testing.T) {
+	ok := []string{
+		"k", "lm", "r", "!analyze -v", "dv", "k; r", "bp app!main", ".echo hello", "~*k", "~0s", "dt app!Foo",
+		"db @rsp L40", "!mcpfoo", ".loadby sos clr", "\tk",
+	}
+	for _, c := range ok {
+		if err := CheckCommand(c, Policy{}); err != nil {
+			t.Errorf("%q refused: %v", c, err)
+		}
+	}
+	refused := []string{
+		"", " ", "\t", "k\nr", "k\rr", "k\x00", "k\x02",
+		"q", "Q", "qq", "qd", " q ", "k;q", "k ;q", "k; qd", ".kill", ".KILL", ".detach", ".abandon",
+		".restart", ".reboot", ".crash", ".unload ext", ".unloadall", ".load c:\\x.dll", ".endsrv 1",
+		"~*e q", "~0eq", "~*e.detach", "|0e q", ".block { q }", ".if (1) { qd }", "j 1 q", "j (1) 'q'; 'k'",
+		`bp app!main "qd"`, `bp app!main "k;g;q"`, ".foreach (x {k}) { .kill }", "z(1) q",
+		"$$<c:\\script.txt", "$$>a<c:\\s.txt", "$><c:\\s.txt", "${alias}", "!mcp stop", "!MCP", "!windbgext.mcp stop",
+		".shell dir", ".SHELL -ci \"k\" findstr x", "bp x \".shell calc\"", ".server tcp:port=5005", "~*e .shell x",
+		"k\xff", "k\uff1bq", "k \uff02q\uff02", "x\u3000q", ".echo caf\u00e9",
+	}
+	for _, c := range refused {
+		if err := CheckCommand(c, Policy{}); err == nil {
+			t.Errorf("%q accepted", c)
+		}
+	}
+	// The option lets session-ending commands through, never an empty or
+	// multi-line one.
+	end := Policy{AllowSessionEnd: true}
+	if err := CheckCommand("q", end); err != nil {
+		t.Errorf("q with AllowSessionEnd: %v", err)
+	}
+	if err := CheckCommand(".shell dir", end); err == nil {
+		t.Error(".shell accepted with AllowSessionEnd only")
+	}
+	host := Policy{AllowHostCommands: true}
+	if err := CheckCommand(".shell dir", host); err != nil {
+		t.Errorf(".shell with AllowHostCommands: %v", err)
+	}
+	if err := CheckCommand("~*e q", host); err == nil {
+		t.Error("q accepted with AllowHostCommands only")
+	}
+	for _, c := range []string{"", "k\nq", "!mcp stop", "k; !windbgext.mcp", "k\uff1bq"} {
+		if err := CheckCommand(c, Policy{true, true}); err == nil {
+			t.Errorf("%q accepted with everything allowed", c)
+		}
+	}
+}
+
+// A session-ending or host word anywhere a statement can start is refused,
+// whatever surrounds it.
+func FuzzCheckCommand(f *testing.F) {
+	for _, s := range []string{"k", "~*e", "bp x \"", ".block {", "j 1 ", "k;", "|1e", "(", "'"} {
+		f.Add(s, "", uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, prefix, suffix string, which uint8) {
+		enders := make([]string, 0, len(sessionEnders)+len(hostCommands))
+		for w := range sessionEnders {
+			enders = append(enders, w)
+		}
+		for w := range hostCommands {
+			enders = append(enders, w)
+		}
+		// Map order is random; sort for a reproducible pick.
+		slices.Sort(enders)
+		w := enders[int(which)%len(enders)]
+		for _, sep := range []string{";", " ", "{", "\"", "'", "("} {
+			cmd := prefix + sep + strings.ToUpper(w[:1]) + w[1:] + " " + suffix
+			if CheckCommand(cmd, Policy{}) == nil {
+				t.Fatalf("%q accepted", cmd)
+			}
+		}
+		_ = CheckCommand(prefix+suffix, Policy{}) // must not panic
+	})
+}
