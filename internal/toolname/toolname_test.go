@@ -144,8 +144,6 @@ func TestPropertyNames(t *testing.T) {
 	}
 }
 
-
-
 func FuzzBuild(f *testing.F) {
 	f.Add("fs", "read.file", "fs", "read_file")
 	f.Add("", "", "中", "🙂")
