@@ -14,3 +14,12 @@ func (s *Server) AddToolRaw(t *Tool, h ToolHandler) {
 	st.once.Do(func() {}) // nothing to compile
 	s.addTool(st)
 }
+
+// unknownTool is the stand-in that ServerOptions.UnknownTool answers
+// through.
+func unknownTool(name string, h ToolHandler) *serverTool {
+	st := newServerTool(&Tool{Name: name}, h)
+	st.raw = true
+	st.once.Do(func() {})
+	return st
+}

@@ -37,3 +37,22 @@ func TestAddToolRaw(t *testing.T) {
 		t.Fatalf("%v %+v %s", err, res, got)
 	}
 }
+
+func TestUnknownToolHandler(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "raw"}, &mcp.ServerOptions{
+		UnknownTool: func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no " + req.Params.Name}}}, nil
+		},
+	})
+	a, b := transport.Pipe(nil)
+	s.Connect(a)
+	c, err := client.Connect(context.Background(), b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "nope", nil)
+	if err != nil || !res.IsError || res.TextOf() != "no nope" {
+		t.Fatalf("%v %+v", err, res)
+	}
+}
