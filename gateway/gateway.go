@@ -1,0 +1,329 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Config holds the upstream servers run as child processes (the
+	// "mcpServers" format).
+	Config *client.Config
+	// Servers are upstream servers in this process, by name; they need no
+	// child process. A name must not also be in Config.
+	Servers map[string]*mcp.Server
+	// Policy; nil means the zero Policy (every tool, the defaults).
+	Policy *Policy
+	// Profile names the policy profile; empty means Policy.Profile.
+	Profile string
+	// Info is how the facade introduces itself downstream; nil means
+	// "winbridge-gateway".
+	Info *mcp.Implementation
+	// Process is the template of every child's ProcessOptions. The
+	// facade always restarts a crashed child (Process.Restart, or the
+	// default policy) and sets its own client handlers.
+	Process client.ProcessOptions
+	// Audit receives one record per tools/call (slog.NewJSONHandler over
+	// an OpenRotatingFile, say); nil means no audit.
+	Audit slog.Handler
+	// PathMapper maps Windows paths for scope binding; nil means
+	// winexec's default mapping.
+	PathMapper *winexec.PathMapper
+	// Logger receives diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Gateway is the facade: it serves, through one mcp.Server, the tools,
+// resources, resource templates and prompts of many upstream servers,
+// under names and schemas every host accepts, and runs every tools/call
+// through the pipeline of docs/FACADE.md.
+type Gateway struct {
+	opts    Options
+	pol     *Policy
+	profile *Profile
+	profNm  string
+	limits  Limits
+	risk    RiskWording
+	scope   *scope
+	audit   *auditor
+	log     *slog.Logger
+	srv     *mcp.Server
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	ups   map[string]*upstream
+	names []string // upstream names, sorted
+
+	surf     atomic.Pointer[surface]
+	buildMu  sync.Mutex
+	listed   map[string]string // exposed tool name -> encoded definition registered on srv
+	resURIs  map[string]bool
+	tmplURIs map[string]bool
+	prompts  map[string]string
+
+	concMu sync.Mutex
+	conc   map[string]*atomic.Int32 // running calls per "server/tool"
+
+	settleMu sync.Mutex
+	settle   chan struct{} // closed and replaced at each change of an upstream
+
+	sessMu   sync.Mutex
+	sessions map[*mcp.ServerSession]*sessionState
+	nextSess atomic.Uint64
+}
+
+type sessionState struct {
+	id    string
+	calls atomic.Int64
+}
+
+// New checks the configuration and policy and returns a Gateway; nothing
+// starts before Start.
+func New(opts *Options) (*Gateway, error) {
+	g := &Gateway{listed: map[string]string{}, resURIs: map[string]bool{}, tmplURIs: map[string]bool{}, prompts: map[string]string{},
+		conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, ups: map[string]*upstream{}}
+	if opts != nil {
+		g.opts = *opts
+	}
+	g.pol = g.opts.Policy
+	if g.pol == nil {
+		g.pol = &Policy{}
+	}
+	g.log = g.opts.Logger
+	if g.log == nil {
+		g.log = slog.Default()
+	}
+	pr, ok := g.pol.profile(g.opts.Profile)
+	if !ok {
+		return nil, fmt.Errorf("gateway: no profile %q in the policy", g.opts.Profile)
+	}
+	g.profile, g.profNm = pr, g.opts.Profile
+	if g.profNm == "" {
+		g.profNm = g.pol.Profile
+	}
+	if g.profNm == "" {
+		g.profNm = "default"
+	}
+	if g.profile.Target == "" {
+		g.profile.Target = TargetAnthropic
+	}
+	g.limits = g.pol.Limits.withDefaults()
+	g.risk = g.pol.Risk.withDefaults()
+	sc, err := newScope(g.pol.Roots, g.opts.PathMapper)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.scope = sc
+	for key, r := range g.pol.Tools {
+		if len(r.PathArgs) > 0 && len(g.pol.Roots) == 0 {
+			return nil, fmt.Errorf("gateway: tools[%q] declares pathArgs but the policy has no roots", key)
+		}
+	}
+	if g.opts.Audit != nil {
+		g.audit = &auditor{h: g.opts.Audit}
+	}
+	info := g.opts.Info
+	if info == nil {
+		info = &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"}
+	}
+	g.srv = mcp.NewServer(info, &mcp.ServerOptions{Logger: g.log, UnknownTool: g.handle})
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	if g.opts.Config != nil {
+		for name, sc := range g.opts.Config.Servers {
+			if sc.Disabled {
+				continue
+			}
+			g.ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting}
+		}
+	}
+	for name, s := range g.opts.Servers {
+		if _, dup := g.ups[name]; dup {
+			return nil, fmt.Errorf("gateway: server %q is both in the configuration and in process", name)
+		}
+		if s == nil {
+			return nil, fmt.Errorf("gateway: in-process server %q is nil", name)
+		}
+		g.ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting}
+	}
+	for name := range g.ups {
+		g.names = append(g.names, name)
+	}
+	slices.Sort(g.names)
+	g.surf.Store(&surface{tools: map[string]*exposed{}})
+	return g, nil
+}
+
+// Server is the downstream server: serve it on stdio (Run), HTTP
+// (mcphttp) or any transport.
+func (g *Gateway) Server() *mcp.Server { return g.srv }
+
+// Start starts every upstream and waits until each is ready or has failed
+// once (ctx bounds the wait); failed ones keep being retried with backoff
+// while the others serve. The error names the servers that failed.
+func (g *Gateway) Start(ctx context.Context) error {
+	for _, name := range g.names {
+		u := g.ups[name]
+		uctx, stop := context.WithCancel(g.ctx)
+		u.mu.Lock()
+		u.stop = stop
+		u.mu.Unlock()
+		g.wg.Go(func() { u.run(uctx) })
+	}
+	return g.waitSettled(ctx)
+}
+
+// waitSettled waits until no upstream is starting.
+func (g *Gateway) waitSettled(ctx context.Context) error {
+	for {
+		ch := g.settledCh()
+		var errs []error
+		starting := false
+		for _, name := range g.names {
+			u := g.ups[name]
+			u.mu.Lock()
+			st, err := u.state, u.err
+			listed := u.listed
+			u.mu.Unlock()
+			switch {
+			case st == StateStarting || (st == StateReady && !listed):
+				starting = true
+			case st == StateFailed:
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			}
+		}
+		if !starting {
+			return errors.Join(errs...)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// Close stops every upstream and ends the downstream sessions.
+func (g *Gateway) Close() error {
+	g.cancel()
+	for _, name := range g.names {
+		g.ups[name].close()
+	}
+	g.wg.Wait()
+	for _, ss := range g.srv.Sessions() {
+		ss.Close()
+	}
+	return nil
+}
+
+// SetServerEnabled is the kill switch: a disabled server is stopped, its
+// tools leave the surface (sessions get list_changed) and calls to them
+// are refused with server_disabled; enabling starts it again.
+func (g *Gateway) SetServerEnabled(name string, enabled bool) error {
+	u, ok := g.ups[name]
+	if !ok {
+		return fmt.Errorf("gateway: no server %q", name)
+	}
+	u.mu.Lock()
+	was := u.killed
+	u.killed = !enabled
+	u.mu.Unlock()
+	switch {
+	case !enabled && !was:
+		u.close()
+		u.setState(StateDisabled, nil)
+		g.rebuild()
+	case enabled && was:
+		u.setState(StateStarting, nil)
+		uctx, stop := context.WithCancel(g.ctx)
+		u.mu.Lock()
+		u.stop = stop
+		u.mu.Unlock()
+		g.wg.Go(func() { u.run(uctx) })
+	}
+	return nil
+}
+
+// ServerStatus describes one upstream.
+type ServerStatus struct {
+	Name  string
+	State ServerState
+	Err   error
+	Tools int
+}
+
+// Status reports every upstream, by name.
+func (g *Gateway) Status() []ServerStatus {
+	out := make([]ServerStatus, 0, len(g.names))
+	for _, name := range g.names {
+		u := g.ups[name]
+		u.mu.Lock()
+		out = append(out, ServerStatus{Name: name, State: u.state, Err: u.err, Tools: len(u.tools)})
+		u.mu.Unlock()
+	}
+	return out
+}
+
+// session returns the state of a downstream session, creating it on first
+// sight; it is dropped when the session ends.
+func (g *Gateway) session(ss *mcp.ServerSession) *sessionState {
+	g.sessMu.Lock()
+	defer g.sessMu.Unlock()
+	st, ok := g.sessions[ss]
+	if !ok {
+		st = &sessionState{id: fmt.Sprintf("s%d", g.nextSess.Add(1))}
+		g.sessions[ss] = st
+		if ss != nil {
+			go func() {
+				select {
+				case <-ss.Done():
+				case <-g.ctx.Done():
+				}
+				g.sessMu.Lock()
+				delete(g.sessions, ss)
+				g.sessMu.Unlock()
+			}()
+		}
+	}
+	return st
+}
+
+func (g *Gateway) concurrency(key string) *atomic.Int32 {
+	g.concMu.Lock()
+	defer g.concMu.Unlock()
+	c, ok := g.conc[key]
+	if !ok {
+		c = &atomic.Int32{}
+		g.conc[key] = c
+	}
+	return c
+}
+
+func (g *Gateway) settledCh() <-chan struct{} {
+	g.settleMu.Lock()
+	defer g.settleMu.Unlock()
+	if g.settle == nil {
+		g.settle = make(chan struct{})
+	}
+	return g.settle
+}
+
+// changed wakes those waiting in waitSettled.
+func (g *Gateway) changed() {
+	g.settleMu.Lock()
+	defer g.settleMu.Unlock()
+	if g.settle != nil {
+		close(g.settle)
+		g.settle = nil
+	}
+}

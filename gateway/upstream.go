@@ -1,0 +1,290 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// ServerState is what the facade knows of an upstream server.
+type ServerState string
+
+// The states of an upstream.
+const (
+	StateStarting ServerState = "starting"
+	StateReady    ServerState = "ready"
+	StateFailed   ServerState = "failed" // will be retried after a backoff
+	StateDisabled ServerState = "disabled"
+)
+
+// Backoff of an upstream that cannot start: it doubles from the first to
+// the last.
+const (
+	startBackoffMin = 500 * time.Millisecond
+	startBackoffMax = time.Minute
+)
+
+// upstream is one server behind the facade: a child process (stdio) or an
+// in-process *mcp.Server reached through an in-memory pipe.
+type upstream struct {
+	g      *Gateway
+	name   string
+	cfg    *client.ServerConfig // nil for an in-process server
+	inproc *mcp.Server
+
+	mu        sync.Mutex
+	state     ServerState
+	err       error
+	proc      *client.Process
+	c         *client.Client // the in-process server's client
+	tools     []*mcp.Tool
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+	killed    bool               // the kill switch
+	stop      context.CancelFunc // ends the run loop
+	relisting bool
+	again     bool
+	listed    bool // listed at least once since the last start
+}
+
+func (u *upstream) clientOptions() *client.Options {
+	relist := func() { go u.relist() }
+	return &client.Options{
+		ClientInfo:         &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"},
+		ProtocolVersion:    mcp.LatestLegacyVersion, // results are read raw; no multi round-trip input upstream
+		OnToolsChanged:     relist,
+		OnResourcesChanged: relist,
+		OnPromptsChanged:   relist,
+		OnResourceUpdated: func(uri string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			u.g.srv.ResourceUpdated(ctx, uri)
+		},
+		Logger: u.g.log.With("upstream", u.name),
+	}
+}
+
+// run keeps the upstream up until ctx ends: start, list, wait for the end
+// of the run, retry with backoff.
+func (u *upstream) run(ctx context.Context) {
+	backoff := startBackoffMin
+	for ctx.Err() == nil {
+		done, err := u.start(ctx)
+		if err == nil {
+			backoff = startBackoffMin
+			u.relist()
+			select {
+			case <-done:
+				u.setState(StateFailed, errors.New("the server stopped"))
+				u.g.rebuild()
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", err, "retryIn", backoff)
+		u.setState(StateFailed, err)
+		u.g.rebuild()
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		backoff = min(2*backoff, startBackoffMax)
+	}
+}
+
+// start brings the server up; done is closed when it is gone for good.
+func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
+	u.setState(StateStarting, nil)
+	opts := u.clientOptions()
+	if u.inproc != nil {
+		a, b := transport.Pipe(nil)
+		ss := u.inproc.Connect(a)
+		c, err := client.Connect(ctx, b, opts)
+		if err != nil {
+			ss.Close()
+			return nil, err
+		}
+		u.mu.Lock()
+		u.c = c
+		u.mu.Unlock()
+		u.setState(StateReady, nil)
+		return c.Done(), nil
+	}
+	po := u.g.opts.Process
+	if po.Client != nil {
+		co := *po.Client
+		co.ClientInfo, co.ProtocolVersion = opts.ClientInfo, opts.ProtocolVersion
+		co.OnToolsChanged, co.OnResourcesChanged, co.OnPromptsChanged, co.OnResourceUpdated = opts.OnToolsChanged, opts.OnResourcesChanged, opts.OnPromptsChanged, opts.OnResourceUpdated
+		opts = &co
+	}
+	if u.cfg.Timeout > 0 {
+		opts.Timeout = u.cfg.Timeout
+	}
+	po.Client = opts
+	po.MaxMessageSize = u.g.limits.MaxUpstreamMessageBytes
+	if po.Restart == nil {
+		po.Restart = &client.RestartPolicy{}
+	}
+	po.Logger = u.g.log.With("upstream", u.name)
+	prev := po.OnStateChange
+	po.OnStateChange = func(s client.State, err error) {
+		if prev != nil {
+			prev(s, err)
+		}
+		switch s {
+		case client.StateReady:
+			u.setState(StateReady, nil)
+			go u.relist() // a restarted server may offer other tools
+		case client.StateRestarting:
+			u.setState(StateStarting, err)
+		}
+	}
+	p, err := client.Launch(ctx, u.cfg.CommandSpec(), &po)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	if u.killed {
+		u.mu.Unlock()
+		p.Close()
+		return nil, errors.New("disabled")
+	}
+	u.proc = p
+	u.mu.Unlock()
+	u.setState(StateReady, nil)
+	return p.Done(), nil
+}
+
+func (u *upstream) setState(s ServerState, err error) {
+	u.mu.Lock()
+	if u.killed {
+		s = StateDisabled
+	}
+	if s != StateReady {
+		u.listed = false
+	}
+	u.state, u.err = s, err
+	u.mu.Unlock()
+	u.g.changed()
+}
+
+// client returns the connection to the server, or why there is none.
+func (u *upstream) client(ctx context.Context) (*client.Client, error) {
+	u.mu.Lock()
+	state, err, p, c := u.state, u.err, u.proc, u.c
+	u.mu.Unlock()
+	switch {
+	case state == StateDisabled:
+		return nil, fmt.Errorf("server %q is disabled", u.name)
+	case state == StateFailed:
+		return nil, fmt.Errorf("server %q is not running: %v", u.name, err)
+	case c != nil:
+		return c, nil
+	case p != nil:
+		return p.Client(ctx)
+	}
+	return nil, fmt.Errorf("server %q is starting", u.name)
+}
+
+// relist asks the server for everything it offers and rebuilds the
+// surface. Concurrent asks fold into one more round.
+func (u *upstream) relist() {
+	u.mu.Lock()
+	if u.relisting {
+		u.again = true
+		u.mu.Unlock()
+		return
+	}
+	u.relisting = true
+	u.mu.Unlock()
+	for {
+		u.list()
+		u.g.rebuild()
+		u.mu.Lock()
+		u.listed = true // after the rebuild: waitSettled sees the tools served
+		if !u.again {
+			u.relisting = false
+			u.mu.Unlock()
+			u.g.changed()
+			return
+		}
+		u.again = false
+		u.mu.Unlock()
+	}
+}
+
+func (u *upstream) list() {
+	ctx, cancel := context.WithTimeout(u.g.ctx, 30*time.Second)
+	defer cancel()
+	c, err := u.client(ctx)
+	if err != nil {
+		return
+	}
+	caps := c.Capabilities()
+	var tools []*mcp.Tool
+	var resources []*mcp.Resource
+	var templates []*mcp.ResourceTemplate
+	var prompts []*mcp.Prompt
+	if caps.Tools != nil {
+		if tools, err = c.ListTools(ctx); err != nil {
+			u.g.log.Warn("gateway: listing tools", "upstream", u.name, "err", err)
+		}
+	}
+	if caps.Resources != nil {
+		if resources, err = c.ListResources(ctx); err != nil {
+			u.g.log.Warn("gateway: listing resources", "upstream", u.name, "err", err)
+		}
+		if templates, err = c.ListResourceTemplates(ctx); err != nil {
+			u.g.log.Warn("gateway: listing resource templates", "upstream", u.name, "err", err)
+		}
+	}
+	if caps.Prompts != nil {
+		if prompts, err = c.ListPrompts(ctx); err != nil {
+			u.g.log.Warn("gateway: listing prompts", "upstream", u.name, "err", err)
+		}
+	}
+	u.mu.Lock()
+	u.tools, u.resources, u.templates, u.prompts = tools, resources, templates, prompts
+	u.mu.Unlock()
+}
+
+// snapshot returns what the server offers now; nothing unless it is ready.
+func (u *upstream) snapshot() (ServerState, []*mcp.Tool, []*mcp.Resource, []*mcp.ResourceTemplate, []*mcp.Prompt) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.state != StateReady {
+		return u.state, nil, nil, nil, nil
+	}
+	return u.state, u.tools, u.resources, u.templates, u.prompts
+}
+
+// close stops the server.
+func (u *upstream) close() {
+	u.mu.Lock()
+	p, c, stop := u.proc, u.c, u.stop
+	u.proc, u.c = nil, nil
+	u.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if p != nil {
+		p.Close()
+	}
+	if c != nil {
+		c.Close()
+	}
+}
