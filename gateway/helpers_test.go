@@ -41,7 +41,7 @@ var hostileTools = []map[string]any{
 	{"name": "tree", "inputSchema": map[string]any{
 		"type": "object", "$defs": map[string]any{"node": map[string]any{"type": "object", "properties": map[string]any{
 			"value": map[string]any{"type": "string"}, "children": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/node"}}}}},
-		"properties": map[string]any{"root": map[string]any{"$ref": "#/$defs/node"}, "mode": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}},
+		"properties":           map[string]any{"root": map[string]any{"$ref": "#/$defs/node"}, "mode": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}},
 		"additionalProperties": false,
 	}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "remote_ref", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "https://example.invalid/schema.json"}}}},

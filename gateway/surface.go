@@ -19,9 +19,9 @@ const maxDescriptionBytes = 4096
 // surface is what the model sees, rebuilt whenever an upstream changes;
 // calls read the one current when they start.
 type surface struct {
-	tools    map[string]*exposed // by exposed name, denied and withheld ones included
-	all      []*exposed          // every upstream tool, by server and tool
-	prompts  map[string]promptRoute
+	tools   map[string]*exposed // by exposed name, denied and withheld ones included
+	all     []*exposed          // every upstream tool, by server and tool
+	prompts map[string]promptRoute
 }
 
 type promptRoute struct{ server, prompt string }
