@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,8 @@ func targetNames() []string {
 const (
 	maxSchemaNodes = 10000
 	maxSchemaDepth = 32
+	// strictMaxDepth is structured outputs' nesting limit.
+	strictMaxDepth = 10
 )
 
 // errUnsupported marks a schema a target cannot express; the tool is
@@ -159,10 +162,11 @@ func (c *cleaner) resolve(ref string) (map[string]any, error) {
 // Keywords each target keeps; others are dropped. nil keeps everything
 // but the reference and meta keywords.
 var (
-	strictKeywords = []string{"type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "description", "title"}
-	geminiKeywords = []string{"type", "format", "description", "nullable", "enum", "items", "properties", "required", "minItems", "maxItems", "minimum", "maximum"}
-	metaKeywords   = []string{"$schema", "$id", "$defs", "definitions", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "$vocabulary"}
-	geminiFormats  = map[string][]string{"string": {"enum", "date-time"}, "integer": {"int32", "int64"}, "number": {"float", "double"}}
+	strictKeywords  = []string{"type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "description", "title"}
+	geminiKeywords  = []string{"type", "format", "description", "nullable", "enum", "items", "properties", "required", "minItems", "maxItems", "minimum", "maximum"}
+	metaKeywords    = []string{"$schema", "$id", "$defs", "definitions", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "$vocabulary"}
+	geminiParamName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	geminiFormats   = map[string][]string{"string": {"enum", "date-time"}, "integer": {"int32", "int64"}, "number": {"float", "double"}}
 )
 
 // schema cleans one schema. Booleans: true is any value, false none.
@@ -170,6 +174,9 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 	c.nodes++
 	if c.nodes > maxSchemaNodes || depth > maxSchemaDepth {
 		return nil, nil, fmt.Errorf("input schema: more than %d nodes or %d levels once references are expanded", maxSchemaNodes, maxSchemaDepth)
+	}
+	if c.target == TargetOpenAIStrict && depth > strictMaxDepth {
+		return nil, nil, fmt.Errorf("input schema: more than %d levels of nesting: %w", strictMaxDepth, errUnsupported)
 	}
 	var in map[string]any
 	switch s := v.(type) {
@@ -212,7 +219,9 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 		if r2, ok := target["$ref"]; ok {
 			merged["$ref"] = r2
 		}
-		return c.schema(merged, depth+1, root)
+		// The same depth: an inlined reference is no deeper for the
+		// target. Chains end at a repeat (c.refs), fans at maxSchemaNodes.
+		return c.schema(merged, depth, root)
 	}
 	out := map[string]any{}
 	for k, v := range in {
@@ -222,6 +231,11 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 	}
 	if err := c.mergeAllOf(out, depth); err != nil {
 		return nil, nil, err
+	}
+	if t, ok := out["type"]; ok {
+		if err := checkTypeKeyword(t, true); err != nil {
+			return nil, nil, err
+		}
 	}
 	if _, ok := out["oneOf"]; ok && c.target != TargetNone {
 		// Listing oneOf as anyOf is wider; validation against the
@@ -316,7 +330,7 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 	case TargetOpenAIStrict:
 		return c.strict(out, plan)
 	case TargetGemini:
-		res, err := c.gemini(out)
+		res, err := c.gemini(out, root)
 		return res, plan, err
 	}
 	return out, plan, nil
@@ -517,7 +531,7 @@ func withNull(s map[string]any) map[string]any {
 }
 
 // gemini applies the OpenAPI 3.0 subset of function declarations.
-func (c *cleaner) gemini(s map[string]any) (any, error) {
+func (c *cleaner) gemini(s map[string]any, root bool) (any, error) {
 	nullable := false
 	// anyOf: Gemini takes none inside items and is unreliable elsewhere;
 	// the first non-null branch stands for the union (null as nullable).
@@ -601,7 +615,22 @@ func (c *cleaner) gemini(s map[string]any) (any, error) {
 	switch t {
 	case "object":
 		props, _ := s["properties"].(map[string]any)
-		if len(props) == 0 {
+		if root {
+			// Function parameters are named [A-Za-z_][A-Za-z0-9_]*: an
+			// optional one named otherwise is left out, a required one
+			// makes the tool inexpressible.
+			for name := range props {
+				if !geminiParamName.MatchString(name) {
+					if isRequired(s, name) {
+						return nil, fmt.Errorf("input schema: required parameter %q is not a name Gemini accepts: %w", name, errUnsupported)
+					}
+					delete(props, name)
+				}
+			}
+		}
+		if len(props) == 0 && !root {
+			// A function without parameters leaves them out; a nested
+			// object needs properties.
 			return nil, fmt.Errorf("input schema: an object without properties: %w", errUnsupported)
 		}
 		if req, ok := s["required"].([]any); ok {
@@ -663,4 +692,33 @@ func stripNulls(v any, plan *nullPlan) {
 			stripNulls(e, plan.items)
 		}
 	}
+}
+
+var jsonTypeNames = []string{"null", "boolean", "object", "array", "number", "integer", "string"}
+
+// checkTypeKeyword refuses a "type" that is not a JSON type name or a
+// non-empty array of distinct ones.
+func checkTypeKeyword(t any, present bool) error {
+	if !present {
+		return nil
+	}
+	switch v := t.(type) {
+	case string:
+		if slices.Contains(jsonTypeNames, v) {
+			return nil
+		}
+	case []any:
+		seen := map[string]bool{}
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok || !slices.Contains(jsonTypeNames, s) || seen[s] {
+				return fmt.Errorf("input schema: invalid type %v", t)
+			}
+			seen[s] = true
+		}
+		if len(v) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("input schema: invalid type %v", t)
 }

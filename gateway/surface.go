@@ -126,12 +126,12 @@ func (g *Gateway) buildSurface() *surface {
 			fixed[k] = r.Name
 		}
 	}
-	names, err := toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength, Fixed: fixed})
+	names, err := toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength, Fixed: fixed, Join: g.join})
 	if err != nil {
 		// Only a fixed name longer than this profile's maximum gets here
 		// (the policy checked the rest): name everything without them.
 		g.log.Error("gateway: naming tools", "err", err)
-		names, _ = toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength})
+		names, _ = toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength, Join: g.join})
 	}
 	slices.SortFunc(keys, func(a, b toolname.Key) int {
 		if c := strings.Compare(a.Server, b.Server); c != 0 {
@@ -148,6 +148,18 @@ func (g *Gateway) buildSurface() *surface {
 	}
 	g.buildPrompts(s)
 	return s
+}
+
+// join makes a tool's candidate name. Gemini wants function names that
+// start with a letter or "_".
+func (g *Gateway) join(server, tool string) string {
+	n := toolname.DefaultJoin(server, tool)
+	if g.profile.Target == TargetGemini && n != "" {
+		if c := n[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			n = "_" + n
+		}
+	}
+	return n
 }
 
 // expose decides everything about one tool once per rebuild, so that
