@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/gateway"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// gatewaySettings are the flags of `winbridge gateway`.
+type gatewaySettings struct {
+	config, policy, profile string
+	httpAddr, audit         string
+	auditMax                int64
+	bridge, check, plan     bool
+	startTimeout            time.Duration
+	logLevel                slog.Level
+}
+
+func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error) {
+	s := &gatewaySettings{}
+	fs := flag.NewFlagSet("winbridge gateway", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: winbridge gateway -config FILE [flags]\n\nThe tool facade: one MCP server over the servers of an mcpServers configuration,\nwith the names, schemas, policy, approval, budgets and audit of docs/FACADE.md.\nServes stdio unless -http is given.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&s.config, "config", "", "the mcpServers configuration `file` (required)")
+	fs.StringVar(&s.policy, "policy", "", "the policy `file` (JSON; docs/FACADE.md); none: every tool, the defaults")
+	fs.StringVar(&s.profile, "profile", "", "the policy `profile` to serve (default: the policy's \"profile\", then \"default\")")
+	fs.StringVar(&s.httpAddr, "http", "", "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8788) instead of stdio")
+	fs.StringVar(&s.audit, "audit", "", "append one JSON line per tool call to `file`, rotated by size")
+	fs.Int64Var(&s.auditMax, "audit-max-bytes", gateway.DefaultAuditMaxBytes, "rotate the audit file past this many `bytes` (5 old files are kept)")
+	fs.BoolVar(&s.bridge, "bridge", false, "also serve the bridge's own tools (win.exec, path.*, hdc.*) in process, as server \"bridge\"; they read the environment of docs/WINDOWS.md")
+	fs.BoolVar(&s.check, "check", false, "validate the configuration and the policy, start nothing, and exit")
+	fs.BoolVar(&s.plan, "plan", false, "start the servers, print the surface the model will see, and exit")
+	fs.DurationVar(&s.startTimeout, "start-timeout", 2*time.Minute, "how long to wait for the servers at start-up (npx may download)")
+	level := fs.String("log-level", "info", "`level` of the log on stderr: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if s.config == "" && !s.bridge {
+		return nil, errors.New("-config is required (or -bridge alone)")
+	}
+	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return nil, fmt.Errorf("-log-level: %w", err)
+	}
+	return s, nil
+}
+
+// runGateway is `winbridge gateway`.
+func runGateway(args []string, stdout, stderr io.Writer) int {
+	s, err := parseGatewaySettings(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge gateway:", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: s.logLevel}))
+	opts, cleanup, err := gatewayOptions(s, log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge gateway:", err)
+		return 2
+	}
+	defer cleanup()
+	g, err := gateway.New(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge gateway:", err)
+		return 2
+	}
+	if s.check {
+		return gatewayCheck(opts, stdout)
+	}
+	defer g.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sctx, cancel := context.WithTimeout(ctx, s.startTimeout)
+	err = g.Start(sctx)
+	cancel()
+	if err != nil {
+		log.Warn("winbridge gateway: some servers did not start; they are retried with backoff", "err", err)
+	}
+	if s.plan {
+		printPlan(stdout, g)
+		if err != nil {
+			return 1
+		}
+		return 0
+	}
+	srv := g.Server()
+	if s.httpAddr != "" {
+		return serveHTTP(ctx, &settings{httpAddr: s.httpAddr}, srv, log, stderr)
+	}
+	stream, err := transport.Stdio(&transport.StreamOptions{Logger: log})
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge gateway:", err)
+		return 1
+	}
+	if err := srv.Run(ctx, stream); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("winbridge gateway: serving", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// gatewayOptions reads the files and builds the Options; cleanup closes
+// what it opened.
+func gatewayOptions(s *gatewaySettings, log *slog.Logger, stderr io.Writer) (*gateway.Options, func(), error) {
+	var closers []func()
+	cleanup := func() {
+		for _, c := range slices.Backward(closers) {
+			c()
+		}
+	}
+	opts := &gateway.Options{Profile: s.profile, Logger: log,
+		Info:    &mcp.Implementation{Name: "winbridge-gateway", Title: "WinBridge tool facade", Version: version},
+		Process: client.ProcessOptions{StderrLogger: log}}
+	if s.config != "" {
+		cfg, err := client.LoadConfig(s.config)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		opts.Config = cfg
+	}
+	if s.policy != "" {
+		p, err := gateway.LoadPolicy(s.policy)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		opts.Policy = p
+	}
+	if s.bridge {
+		bs, err := parseSettings(nil, os.Getenv, stderr)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		if s.check {
+			// -check starts nothing: the bridge's configuration is
+			// checked, its executor is not made.
+			opts.Servers = map[string]*mcp.Server{"bridge": mcp.NewServer(&mcp.Implementation{Name: "bridge"}, nil)}
+		} else {
+			ex, err := winexec.NewWithLogger(bs.cfg, log)
+			if err != nil {
+				return nil, cleanup, err
+			}
+			closers = append(closers, func() { ex.Close() })
+			opts.Servers = map[string]*mcp.Server{"bridge": newServer(bs, ex, log)}
+		}
+	}
+	if s.audit != "" && !s.check && !s.plan {
+		rf, err := gateway.OpenRotatingFile(s.audit, s.auditMax, 0)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		closers = append(closers, func() { rf.Close() })
+		opts.Audit = slog.NewJSONHandler(rf, nil)
+	}
+	return opts, cleanup, nil
+}
+
+// gatewayCheck reports what -check found: the files parse and agree (New
+// succeeded), and each server's program is found.
+func gatewayCheck(opts *gateway.Options, out io.Writer) int {
+	fmt.Fprintln(out, "configuration and policy: ok")
+	status := 0
+	if opts.Config != nil {
+		names := make([]string, 0, len(opts.Config.Servers))
+		for n := range opts.Config.Servers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			sc := opts.Config.Servers[n]
+			switch path, err := exec.LookPath(sc.Command); {
+			case sc.Disabled:
+				fmt.Fprintf(out, "server %s: disabled\n", n)
+			case err != nil:
+				fmt.Fprintf(out, "server %s: %s: not found\n", n, sc.Command)
+				status = 1
+			default:
+				fmt.Fprintf(out, "server %s: %s\n", n, path)
+			}
+		}
+	}
+	if _, ok := opts.Servers["bridge"]; ok {
+		fmt.Fprintln(out, "server bridge: in process")
+	}
+	return status
+}
+
+func printPlan(out io.Writer, g *gateway.Gateway) {
+	for _, st := range g.Status() {
+		line := fmt.Sprintf("server %s: %s, %d tools", st.Name, st.State, st.Tools)
+		if st.Err != nil {
+			line += ": " + st.Err.Error()
+		}
+		fmt.Fprintln(out, line)
+	}
+	tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXPOSED\tSOURCE\tRISK\tAPPROVAL\tBUDGETS\tSTATUS")
+	for _, e := range g.Plan() {
+		approval := "no"
+		if e.Approval {
+			approval = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\t%s\n", e.Exposed, e.Server, e.Tool, e.Risk, approval, e.Budgets, e.Status)
+	}
+	tw.Flush()
+}

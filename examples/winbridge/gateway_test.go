@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/transport"
+)
+
+func writeJSON(t *testing.T, dir, name string, v any) string {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestGatewayCheck(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{
+		"shell":   map[string]any{"command": "sh"},
+		"missing": map[string]any{"command": "no-such-program-winbridge"},
+	}})
+	pol := writeJSON(t, dir, "pol.json", map[string]any{"profiles": map[string]any{"default": map[string]any{"deny": []string{"*/delete*"}}}})
+	var out, errb bytes.Buffer
+	code := run([]string{"gateway", "-check", "-config", cfg, "-policy", pol}, &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), "configuration and policy: ok") ||
+		!strings.Contains(out.String(), "server missing: no-such-program-winbridge: not found") || !strings.Contains(out.String(), "server shell: /") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+
+	bad := writeJSON(t, dir, "bad.json", map[string]any{"tools": map[string]any{"a/b": map[string]any{"approval": "maybe"}}})
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"gateway", "-check", "-config", cfg, "-policy", bad}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), `tools["a/b"].approval: want one of`) {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"gateway"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-config is required") {
+		t.Fatalf("exit %d %s", code, errb.String())
+	}
+}
+
+// TestGatewayPlanAndServe fronts this very binary (the bridge, as a stdio
+// upstream) and the bridge's tools in process, prints the plan, then
+// serves and audits a call.
+func TestGatewayPlanAndServe(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	cfg := writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{
+		"child": map[string]any{"command": bin, "env": map[string]string{"WINBRIDGE_BACKEND": "local", "ALLOW_EXE": "printf"}},
+	}})
+	pol := writeJSON(t, dir, "pol.json", map[string]any{
+		"profiles": map[string]any{"default": map[string]any{"deny": []string{"bridge/hdc*"}, "target": "openai"}},
+	})
+	env := append(os.Environ(), "WINBRIDGE_BACKEND=local", "ALLOW_EXE=printf")
+
+	plan := exec.Command(bin, "gateway", "-plan", "-bridge", "-config", cfg, "-policy", pol)
+	plan.Env = env
+	var stderr bytes.Buffer
+	plan.Stderr = &stderr
+	out, err := plan.Output()
+	if err != nil {
+		t.Fatalf("-plan: %v\n%s\n%s", err, out, stderr.String())
+	}
+	text := string(out)
+	for _, want := range []string{"server child: ready", "server bridge: ready", "EXPOSED", "child/win.exec", "bridge/hdc.shell", "denied: denied by profile"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan lacks %q:\n%s", want, text)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^child__win_exec_[0-9a-f]{8} +child/win\.exec +\S+ +yes `).MatchString(text) {
+		t.Errorf("plan row of child/win.exec:\n%s", text)
+	}
+
+	audit := filepath.Join(dir, "audit.jsonl")
+	cmd := exec.Command(bin, "gateway", "-bridge", "-config", cfg, "-policy", pol, "-audit", audit)
+	cmd.Env = env
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, transport.NewStream(transport.NewLineFramer(struct {
+		io.Reader
+		io.WriteCloser
+	}{stdout, in}, 0), nil), nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	var wsl2win string
+	for _, tl := range tools {
+		if !valid.MatchString(tl.Name) {
+			t.Errorf("listed %q", tl.Name)
+		}
+		if strings.HasPrefix(tl.Name, "bridge__hdc") {
+			t.Errorf("denied tool listed: %s", tl.Name)
+		}
+		if strings.HasPrefix(tl.Name, "child__path_wsl_to_win") {
+			wsl2win = tl.Name
+		}
+	}
+	if wsl2win == "" {
+		t.Fatalf("no child path.wsl_to_win among %d tools", len(tools))
+	}
+	// win.exec may change things: it needs approval, and this client
+	// cannot be asked.
+	var winexec string
+	for _, tl := range tools {
+		if strings.HasPrefix(tl.Name, "child__win_exec") {
+			winexec = tl.Name
+		}
+	}
+	res, err := c.CallTool(ctx, winexec, map[string]any{"exe": "printf", "args": []string{"hi"}})
+	if err != nil || !res.IsError || !strings.Contains(res.TextOf(), "approval_unavailable") {
+		t.Fatalf("%v %+v", err, res)
+	}
+	c.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(b), &rec); err != nil || rec["code"] != "approval_unavailable" || rec["server"] != "child" || rec["tool"] != "win.exec" {
+		t.Fatalf("audit %s: %v", b, err)
+	}
+}
