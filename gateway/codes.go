@@ -35,12 +35,15 @@ const (
 	CodeCancelled           Code = "cancelled"            // the client cancelled the call
 )
 
-// refusal is a tool error with its code.
+// refusal is a tool error with its code: in structuredContent and, for
+// tools whose outputSchema forbids that shape, in _meta alone (see
+// call.refuse).
 func refusal(code Code, format string, args ...any) *mcp.CallToolResult {
 	msg := fmt.Sprintf(format, args...)
 	return &mcp.CallToolResult{
 		IsError:           true,
 		Content:           []mcp.Content{&mcp.TextContent{Text: msg + " [" + string(code) + "]"}},
 		StructuredContent: map[string]any{"code": string(code), "message": msg},
+		ResultEnvelope:    mcp.ResultEnvelope{Meta: mcp.Meta{MetaKey: map[string]any{"code": string(code)}}},
 	}
 }

@@ -269,13 +269,20 @@ func (f *fixture) call(t *testing.T, name string, args any) (*mcp.CallToolResult
 	return res, codeOf(res)
 }
 
+// codeOf reads the gateway's code from a result, and checks that
+// structuredContent and _meta agree.
 func codeOf(res *mcp.CallToolResult) Code {
-	m, ok := res.StructuredContent.(map[string]any)
-	if !ok || !res.IsError {
+	if !res.IsError {
 		return CodeOK
 	}
-	s, _ := m["code"].(string)
-	return Code(s)
+	meta, _ := res.Meta[MetaKey].(map[string]any)
+	code, _ := meta["code"].(string)
+	if m, ok := res.StructuredContent.(map[string]any); ok {
+		if sc, _ := m["code"].(string); sc != code {
+			return Code("mismatch: " + sc + " vs " + code)
+		}
+	}
+	return Code(code)
 }
 
 func (f *fixture) names(t *testing.T) map[string]*mcp.Tool {

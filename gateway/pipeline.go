@@ -56,6 +56,12 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mc
 func (c *call) refuse(code Code, format string, args ...any) (*mcp.CallToolResult, error) {
 	c.rec.Code = code
 	r := refusal(code, format, args...)
+	if c.e != nil && c.e.def != nil && c.e.def.OutputSchema != nil {
+		// Clients check structuredContent against the outputSchema even
+		// in an error result (the TypeScript SDK does): the code stays
+		// in _meta and the text.
+		r.StructuredContent = nil
+	}
 	for _, b := range r.Content {
 		if t, ok := b.(*mcp.TextContent); ok {
 			c.rec.ResultBytes += len(t.Text)

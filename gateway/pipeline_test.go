@@ -109,6 +109,11 @@ func TestStepStrictValidation(t *testing.T) {
 	if code != CodeInvalidArguments || !strings.Contains(res.TextOf(), "not converted") {
 		t.Fatalf("%s %s", code, res.TextOf())
 	}
+	// add declares an outputSchema: clients check structuredContent
+	// against it even in errors, so the code is in _meta alone.
+	if res.StructuredContent != nil {
+		t.Errorf("a refusal of a tool with an outputSchema carries structuredContent: %v", res.StructuredContent)
+	}
 	if _, code := f.call(t, "up__add", json.RawMessage(`{"a":5.5,"b":2}`)); code != CodeInvalidArguments {
 		t.Errorf("5.5 for an integer: %s", code)
 	}
