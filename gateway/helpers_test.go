@@ -49,7 +49,11 @@ var hostileTools = []map[string]any{
 
 // runHelper serves the hostile upstream on stdio.
 func runHelper(mode string) int {
-	if mode != "hostile" {
+	switch mode {
+	case "bench-upstream", "bench-facade":
+		return benchServer(mode)
+	case "hostile":
+	default:
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 		return 2
 	}
@@ -296,4 +300,42 @@ func (f *fixture) names(t *testing.T) map[string]*mcp.Tool {
 		m[tl.Name] = tl
 	}
 	return m
+}
+
+// waitListed waits until every name is listed: a server may register
+// tools after it has answered the first tools/list, and say so with
+// list_changed, which the facade forwards. The fixture's client must be
+// a legacy one with OnToolsChanged sending on changed.
+func (f *fixture) waitListed(t *testing.T, changed <-chan struct{}, names ...string) map[string]*mcp.Tool {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		listed := f.names(t)
+		missing := ""
+		for _, n := range names {
+			if listed[n] == nil {
+				missing = n
+			}
+		}
+		if missing == "" {
+			return listed
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("%s never listed", missing)
+		}
+	}
+}
+
+// changedClient is a legacy client that reports list_changed on the
+// returned channel.
+func changedClient() (*client.Options, chan struct{}) {
+	ch := make(chan struct{}, 64)
+	return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion, OnToolsChanged: func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}}, ch
 }

@@ -61,18 +61,14 @@ func TestReferenceServersThroughFacade(t *testing.T) {
 	for target, check := range checkers {
 		t.Run(string(target), func(t *testing.T) {
 			pol := &Policy{Profiles: map[string]*Profile{"default": {Target: target}}}
-			f := start(t, &Options{Config: cfg, Servers: inproc(), Policy: pol}, nil)
+			copts, changed := changedClient()
+			f := start(t, &Options{Config: cfg, Servers: inproc(), Policy: pol}, copts)
 			for _, st := range f.g.Status() {
 				if st.State != StateReady {
 					t.Fatalf("%s: %s %v", st.Name, st.State, st.Err)
 				}
 			}
-			listed := f.names(t)
-			for _, want := range []string{"everything__echo", "fs__read_text_file", "fs__list_directory"} {
-				if listed[want] == nil {
-					t.Fatalf("%s not listed", want)
-				}
-			}
+			listed := f.waitListed(t, changed, "everything__echo", "everything__get-sum", "fs__read_text_file", "fs__list_directory")
 			for name, tl := range listed {
 				m, err := decodeSchema(tl.InputSchema)
 				if err != nil {
@@ -94,7 +90,9 @@ func TestReferenceServersThroughFacade(t *testing.T) {
 		"tools":{"fs/read_text_file":{"pathArgs":["path"]},"fs/read_multiple_files":{"pathArgs":["paths[]"]},"fs/write_file":{"pathArgs":["path"]}},
 		"approval":{"rules":[{"tool":"everything/*","require":"never"},{"tool":"fs/read*","require":"never"}]},
 		"limits":{"maxBlockBytes":4096}}`)
-	f := start(t, &Options{Config: cfg, Policy: pol}, nil)
+	copts, changed := changedClient()
+	f := start(t, &Options{Config: cfg, Policy: pol}, copts)
+	f.waitListed(t, changed, "everything__echo", "everything__get-sum", "fs__read_text_file", "fs__read_multiple_files", "fs__write_file")
 	cases := []struct {
 		name string
 		args any

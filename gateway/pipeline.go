@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -174,7 +176,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, sess *
 	defer cancel()
 
 	// 8. The upstream call.
-	res, code, err := g.callUpstream(cctx, e, send)
+	res, code, err := g.callUpstream(cctx, req, e, send)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -208,7 +210,10 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, sess *
 
 // callUpstream makes the call and decodes the result itself, so that a
 // malformed result is told apart from a failed call.
-func (g *Gateway) callUpstream(ctx context.Context, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+	if e.up.inproc != nil {
+		return g.callInProcess(ctx, req, e, args)
+	}
 	cl, err := e.up.client(ctx)
 	if err != nil {
 		return nil, CodeUpstreamUnavailable, err
@@ -240,5 +245,47 @@ func (g *Gateway) callUpstream(ctx context.Context, e *exposed, args json.RawMes
 		}
 	}
 	res.ResultType = ""
+	return &res, CodeOK, nil
+}
+
+// callInProcess calls an in-process upstream's tool directly, with no
+// protocol hop (mcp.Server.CallToolFor): its progress, logs and questions
+// reach the downstream client. It runs on the caller's goroutine: the
+// walltime cancels its context, and a tool of this process is trusted to
+// honour that (a goroutine per call to abandon one that does not cost a
+// third of the facade's latency).
+func (g *Gateway) callInProcess(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+	if st, _, _, _, _ := e.up.snapshot(); st != StateReady {
+		return nil, CodeUpstreamUnavailable, fmt.Errorf("server %q is %s", e.Server, st)
+	}
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	var o outcome
+	o.res, o.err = e.up.inproc.CallToolFor(ctx, req, e.Tool, args)
+	if ctx.Err() != nil {
+		return nil, CodeTimeout, context.Cause(ctx)
+	}
+	var rpc *mcp.Error
+	switch {
+	case errors.Is(o.err, mcp.ErrInputRequired):
+		return nil, CodeUpstreamError, errors.New("the tool asked the client for input; answer and call again")
+	case errors.As(o.err, &rpc):
+		return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
+	case o.err != nil:
+		return nil, CodeUpstreamError, o.err
+	case o.res == nil:
+		return nil, CodeUpstreamMalformed, errors.New("the server returned no result")
+	}
+	// The result may be the tool's own value: the caps work on a copy.
+	res := *o.res
+	res.Content = slices.Clone(res.Content)
+	res.Meta = maps.Clone(res.Meta)
+	for _, b := range res.Content {
+		if b == nil {
+			return nil, CodeUpstreamMalformed, errors.New("the server's result has a null content block")
+		}
+	}
 	return &res, CodeOK, nil
 }

@@ -325,7 +325,8 @@ func TestStepOutputSchema(t *testing.T) {
 // TestHostileUpstream: a stdio server with hostile names, schemas and
 // results. The facade keeps serving and writes every audit line.
 func TestHostileUpstream(t *testing.T) {
-	pol := mustPolicy(t, `{"approval":{"default":"never"},"budgets":{"timeoutMs":1500},"limits":{"maxUpstreamMessageBytes":1048576}}`)
+	pol := mustPolicy(t, `{"approval":{"default":"never"},"budgets":{"timeoutMs":60000},"tools":{"hostile/hang":{"budgets":{"timeoutMs":1000}}},
+		"limits":{"maxUpstreamMessageBytes":1048576}}`)
 	f := start(t, &Options{Config: hostileConfig(t), Servers: inproc(), Policy: pol}, nil)
 	listed := f.names(t)
 	valid := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
