@@ -19,8 +19,12 @@ type Options struct {
 	// Config holds the upstream servers run as child processes (the
 	// "mcpServers" format).
 	Config *client.Config
+	// HTTP holds the upstream servers reached over Streamable HTTP
+	// (ParseConfig's "url" entries).
+	HTTP map[string]*HTTPServer
 	// Servers are upstream servers in this process, by name; they need no
-	// child process. A name must not also be in Config.
+	// child process. A name must be in only one of Config, HTTP and
+	// Servers.
 	Servers map[string]*mcp.Server
 	// Policy; nil means the zero Policy (every tool, the defaults).
 	Policy *Policy
@@ -146,6 +150,15 @@ func New(opts *Options) (*Gateway, error) {
 			}
 			g.ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting}
 		}
+	}
+	for name, h := range g.opts.HTTP {
+		if _, dup := g.ups[name]; dup {
+			return nil, fmt.Errorf("gateway: server %q is configured twice", name)
+		}
+		if h == nil || h.Disabled {
+			continue
+		}
+		g.ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting}
 	}
 	for name, s := range g.opts.Servers {
 		if _, dup := g.ups[name]; dup {

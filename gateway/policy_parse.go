@@ -410,3 +410,17 @@ func (pp *policyParser) limits(path string, v any) Limits {
 	})
 	return l
 }
+
+// joinErrors joins errors, flattening joined ones, so that each problem
+// is one line.
+func joinErrors(errs []error) error {
+	var flat []error
+	for _, e := range errs {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else if e != nil {
+			flat = append(flat, e)
+		}
+	}
+	return errors.Join(flat...)
+}

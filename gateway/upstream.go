@@ -9,6 +9,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -35,8 +36,9 @@ const (
 type upstream struct {
 	g      *Gateway
 	name   string
-	cfg    *client.ServerConfig // nil for an in-process server
-	inproc *mcp.Server
+	cfg    *client.ServerConfig // a child process, or
+	http   *HTTPServer          // a Streamable HTTP server, or
+	inproc *mcp.Server          // a server in this process
 
 	mu        sync.Mutex
 	state     ServerState
@@ -116,6 +118,29 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		c, err := client.Connect(ctx, b, opts)
 		if err != nil {
 			ss.Close()
+			return nil, err
+		}
+		u.mu.Lock()
+		u.c = c
+		u.mu.Unlock()
+		u.setState(StateReady, nil)
+		return c.Done(), nil
+	}
+	if u.http != nil {
+		// ctx is the upstream's life: it bounds the HTTP framer (and its
+		// GET stream of notifications) too.
+		stream, err := mcphttp.NewStream(ctx, u.http.URL, &mcphttp.ClientOptions{Header: u.http.Header,
+			MaxMessageSize: u.g.limits.MaxUpstreamMessageBytes, Logger: opts.Logger})
+		if err != nil {
+			return nil, err
+		}
+		if u.http.Timeout > 0 {
+			opts.Timeout = u.http.Timeout
+		}
+		hctx, cancel := context.WithTimeout(ctx, client.DefaultHandshakeTimeout)
+		c, err := client.Connect(hctx, stream, opts)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
 		u.mu.Lock()

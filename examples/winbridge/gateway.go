@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -137,11 +138,11 @@ func gatewayOptions(s *gatewaySettings, log *slog.Logger, stderr io.Writer) (*ga
 		Info:    &mcp.Implementation{Name: "winbridge-gateway", Title: "WinBridge tool facade", Version: version},
 		Process: client.ProcessOptions{StderrLogger: log}}
 	if s.config != "" {
-		cfg, err := client.LoadConfig(s.config)
+		cfg, hs, err := gateway.LoadConfig(s.config)
 		if err != nil {
 			return nil, cleanup, err
 		}
-		opts.Config = cfg
+		opts.Config, opts.HTTP = cfg, hs
 	}
 	if s.policy != "" {
 		p, err := gateway.LoadPolicy(s.policy)
@@ -202,6 +203,9 @@ func gatewayCheck(opts *gateway.Options, out io.Writer) int {
 				fmt.Fprintf(out, "server %s: %s\n", n, path)
 			}
 		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(opts.HTTP)) {
+		fmt.Fprintf(out, "server %s: %s (Streamable HTTP; not contacted)\n", n, opts.HTTP[n].URL)
 	}
 	if _, ok := opts.Servers["bridge"]; ok {
 		fmt.Fprintln(out, "server bridge: in process")
