@@ -30,6 +30,28 @@ type Policy struct {
 	Limits Limits
 	// Risk is the wording of the description prefixes.
 	Risk RiskWording
+	// Prompts declares prompt templates by "server/prompt": a prompts/get
+	// result of such a prompt must equal the template rendered with the
+	// request's arguments, or it is refused.
+	Prompts map[string]*PromptTemplate
+	// PromptsRequireTemplate hides every prompt the policy declares no
+	// template for: an upstream must not inject prompt text it did not
+	// declare.
+	PromptsRequireTemplate bool
+}
+
+// PromptTemplate is the declared text of a prompt: its messages, in
+// order, each a role and a text in which {{name}} stands for the
+// argument name (an absent argument renders empty; values are inserted
+// as they are, never expanded again).
+type PromptTemplate struct {
+	Messages []PromptTemplateMessage
+}
+
+// PromptTemplateMessage is one declared message.
+type PromptTemplateMessage struct {
+	Role string // "user" or "assistant"
+	Text string
 }
 
 // Profile selects tools and the shape of the surface for one kind of

@@ -197,8 +197,18 @@ func (pp *policyParser) pattern(path, s string) {
 
 func (pp *policyParser) policy(doc any) *Policy {
 	p := &Policy{Profiles: map[string]*Profile{}, Tools: map[string]*ToolRule{}}
-	pp.object("", doc, []string{"$schema", "profile", "profiles", "tools", "roots", "approval", "budgets", "limits", "risk"}, func(name, path string, v any) {
+	pp.object("", doc, []string{"$schema", "profile", "profiles", "tools", "roots", "approval", "budgets", "limits", "risk", "prompts", "promptsRequireTemplate"}, func(name, path string, v any) {
 		switch name {
+		case "prompts":
+			p.Prompts = map[string]*PromptTemplate{}
+			pp.object(path, v, nil, func(name, path string, v any) {
+				if s, t, ok := cutKey(name); !ok || s == "" || t == "" {
+					pp.fail(path, "want a \"server/prompt\" key")
+				}
+				p.Prompts[name] = pp.promptTemplate(path, v)
+			})
+		case "promptsRequireTemplate":
+			p.PromptsRequireTemplate = pp.boolean(path, v)
 		case "$schema":
 			pp.str(path, v)
 		case "profile":
@@ -423,4 +433,35 @@ func joinErrors(errs []error) error {
 		}
 	}
 	return errors.Join(flat...)
+}
+
+func (pp *policyParser) promptTemplate(path string, v any) *PromptTemplate {
+	t := &PromptTemplate{}
+	pp.object(path, v, []string{"messages"}, func(name, path string, v any) {
+		msgs, ok := v.([]any)
+		if !ok {
+			pp.fail(path, "want array, got %s", typeOf(v))
+			return
+		}
+		for i, mv := range msgs {
+			var m PromptTemplateMessage
+			mp := path + "[" + strconv.Itoa(i) + "]"
+			pp.object(mp, mv, []string{"role", "text"}, func(name, path string, v any) {
+				switch name {
+				case "role":
+					m.Role = pp.oneOf(path, v, "user", "assistant")
+				case "text":
+					m.Text = pp.str(path, v)
+				}
+			})
+			if m.Role == "" {
+				pp.fail(mp, "a message needs \"role\"")
+			}
+			t.Messages = append(t.Messages, m)
+		}
+	})
+	if t.Messages == nil {
+		pp.fail(path, "a template needs \"messages\"")
+	}
+	return t
 }

@@ -387,9 +387,13 @@ func (g *Gateway) buildPrompts(s *surface) {
 	for _, name := range g.names {
 		_, _, _, _, prompts := g.ups[name].snapshot()
 		for _, p := range prompts {
-			if p != nil && p.Name != "" {
-				keys = append(keys, toolname.Key{Server: name, Tool: p.Name})
+			if p == nil || p.Name == "" {
+				continue
 			}
+			if g.pol.PromptsRequireTemplate && g.pol.Prompts[name+"/"+p.Name] == nil {
+				continue // undeclared prompt text is not offered
+			}
+			keys = append(keys, toolname.Key{Server: name, Tool: p.Name})
 		}
 	}
 	m, _ := toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength})
@@ -402,20 +406,22 @@ func (g *Gateway) buildPrompts(s *surface) {
 func (g *Gateway) syncPrompts(s *surface) {
 	want := map[string]string{}
 	defs := map[string]*mcp.Prompt{}
+	byRoute := make(map[promptRoute]string, len(s.prompts))
+	for n, r := range s.prompts {
+		byRoute[r] = n
+	}
 	for _, name := range g.names {
 		_, _, _, _, prompts := g.ups[name].snapshot()
 		for _, p := range prompts {
 			if p == nil {
 				continue
 			}
-			for n, r := range s.prompts {
-				if r.server == name && r.prompt == p.Name {
-					pp := *p
-					pp.Name = n
-					b, _ := json.Marshal(&pp)
-					want[n] = string(b)
-					defs[n] = &pp
-				}
+			if n, ok := byRoute[promptRoute{name, p.Name}]; ok {
+				pp := *p
+				pp.Name = n
+				b, _ := json.Marshal(&pp)
+				want[n] = string(b)
+				defs[n] = &pp
 			}
 		}
 	}
@@ -433,12 +439,21 @@ func (g *Gateway) syncPrompts(s *surface) {
 			r := s.prompts[n]
 			u := g.ups[r.server]
 			orig := r.prompt
+			tmpl := g.pol.Prompts[r.server+"/"+r.prompt]
 			g.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				c, err := u.client(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return c.GetPrompt(ctx, orig, req.Params.Arguments)
+				res, err := c.GetPrompt(ctx, orig, req.Params.Arguments)
+				if err != nil || tmpl == nil {
+					return res, err
+				}
+				if err := verifyPrompt(tmpl, req.Params.Arguments, res); err != nil {
+					g.log.Warn("gateway: a prompt differs from its declared template", "server", r.server, "prompt", orig, "err", err)
+					return nil, promptRefusal(req.Params.Name, err)
+				}
+				return res, nil
 			})
 		}
 	}
