@@ -14,7 +14,7 @@ func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call
 	e := c.e
 	caps := req.ClientCapabilities()
 	if caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
-		if g.pol.Approval.WithoutElicitation == "allow" {
+		if c.set.pol.Approval.WithoutElicitation == "allow" {
 			c.rec.Approval = "allowed_without_elicitation"
 			return nil, nil, false
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -53,12 +54,7 @@ type Options struct {
 // through the pipeline of docs/FACADE.md.
 type Gateway struct {
 	opts    Options
-	pol     *Policy
-	profile *Profile
-	profNm  string
-	limits  Limits
-	risk    RiskWording
-	scope   *scope
+	set     atomic.Pointer[settings] // the policy in force; Reload swaps it
 	audit   *auditor
 	log     *slog.Logger
 	srv     *mcp.Server
@@ -66,8 +62,8 @@ type Gateway struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
-	ups   map[string]*upstream
-	names []string // upstream names, sorted
+	upsMu sync.RWMutex
+	ups   map[string]*upstream // Reload changes the set
 
 	surf     atomic.Pointer[surface]
 	buildMu  sync.Mutex
@@ -100,40 +96,15 @@ func New(opts *Options) (*Gateway, error) {
 	if opts != nil {
 		g.opts = *opts
 	}
-	g.pol = g.opts.Policy
-	if g.pol == nil {
-		g.pol = &Policy{}
-	}
 	g.log = g.opts.Logger
 	if g.log == nil {
 		g.log = slog.Default()
 	}
-	pr, ok := g.pol.profile(g.opts.Profile)
-	if !ok {
-		return nil, fmt.Errorf("gateway: no profile %q in the policy", g.opts.Profile)
-	}
-	g.profile, g.profNm = pr, g.opts.Profile
-	if g.profNm == "" {
-		g.profNm = g.pol.Profile
-	}
-	if g.profNm == "" {
-		g.profNm = "default"
-	}
-	if g.profile.Target == "" {
-		g.profile.Target = TargetAnthropic
-	}
-	g.limits = g.pol.Limits.withDefaults()
-	g.risk = g.pol.Risk.withDefaults()
-	sc, err := newScope(g.pol.Roots, g.opts.PathMapper)
+	st, err := newSettings(g.opts.Policy, g.opts.Profile, g.opts.PathMapper)
 	if err != nil {
-		return nil, fmt.Errorf("gateway: %w", err)
+		return nil, err
 	}
-	g.scope = sc
-	for key, r := range g.pol.Tools {
-		if len(r.PathArgs) > 0 && len(g.pol.Roots) == 0 {
-			return nil, fmt.Errorf("gateway: tools[%q] declares pathArgs but the policy has no roots", key)
-		}
-	}
+	g.set.Store(st)
 	if g.opts.Audit != nil {
 		g.audit = &auditor{h: g.opts.Audit}
 	}
@@ -143,37 +114,12 @@ func New(opts *Options) (*Gateway, error) {
 	}
 	g.srv = mcp.NewServer(info, &mcp.ServerOptions{Logger: g.log, UnknownTool: g.handle})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
-	if g.opts.Config != nil {
-		for name, sc := range g.opts.Config.Servers {
-			if sc.Disabled {
-				continue
-			}
-			g.ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting}
-		}
+	ups, err := g.newUpstreams(&g.opts)
+	if err != nil {
+		return nil, err
 	}
-	for name, h := range g.opts.HTTP {
-		if _, dup := g.ups[name]; dup {
-			return nil, fmt.Errorf("gateway: server %q is configured twice", name)
-		}
-		if h == nil || h.Disabled {
-			continue
-		}
-		g.ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting}
-	}
-	for name, s := range g.opts.Servers {
-		if _, dup := g.ups[name]; dup {
-			return nil, fmt.Errorf("gateway: server %q is both in the configuration and in process", name)
-		}
-		if s == nil {
-			return nil, fmt.Errorf("gateway: in-process server %q is nil", name)
-		}
-		g.ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting}
-	}
-	for name := range g.ups {
-		g.names = append(g.names, name)
-	}
-	slices.Sort(g.names)
-	g.surf.Store(&surface{tools: map[string]*exposed{}})
+	g.ups = ups
+	g.surf.Store(&surface{tools: map[string]*exposed{}, set: st})
 	return g, nil
 }
 
@@ -185,13 +131,8 @@ func (g *Gateway) Server() *mcp.Server { return g.srv }
 // once (ctx bounds the wait); failed ones keep being retried with backoff
 // while the others serve. The error names the servers that failed.
 func (g *Gateway) Start(ctx context.Context) error {
-	for _, name := range g.names {
-		u := g.ups[name]
-		uctx, stop := context.WithCancel(g.ctx)
-		u.mu.Lock()
-		u.stop = stop
-		u.mu.Unlock()
-		g.wg.Go(func() { u.run(uctx) })
+	for _, u := range g.upstreams() {
+		g.launch(u)
 	}
 	return g.waitSettled(ctx)
 }
@@ -202,8 +143,8 @@ func (g *Gateway) waitSettled(ctx context.Context) error {
 		ch := g.settledCh()
 		var errs []error
 		starting := false
-		for _, name := range g.names {
-			u := g.ups[name]
+		for _, u := range g.upstreams() {
+			name := u.name
 			u.mu.Lock()
 			st, err := u.state, u.err
 			listed := u.listed
@@ -229,8 +170,8 @@ func (g *Gateway) waitSettled(ctx context.Context) error {
 // Close stops every upstream and ends the downstream sessions.
 func (g *Gateway) Close() error {
 	g.cancel()
-	for _, name := range g.names {
-		g.ups[name].close()
+	for _, u := range g.upstreams() {
+		u.close()
 	}
 	g.wg.Wait()
 	for _, ss := range g.srv.Sessions() {
@@ -243,8 +184,8 @@ func (g *Gateway) Close() error {
 // tools leave the surface (sessions get list_changed) and calls to them
 // are refused with server_disabled; enabling starts it again.
 func (g *Gateway) SetServerEnabled(name string, enabled bool) error {
-	u, ok := g.ups[name]
-	if !ok {
+	u := g.upstream(name)
+	if u == nil {
 		return fmt.Errorf("gateway: no server %q", name)
 	}
 	u.mu.Lock()
@@ -258,11 +199,7 @@ func (g *Gateway) SetServerEnabled(name string, enabled bool) error {
 		g.rebuild()
 	case enabled && was:
 		u.setState(StateStarting, nil)
-		uctx, stop := context.WithCancel(g.ctx)
-		u.mu.Lock()
-		u.stop = stop
-		u.mu.Unlock()
-		g.wg.Go(func() { u.run(uctx) })
+		g.launch(u)
 	}
 	return nil
 }
@@ -277,11 +214,11 @@ type ServerStatus struct {
 
 // Status reports every upstream, by name.
 func (g *Gateway) Status() []ServerStatus {
-	out := make([]ServerStatus, 0, len(g.names))
-	for _, name := range g.names {
-		u := g.ups[name]
+	ups := g.upstreams()
+	out := make([]ServerStatus, 0, len(ups))
+	for _, u := range ups {
 		u.mu.Lock()
-		out = append(out, ServerStatus{Name: name, State: u.state, Err: u.err, Tools: len(u.tools)})
+		out = append(out, ServerStatus{Name: u.name, State: u.state, Err: u.err, Tools: len(u.tools)})
 		u.mu.Unlock()
 	}
 	return out
@@ -339,4 +276,63 @@ func (g *Gateway) changed() {
 		close(g.settle)
 		g.settle = nil
 	}
+}
+
+// upstreams returns the upstreams in name order.
+func (g *Gateway) upstreams() []*upstream {
+	g.upsMu.RLock()
+	defer g.upsMu.RUnlock()
+	out := make([]*upstream, 0, len(g.ups))
+	for _, u := range g.ups {
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b *upstream) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+func (g *Gateway) upstream(name string) *upstream {
+	g.upsMu.RLock()
+	defer g.upsMu.RUnlock()
+	return g.ups[name]
+}
+
+// launch runs u's start loop until u is closed or the Gateway is.
+func (g *Gateway) launch(u *upstream) {
+	uctx, stop := context.WithCancel(g.ctx)
+	u.mu.Lock()
+	u.stop = stop
+	u.mu.Unlock()
+	g.wg.Go(func() { u.run(uctx) })
+}
+
+// newUpstreams makes the upstreams opts configures (none started).
+func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
+	ups := map[string]*upstream{}
+	if opts.Config != nil {
+		for name, sc := range opts.Config.Servers {
+			if sc.Disabled {
+				continue
+			}
+			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting}
+		}
+	}
+	for name, h := range opts.HTTP {
+		if _, dup := ups[name]; dup || (opts.Config != nil && opts.Config.Servers[name] != nil) {
+			return nil, fmt.Errorf("gateway: server %q is configured twice", name)
+		}
+		if h == nil || h.Disabled {
+			continue
+		}
+		ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting}
+	}
+	for name, s := range opts.Servers {
+		if _, dup := ups[name]; dup || (opts.Config != nil && opts.Config.Servers[name] != nil) || opts.HTTP[name] != nil {
+			return nil, fmt.Errorf("gateway: server %q is both configured and in process", name)
+		}
+		if s == nil {
+			return nil, fmt.Errorf("gateway: in-process server %q is nil", name)
+		}
+		ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting}
+	}
+	return ups, nil
 }

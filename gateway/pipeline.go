@@ -19,6 +19,7 @@ import (
 type call struct {
 	rec Record
 	e   *exposed
+	set *settings // the policy of the surface the call resolved against
 }
 
 // handle runs a tools/call through the pipeline, in the order of
@@ -28,7 +29,8 @@ type call struct {
 func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 	start := time.Now()
 	sess := g.session(req.Session)
-	c := &call{rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: g.profNm,
+	surf := g.surf.Load()
+	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
 		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
 	defer func() {
 		if errors.Is(err, mcp.ErrInputRequired) {
@@ -52,7 +54,7 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mc
 		}
 		g.audit.write(&c.rec)
 	}()
-	return g.pipeline(ctx, req, sess, c)
+	return g.pipeline(ctx, req, surf, sess, c)
 }
 
 func (c *call) refuse(code Code, format string, args ...any) (*mcp.CallToolResult, error) {
@@ -77,10 +79,10 @@ func (c *call) fail(code Code, format string, args ...any) (*mcp.CallToolResult,
 	return c.refuse(code, format, args...)
 }
 
-func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, sess *sessionState, c *call) (*mcp.CallToolResult, error) {
+func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *surface, sess *sessionState, c *call) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
+	st := s.set
 	// 1. Resolve the alias.
-	s := g.surf.Load()
 	e, ok := s.tools[name]
 	if !ok {
 		return c.refuse(CodeUnknownTool, "no tool is named %q; list the tools again", name)
@@ -139,14 +141,14 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, sess *
 			if !ok {
 				return fmt.Errorf("%w: argument %s is %s, not a path string", errBadPath, where[1:], typeOf(v))
 			}
-			if err := g.scope.check(str); err != nil {
+			if err := st.scope.check(str); err != nil {
 				return fmt.Errorf("argument %s: %w", where[1:], err)
 			}
 			return nil
 		})
 		switch {
 		case errors.Is(err, errOutside):
-			return c.refuse(CodePathOutsideRoots, "%v; allowed roots: %s", err, strings.Join(g.pol.Roots, ", "))
+			return c.refuse(CodePathOutsideRoots, "%v; allowed roots: %s", err, strings.Join(st.pol.Roots, ", "))
 		case err != nil:
 			return c.refuse(CodePathInvalid, "%v", err)
 		}
@@ -190,8 +192,8 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, sess *
 	// 9. Output checks.
 	if res.StructuredContent != nil {
 		b, _ := json.Marshal(res.StructuredContent)
-		if len(b) > g.limits.MaxResultBytes {
-			return c.fail(CodeResultTooLarge, "tool %q returned %d bytes of structured content; the cap is %d", name, len(b), g.limits.MaxResultBytes)
+		if len(b) > st.limits.MaxResultBytes {
+			return c.fail(CodeResultTooLarge, "tool %q returned %d bytes of structured content; the cap is %d", name, len(b), st.limits.MaxResultBytes)
 		}
 		if e.output != nil && !res.IsError {
 			var v any
@@ -203,7 +205,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, sess *
 	} else if e.output != nil && !res.IsError {
 		return c.fail(CodeOutputSchema, "tool %q declares an output schema but returned no structured content", name)
 	}
-	kept, cut := capResult(res, g.limits.MaxBlockBytes, g.limits.MaxResultBytes)
+	kept, cut := capResult(res, st.limits.MaxBlockBytes, st.limits.MaxResultBytes)
 	c.rec.ResultBytes, c.rec.Cut = kept, cut
 	return res, nil
 }
@@ -224,7 +226,7 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 		var rpc *mcp.Error
 		switch {
 		case errors.As(err, &rpc) && strings.HasPrefix(rpc.Message, "response too large"):
-			return nil, CodeResultTooLarge, fmt.Errorf("the server's response passed the %d-byte message cap", g.limits.MaxUpstreamMessageBytes)
+			return nil, CodeResultTooLarge, errors.New("the server's response passed the upstream message cap (limits.maxUpstreamMessageBytes)")
 		case errors.As(err, &rpc):
 			return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
 		case errors.Is(err, client.ErrClosed):

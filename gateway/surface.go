@@ -22,6 +22,7 @@ type surface struct {
 	tools   map[string]*exposed // by exposed name, denied and withheld ones included
 	all     []*exposed          // every upstream tool, by server and tool
 	prompts map[string]promptRoute
+	set     *settings // the policy it was built with
 }
 
 type promptRoute struct{ server, prompt string }
@@ -62,7 +63,7 @@ func (g *Gateway) rebuild() {
 	g.buildMu.Lock()
 	defer g.buildMu.Unlock()
 	defer g.changed()
-	s := g.buildSurface()
+	s := g.buildSurface(g.set.Load())
 	g.surf.Store(s)
 
 	// Tools.
@@ -90,21 +91,23 @@ func (g *Gateway) rebuild() {
 		}
 	}
 	g.listed = want
-	g.syncResources()
-	g.syncPrompts(s)
+	ups := g.upstreams()
+	g.syncResources(ups)
+	g.syncPrompts(s, ups)
 }
 
 // buildSurface names and shapes every upstream tool.
-func (g *Gateway) buildSurface() *surface {
-	s := &surface{tools: map[string]*exposed{}, prompts: map[string]promptRoute{}}
+func (g *Gateway) buildSurface(st *settings) *surface {
+	s := &surface{tools: map[string]*exposed{}, prompts: map[string]promptRoute{}, set: st}
+	ups := g.upstreams()
 	var keys []toolname.Key
 	type item struct {
 		u *upstream
 		t *mcp.Tool
 	}
 	items := map[toolname.Key]item{}
-	for _, name := range g.names {
-		u := g.ups[name]
+	for _, u := range ups {
+		name := u.name
 		_, tools, _, _, _ := u.snapshot()
 		for _, t := range tools {
 			if t == nil {
@@ -119,19 +122,19 @@ func (g *Gateway) buildSurface() *surface {
 		}
 	}
 	fixed := map[toolname.Key]string{}
-	for key, r := range g.pol.Tools {
+	for key, r := range st.pol.Tools {
 		sv, tl, _ := cutKey(key)
 		k := toolname.Key{Server: sv, Tool: tl}
 		if _, present := items[k]; present && r.Name != "" {
 			fixed[k] = r.Name
 		}
 	}
-	names, err := toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength, Fixed: fixed, Join: g.join})
+	names, err := toolname.Build(keys, &toolname.Options{Max: st.profile.MaxNameLength, Fixed: fixed, Join: st.join})
 	if err != nil {
 		// Only a fixed name longer than this profile's maximum gets here
 		// (the policy checked the rest): name everything without them.
 		g.log.Error("gateway: naming tools", "err", err)
-		names, _ = toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength, Join: g.join})
+		names, _ = toolname.Build(keys, &toolname.Options{Max: st.profile.MaxNameLength, Join: st.join})
 	}
 	slices.SortFunc(keys, func(a, b toolname.Key) int {
 		if c := strings.Compare(a.Server, b.Server); c != 0 {
@@ -142,19 +145,19 @@ func (g *Gateway) buildSurface() *surface {
 	for _, k := range keys {
 		it := items[k]
 		n, _ := names.Name(k)
-		e := g.expose(n, it.u, it.t)
+		e := g.expose(st, n, it.u, it.t)
 		s.tools[n] = e
 		s.all = append(s.all, e)
 	}
-	g.buildPrompts(s)
+	g.buildPrompts(s, ups)
 	return s
 }
 
 // join makes a tool's candidate name. Gemini wants function names that
 // start with a letter or "_".
-func (g *Gateway) join(server, tool string) string {
+func (st *settings) join(server, tool string) string {
 	n := toolname.DefaultJoin(server, tool)
-	if g.profile.Target == TargetGemini && n != "" {
+	if st.profile.Target == TargetGemini && n != "" {
 		if c := n[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
 			n = "_" + n
 		}
@@ -164,8 +167,8 @@ func (g *Gateway) join(server, tool string) string {
 
 // expose decides everything about one tool once per rebuild, so that
 // calls only look up.
-func (g *Gateway) expose(name string, u *upstream, t *mcp.Tool) *exposed {
-	e := &exposed{Name: name, Server: u.name, Tool: t.Name, up: u, rule: g.pol.Tools[u.name+"/"+t.Name]}
+func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *exposed {
+	e := &exposed{Name: name, Server: u.name, Tool: t.Name, up: u, rule: st.pol.Tools[u.name+"/"+t.Name]}
 	r := e.rule
 	if r == nil {
 		r = &ToolRule{}
@@ -175,10 +178,10 @@ func (g *Gateway) expose(name string, u *upstream, t *mcp.Tool) *exposed {
 		ann = r.Annotations
 	}
 	e.Risk = riskOf(ann)
-	e.Denied = g.denial(u.name, t.Name, r)
-	e.Approval = g.needsApproval(u.name, t.Name, r, e.Risk)
-	e.Budgets = r.Budgets.or(g.pol.Budgets).or(defaultBudgets)
-	e.maxArgs = g.limits.MaxArgumentBytes
+	e.Denied = st.denial(u.name, t.Name, r)
+	e.Approval = st.needsApproval(u.name, t.Name, r, e.Risk)
+	e.Budgets = r.Budgets.or(st.pol.Budgets).or(defaultBudgets)
+	e.maxArgs = st.limits.MaxArgumentBytes
 	if r.MaxArgumentBytes > 0 {
 		e.maxArgs = r.MaxArgumentBytes
 	}
@@ -195,9 +198,9 @@ func (g *Gateway) expose(name string, u *upstream, t *mcp.Tool) *exposed {
 		return e
 	}
 	e.input = in
-	listed, nulls, err := cleanSchema(t.InputSchema, g.profile.Target)
+	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
-		e.Withheld = fmt.Sprintf("input schema for %s: %v", g.profile.Target, err)
+		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
 		return e
 	}
 	e.nulls = nulls
@@ -220,8 +223,8 @@ func (g *Gateway) expose(name string, u *upstream, t *mcp.Tool) *exposed {
 	if len(desc) > maxDescriptionBytes {
 		desc = cutUTF8(desc, maxDescriptionBytes) + " [...]"
 	}
-	if !g.profile.NoRiskPrefixes {
-		desc = g.riskPrefix(e.Risk) + desc
+	if !st.profile.NoRiskPrefixes {
+		desc = st.riskPrefix(e.Risk) + desc
 	}
 	def.Description = desc
 	e.def = def
@@ -263,48 +266,48 @@ func riskOf(a *mcp.ToolAnnotations) Risk {
 	return r
 }
 
-func (g *Gateway) riskPrefix(r Risk) string {
+func (st *settings) riskPrefix(r Risk) string {
 	var p string
 	switch {
 	case r.Destructive:
-		p = g.risk.Destructive
+		p = st.risk.Destructive
 	case !r.ReadOnly:
-		p = g.risk.Writes
+		p = st.risk.Writes
 	}
 	if r.OpenWorld {
-		p += g.risk.OpenWorld
+		p += st.risk.OpenWorld
 	}
 	return p
 }
 
 // denial says why the profile refuses a tool, or "".
-func (g *Gateway) denial(server, tool string, r *ToolRule) string {
+func (st *settings) denial(server, tool string, r *ToolRule) string {
 	if r.Hidden {
 		return "hidden by the policy"
 	}
-	pr := g.profile
+	pr := st.profile
 	if len(pr.Allow) > 0 && !slices.ContainsFunc(pr.Allow, func(p string) bool { return toolPattern(p, server, tool) }) {
-		return fmt.Sprintf("not allowed by profile %q", g.profNm)
+		return fmt.Sprintf("not allowed by profile %q", st.profNm)
 	}
 	if i := slices.IndexFunc(pr.Deny, func(p string) bool { return toolPattern(p, server, tool) }); i >= 0 {
-		return fmt.Sprintf("denied by profile %q (%s)", g.profNm, pr.Deny[i])
+		return fmt.Sprintf("denied by profile %q (%s)", st.profNm, pr.Deny[i])
 	}
 	return ""
 }
 
-func (g *Gateway) needsApproval(server, tool string, r *ToolRule, risk Risk) bool {
+func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) bool {
 	switch r.Approval {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	for _, rule := range g.pol.Approval.Rules {
+	for _, rule := range st.pol.Approval.Rules {
 		if toolPattern(rule.Tool, server, tool) {
 			return rule.Require == "always"
 		}
 	}
-	switch g.pol.Approval.Default {
+	switch st.pol.Approval.Default {
 	case "always":
 		return true
 	case "never":
@@ -315,11 +318,10 @@ func (g *Gateway) needsApproval(server, tool string, r *ToolRule, risk Risk) boo
 
 // syncResources registers the upstreams' resources and templates; a URI
 // offered by two servers goes to the first by name.
-func (g *Gateway) syncResources() {
+func (g *Gateway) syncResources(ups []*upstream) {
 	wantRes := map[string]bool{}
 	wantTmpl := map[string]bool{}
-	for _, name := range g.names {
-		u := g.ups[name]
+	for _, u := range ups {
 		_, _, resources, templates, _ := u.snapshot()
 		for _, r := range resources {
 			if r == nil || r.URI == "" || r.Name == "" || wantRes[r.URI] {
@@ -382,36 +384,41 @@ func (g *Gateway) readFrom(u *upstream) mcp.ResourceHandler {
 }
 
 // buildPrompts names the upstreams' prompts as tools are named.
-func (g *Gateway) buildPrompts(s *surface) {
+func (g *Gateway) buildPrompts(s *surface, ups []*upstream) {
+	st := s.set
 	var keys []toolname.Key
-	for _, name := range g.names {
-		_, _, _, _, prompts := g.ups[name].snapshot()
+	for _, u := range ups {
+		name := u.name
+		_, _, _, _, prompts := u.snapshot()
 		for _, p := range prompts {
 			if p == nil || p.Name == "" {
 				continue
 			}
-			if g.pol.PromptsRequireTemplate && g.pol.Prompts[name+"/"+p.Name] == nil {
+			if st.pol.PromptsRequireTemplate && st.pol.Prompts[name+"/"+p.Name] == nil {
 				continue // undeclared prompt text is not offered
 			}
 			keys = append(keys, toolname.Key{Server: name, Tool: p.Name})
 		}
 	}
-	m, _ := toolname.Build(keys, &toolname.Options{Max: g.profile.MaxNameLength})
+	m, _ := toolname.Build(keys, &toolname.Options{Max: st.profile.MaxNameLength})
 	for _, k := range keys {
 		n, _ := m.Name(k)
 		s.prompts[n] = promptRoute{k.Server, k.Tool}
 	}
 }
 
-func (g *Gateway) syncPrompts(s *surface) {
+func (g *Gateway) syncPrompts(s *surface, ups []*upstream) {
 	want := map[string]string{}
 	defs := map[string]*mcp.Prompt{}
 	byRoute := make(map[promptRoute]string, len(s.prompts))
 	for n, r := range s.prompts {
 		byRoute[r] = n
 	}
-	for _, name := range g.names {
-		_, _, _, _, prompts := g.ups[name].snapshot()
+	byName := map[string]*upstream{}
+	for _, u := range ups {
+		byName[u.name] = u
+		_, _, _, _, prompts := u.snapshot()
+		name := u.name
 		for _, p := range prompts {
 			if p == nil {
 				continue
@@ -437,9 +444,9 @@ func (g *Gateway) syncPrompts(s *surface) {
 	for n, def := range defs {
 		if g.prompts[n] != want[n] {
 			r := s.prompts[n]
-			u := g.ups[r.server]
+			u := byName[r.server]
 			orig := r.prompt
-			tmpl := g.pol.Prompts[r.server+"/"+r.prompt]
+			tmpl := s.set.pol.Prompts[r.server+"/"+r.prompt]
 			g.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				c, err := u.client(ctx)
 				if err != nil {

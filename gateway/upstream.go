@@ -130,7 +130,7 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		// ctx is the upstream's life: it bounds the HTTP framer (and its
 		// GET stream of notifications) too.
 		stream, err := mcphttp.NewStream(ctx, u.http.URL, &mcphttp.ClientOptions{Header: u.http.Header,
-			MaxMessageSize: u.g.limits.MaxUpstreamMessageBytes, Logger: opts.Logger})
+			MaxMessageSize: u.g.set.Load().limits.MaxUpstreamMessageBytes, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		opts.Timeout = u.cfg.Timeout
 	}
 	po.Client = opts
-	po.MaxMessageSize = u.g.limits.MaxUpstreamMessageBytes
+	po.MaxMessageSize = u.g.set.Load().limits.MaxUpstreamMessageBytes
 	if po.Restart == nil {
 		po.Restart = &client.RestartPolicy{}
 	}
