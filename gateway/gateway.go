@@ -53,14 +53,14 @@ type Options struct {
 // under names and schemas every host accepts, and runs every tools/call
 // through the pipeline of docs/FACADE.md.
 type Gateway struct {
-	opts    Options
-	set     atomic.Pointer[settings] // the policy in force; Reload swaps it
-	audit   *auditor
-	log     *slog.Logger
-	srv     *mcp.Server
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	opts   Options
+	set    atomic.Pointer[settings] // the policy in force; Reload swaps it
+	audit  *auditor
+	log    *slog.Logger
+	srv    *mcp.Server
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 
 	upsMu sync.RWMutex
 	ups   map[string]*upstream // Reload changes the set

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -29,7 +30,7 @@ type gatewaySettings struct {
 	httpAddr, audit         string
 	auditMax                int64
 	bridge, check, plan     bool
-	startTimeout            time.Duration
+	startTimeout, watch     time.Duration
 	logLevel                slog.Level
 }
 
@@ -51,6 +52,7 @@ func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error
 	fs.BoolVar(&s.check, "check", false, "validate the configuration and the policy, start nothing, and exit")
 	fs.BoolVar(&s.plan, "plan", false, "start the servers, print the surface the model will see, and exit")
 	fs.DurationVar(&s.startTimeout, "start-timeout", 2*time.Minute, "how long to wait for the servers at start-up (npx may download)")
+	fs.DurationVar(&s.watch, "watch", 2*time.Second, "check the -config and -policy files for changes this often and reload them (0: only on SIGHUP)")
 	level := fs.String("log-level", "info", "`level` of the log on stderr: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -109,6 +111,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	go reloadLoop(ctx, s, opts, g, log)
 	srv := g.Server()
 	if s.httpAddr != "" {
 		return serveHTTP(ctx, &settings{httpAddr: s.httpAddr}, srv, log, stderr)
@@ -137,19 +140,8 @@ func gatewayOptions(s *gatewaySettings, log *slog.Logger, stderr io.Writer) (*ga
 	opts := &gateway.Options{Profile: s.profile, Logger: log,
 		Info:    &mcp.Implementation{Name: "winbridge-gateway", Title: "WinBridge tool facade", Version: version},
 		Process: client.ProcessOptions{StderrLogger: log}}
-	if s.config != "" {
-		cfg, hs, err := gateway.LoadConfig(s.config)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		opts.Config, opts.HTTP = cfg, hs
-	}
-	if s.policy != "" {
-		p, err := gateway.LoadPolicy(s.policy)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		opts.Policy = p
+	if err := loadFiles(s, opts); err != nil {
+		return nil, cleanup, err
 	}
 	if s.bridge {
 		bs, err := parseSettings(nil, os.Getenv, stderr)
@@ -231,4 +223,72 @@ func printPlan(out io.Writer, g *gateway.Gateway) {
 		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\t%s\n", e.Exposed, e.Server, e.Tool, e.Risk, approval, e.Budgets, e.Status)
 	}
 	tw.Flush()
+}
+
+// loadFiles reads -config and -policy into opts.
+func loadFiles(s *gatewaySettings, opts *gateway.Options) error {
+	if s.config != "" {
+		cfg, hs, err := gateway.LoadConfig(s.config)
+		if err != nil {
+			return err
+		}
+		opts.Config, opts.HTTP = cfg, hs
+	}
+	if s.policy != "" {
+		p, err := gateway.LoadPolicy(s.policy)
+		if err != nil {
+			return err
+		}
+		opts.Policy = p
+	}
+	return nil
+}
+
+// reloadLoop reloads the configuration and the policy on SIGHUP and when
+// either file changes (size or modification time, checked every -watch).
+// A file that does not parse leaves everything as it was, with an error in
+// the log.
+func reloadLoop(ctx context.Context, s *gatewaySettings, base *gateway.Options, g *gateway.Gateway, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	var tick <-chan time.Time
+	if s.watch > 0 {
+		t := time.NewTicker(s.watch)
+		defer t.Stop()
+		tick = t.C
+	}
+	stamp := func() string {
+		var b strings.Builder
+		for _, f := range []string{s.config, s.policy} {
+			if f == "" {
+				continue
+			}
+			if fi, err := os.Stat(f); err == nil {
+				fmt.Fprintf(&b, "%s:%d:%d;", f, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+		return b.String()
+	}
+	last := stamp()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		case <-tick:
+			if now := stamp(); now == last {
+				continue
+			}
+		}
+		last = stamp()
+		opts := *base
+		if err := loadFiles(s, &opts); err != nil {
+			log.Error("winbridge gateway: reload refused; serving on with the previous configuration", "err", err)
+			continue
+		}
+		if err := g.Reload(&opts); err != nil {
+			log.Error("winbridge gateway: reload refused; serving on with the previous configuration", "err", err)
+		}
+	}
 }

@@ -151,3 +151,57 @@ func TestGatewayPlanAndServe(t *testing.T) {
 		t.Fatalf("audit %s: %v", b, err)
 	}
 }
+
+// TestGatewayReloadsOnChange: editing the policy while serving changes
+// the surface, and the session is told.
+func TestGatewayReloadsOnChange(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	cfg := writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{}})
+	pol := writeJSON(t, dir, "pol.json", map[string]any{})
+	cmd := exec.Command(bin, "gateway", "-bridge", "-config", cfg, "-policy", pol, "-watch", "50ms")
+	cmd.Env = append(os.Environ(), "WINBRIDGE_BACKEND=local", "ALLOW_EXE=printf")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	changed := make(chan struct{}, 16)
+	c, err := client.Connect(ctx, transport.NewStream(transport.NewLineFramer(struct {
+		io.Reader
+		io.WriteCloser
+	}{stdout, in}, 0), nil), &client.Options{ProtocolVersion: "2025-11-25", OnToolsChanged: func() { changed <- struct{}{} }})
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	count := func() int {
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(tools)
+	}
+	before := count()
+	if before == 0 {
+		t.Fatal("no bridge tools")
+	}
+	writeJSON(t, dir, "pol.json", map[string]any{"profiles": map[string]any{"default": map[string]any{"deny": []string{"bridge/hdc*"}}}})
+	for count() == before {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no reload\n%s", stderr.String())
+		}
+	}
+	if n := count(); n >= before || n == 0 {
+		t.Errorf("%d tools after denying hdc, %d before", n, before)
+	}
+	c.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+}
