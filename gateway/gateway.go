@@ -54,10 +54,9 @@ type Options struct {
 // through the pipeline of docs/FACADE.md.
 type Gateway struct {
 	opts   Options
-	set    atomic.Pointer[settings] // the policy in force; Reload swaps it
 	audit  *auditor
 	log    *slog.Logger
-	srv    *mcp.Server
+	info   *mcp.Implementation
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -65,12 +64,9 @@ type Gateway struct {
 	upsMu sync.RWMutex
 	ups   map[string]*upstream // Reload changes the set
 
-	surf     atomic.Pointer[surface]
-	buildMu  sync.Mutex
-	listed   map[string]string // exposed tool name -> encoded definition registered on srv
-	resURIs  map[string]bool
-	tmplURIs map[string]bool
-	prompts  map[string]string
+	main    *view // Options.Profile's
+	viewsMu sync.Mutex
+	views   []*view // main first; ServerFor adds
 
 	concMu sync.Mutex
 	conc   map[string]*atomic.Int32 // running calls per "server/tool"
@@ -91,8 +87,7 @@ type sessionState struct {
 // New checks the configuration and policy and returns a Gateway; nothing
 // starts before Start.
 func New(opts *Options) (*Gateway, error) {
-	g := &Gateway{listed: map[string]string{}, resURIs: map[string]bool{}, tmplURIs: map[string]bool{}, prompts: map[string]string{},
-		conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, ups: map[string]*upstream{}}
+	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, ups: map[string]*upstream{}}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -104,28 +99,27 @@ func New(opts *Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.set.Store(st)
 	if g.opts.Audit != nil {
 		g.audit = &auditor{h: g.opts.Audit}
 	}
-	info := g.opts.Info
-	if info == nil {
-		info = &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"}
+	g.info = g.opts.Info
+	if g.info == nil {
+		g.info = &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"}
 	}
-	g.srv = mcp.NewServer(info, &mcp.ServerOptions{Logger: g.log, UnknownTool: g.handle})
+	g.main = g.newView(g.opts.Profile, st)
+	g.views = []*view{g.main}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	ups, err := g.newUpstreams(&g.opts)
 	if err != nil {
 		return nil, err
 	}
 	g.ups = ups
-	g.surf.Store(&surface{tools: map[string]*exposed{}, set: st})
 	return g, nil
 }
 
-// Server is the downstream server: serve it on stdio (Run), HTTP
-// (mcphttp) or any transport.
-func (g *Gateway) Server() *mcp.Server { return g.srv }
+// Server is the downstream server of Options.Profile: serve it on stdio
+// (Run), HTTP (mcphttp) or any transport.
+func (g *Gateway) Server() *mcp.Server { return g.main.srv }
 
 // Start starts every upstream and waits until each is ready or has failed
 // once (ctx bounds the wait); failed ones keep being retried with backoff
@@ -174,8 +168,10 @@ func (g *Gateway) Close() error {
 		u.close()
 	}
 	g.wg.Wait()
-	for _, ss := range g.srv.Sessions() {
-		ss.Close()
+	for _, v := range g.allViews() {
+		for _, ss := range v.srv.Sessions() {
+			ss.Close()
+		}
 	}
 	return nil
 }

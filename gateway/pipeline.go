@@ -26,10 +26,11 @@ type call struct {
 // docs/FACADE.md; each step either passes or ends the call with a tool
 // error carrying its code. Every call, refused or not, leaves one audit
 // record.
-func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	g := v.g
 	start := time.Now()
 	sess := g.session(req.Session)
-	surf := g.surf.Load()
+	surf := v.surf.Load()
 	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
 		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
 	defer func() {

@@ -23,7 +23,7 @@ type PlanEntry struct {
 // Plan returns the current surface, every upstream tool in server and tool
 // order. Upstreams that are not ready contribute nothing; Start first.
 func (g *Gateway) Plan() []PlanEntry {
-	s := g.surf.Load()
+	s := g.main.surf.Load()
 	out := make([]PlanEntry, 0, len(s.all))
 	for _, e := range s.all {
 		pe := PlanEntry{Exposed: e.Name, Server: e.Server, Tool: e.Tool, Risk: e.Risk.String(), Approval: e.Approval, Budgets: e.Budgets, Status: "listed"}

@@ -16,9 +16,18 @@ func (g *Gateway) Reload(opts *Options) error {
 	if mapper == nil {
 		mapper = g.opts.PathMapper
 	}
-	st, err := newSettings(opts.Policy, opts.Profile, mapper)
-	if err != nil {
-		return err
+	views := g.allViews()
+	sets := make([]*settings, len(views))
+	for i, v := range views {
+		profile := v.profile
+		if v == g.main {
+			profile = opts.Profile
+		}
+		st, err := newSettings(opts.Policy, profile, mapper)
+		if err != nil {
+			return err
+		}
+		sets[i] = st
 	}
 	fresh, err := g.newUpstreams(opts)
 	if err != nil {
@@ -42,7 +51,9 @@ func (g *Gateway) Reload(opts *Options) error {
 	}
 	g.ups = merged
 	g.upsMu.Unlock()
-	g.set.Store(st)
+	for i, v := range views {
+		v.set.Store(sets[i])
+	}
 	for _, u := range stop {
 		u.close()
 	}

@@ -60,11 +60,19 @@ func (e *exposed) key() string { return e.Server + "/" + e.Tool }
 // downstream server's registrations in line; the mcp.Server tells the
 // sessions with list_changed.
 func (g *Gateway) rebuild() {
-	g.buildMu.Lock()
-	defer g.buildMu.Unlock()
 	defer g.changed()
-	s := g.buildSurface(g.set.Load())
-	g.surf.Store(s)
+	for _, v := range g.allViews() {
+		v.rebuild()
+	}
+}
+
+// rebuild recomputes the view's surface and registrations.
+func (v *view) rebuild() {
+	g := v.g
+	v.buildMu.Lock()
+	defer v.buildMu.Unlock()
+	s := g.buildSurface(v.set.Load())
+	v.surf.Store(s)
 
 	// Tools.
 	want := map[string]string{}
@@ -76,24 +84,24 @@ func (g *Gateway) rebuild() {
 		want[e.Name] = string(b)
 	}
 	var gone []string
-	for name := range g.listed {
+	for name := range v.listed {
 		if _, ok := want[name]; !ok {
 			gone = append(gone, name)
 		}
 	}
 	if len(gone) > 0 {
 		slices.Sort(gone)
-		g.srv.RemoveTools(gone...)
+		v.srv.RemoveTools(gone...)
 	}
 	for _, e := range s.all {
-		if w, ok := want[e.Name]; ok && g.listed[e.Name] != w {
-			g.srv.AddToolRaw(e.def, g.handle)
+		if w, ok := want[e.Name]; ok && v.listed[e.Name] != w {
+			v.srv.AddToolRaw(e.def, v.handle)
 		}
 	}
-	g.listed = want
+	v.listed = want
 	ups := g.upstreams()
-	g.syncResources(ups)
-	g.syncPrompts(s, ups)
+	v.syncResources(ups)
+	v.syncPrompts(s, ups)
 }
 
 // buildSurface names and shapes every upstream tool.
@@ -318,7 +326,8 @@ func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) b
 
 // syncResources registers the upstreams' resources and templates; a URI
 // offered by two servers goes to the first by name.
-func (g *Gateway) syncResources(ups []*upstream) {
+func (v *view) syncResources(ups []*upstream) {
+	g := v.g
 	wantRes := map[string]bool{}
 	wantTmpl := map[string]bool{}
 	for _, u := range ups {
@@ -328,48 +337,49 @@ func (g *Gateway) syncResources(ups []*upstream) {
 				continue
 			}
 			wantRes[r.URI] = true
-			if !g.resURIs[r.URI] {
-				g.srv.AddResource(r, g.readFrom(u))
+			if !v.resURIs[r.URI] {
+				v.srv.AddResource(r, g.readFrom(u))
 			}
 		}
 		for _, t := range templates {
 			if t == nil || t.URITemplate == "" || t.Name == "" || wantTmpl[t.URITemplate] {
 				continue
 			}
-			if !g.tmplURIs[t.URITemplate] && !g.addTemplate(t, u) {
+			if !v.tmplURIs[t.URITemplate] && !v.addTemplate(t, u) {
 				continue
 			}
 			wantTmpl[t.URITemplate] = true
 		}
 	}
 	var gone []string
-	for uri := range g.resURIs {
+	for uri := range v.resURIs {
 		if !wantRes[uri] {
 			gone = append(gone, uri)
 		}
 	}
-	for uri := range g.tmplURIs {
+	for uri := range v.tmplURIs {
 		if !wantTmpl[uri] {
 			gone = append(gone, uri)
 		}
 	}
 	if len(gone) > 0 {
-		g.srv.RemoveResources(gone...)
+		v.srv.RemoveResources(gone...)
 	}
-	g.resURIs, g.tmplURIs = wantRes, wantTmpl
+	v.resURIs, v.tmplURIs = wantRes, wantTmpl
 }
 
 // addTemplate registers a template, or skips one the server cannot
 // match (mcp.Server panics on those: a programming error for its own
 // templates, hostile input here).
-func (g *Gateway) addTemplate(t *mcp.ResourceTemplate, u *upstream) (ok bool) {
+func (v *view) addTemplate(t *mcp.ResourceTemplate, u *upstream) (ok bool) {
+	g := v.g
 	defer func() {
 		if r := recover(); r != nil {
 			g.log.Warn("gateway: skipping a resource template", "upstream", u.name, "template", t.URITemplate, "err", r)
 			ok = false
 		}
 	}()
-	g.srv.AddResourceTemplate(t, g.readFrom(u))
+	v.srv.AddResourceTemplate(t, g.readFrom(u))
 	return true
 }
 
@@ -407,7 +417,8 @@ func (g *Gateway) buildPrompts(s *surface, ups []*upstream) {
 	}
 }
 
-func (g *Gateway) syncPrompts(s *surface, ups []*upstream) {
+func (v *view) syncPrompts(s *surface, ups []*upstream) {
+	g := v.g
 	want := map[string]string{}
 	defs := map[string]*mcp.Prompt{}
 	byRoute := make(map[promptRoute]string, len(s.prompts))
@@ -433,21 +444,21 @@ func (g *Gateway) syncPrompts(s *surface, ups []*upstream) {
 		}
 	}
 	var gone []string
-	for n := range g.prompts {
+	for n := range v.prompts {
 		if _, ok := want[n]; !ok {
 			gone = append(gone, n)
 		}
 	}
 	if len(gone) > 0 {
-		g.srv.RemovePrompts(gone...)
+		v.srv.RemovePrompts(gone...)
 	}
 	for n, def := range defs {
-		if g.prompts[n] != want[n] {
+		if v.prompts[n] != want[n] {
 			r := s.prompts[n]
 			u := byName[r.server]
 			orig := r.prompt
 			tmpl := s.set.pol.Prompts[r.server+"/"+r.prompt]
-			g.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			v.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				c, err := u.client(ctx)
 				if err != nil {
 					return nil, err
@@ -464,5 +475,5 @@ func (g *Gateway) syncPrompts(s *surface, ups []*upstream) {
 			})
 		}
 	}
-	g.prompts = want
+	v.prompts = want
 }

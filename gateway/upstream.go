@@ -67,7 +67,9 @@ func (u *upstream) clientOptions() *client.Options {
 		OnResourceUpdated: func(uri string) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			u.g.srv.ResourceUpdated(ctx, uri)
+			for _, v := range u.g.allViews() {
+				v.srv.ResourceUpdated(ctx, uri)
+			}
 		},
 		Logger: u.g.log.With("upstream", u.name),
 	}
@@ -130,7 +132,7 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		// ctx is the upstream's life: it bounds the HTTP framer (and its
 		// GET stream of notifications) too.
 		stream, err := mcphttp.NewStream(ctx, u.http.URL, &mcphttp.ClientOptions{Header: u.http.Header,
-			MaxMessageSize: u.g.set.Load().limits.MaxUpstreamMessageBytes, Logger: opts.Logger})
+			MaxMessageSize: u.g.main.set.Load().limits.MaxUpstreamMessageBytes, Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +162,7 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		opts.Timeout = u.cfg.Timeout
 	}
 	po.Client = opts
-	po.MaxMessageSize = u.g.set.Load().limits.MaxUpstreamMessageBytes
+	po.MaxMessageSize = u.g.main.set.Load().limits.MaxUpstreamMessageBytes
 	if po.Restart == nil {
 		po.Restart = &client.RestartPolicy{}
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,6 +22,7 @@ import (
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/gateway"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
@@ -31,6 +34,7 @@ type gatewaySettings struct {
 	auditMax                int64
 	bridge, check, plan     bool
 	startTimeout, watch     time.Duration
+	routes                  routeFlag
 	logLevel                slog.Level
 }
 
@@ -52,6 +56,7 @@ func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error
 	fs.BoolVar(&s.check, "check", false, "validate the configuration and the policy, start nothing, and exit")
 	fs.BoolVar(&s.plan, "plan", false, "start the servers, print the surface the model will see, and exit")
 	fs.DurationVar(&s.startTimeout, "start-timeout", 2*time.Minute, "how long to wait for the servers at start-up (npx may download)")
+	fs.Var(&s.routes, "route", "with -http, also serve policy `PATH=PROFILE` at PATH (repeatable), e.g. /gemini=gemini; /mcp serves -profile")
 	fs.DurationVar(&s.watch, "watch", 2*time.Second, "check the -config and -policy files for changes this often and reload them (0: only on SIGHUP)")
 	level := fs.String("log-level", "info", "`level` of the log on stderr: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
@@ -66,7 +71,80 @@ func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("-log-level: %w", err)
 	}
+	if len(s.routes) > 0 && s.httpAddr == "" {
+		return nil, errors.New("-route needs -http")
+	}
 	return s, nil
+}
+
+// routeFlag collects -route PATH=PROFILE.
+type routeFlag []route
+
+type route struct{ path, profile string }
+
+func (r *routeFlag) String() string {
+	var parts []string
+	for _, x := range *r {
+		parts = append(parts, x.path+"="+x.profile)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (r *routeFlag) Set(v string) error {
+	path, profile, ok := strings.Cut(v, "=")
+	if !ok || !strings.HasPrefix(path, "/") || path == "/mcp" || profile == "" {
+		return fmt.Errorf("want PATH=PROFILE with PATH starting with / (not /mcp), got %q", v)
+	}
+	for _, x := range *r {
+		if x.path == path {
+			return fmt.Errorf("route %s given twice", path)
+		}
+	}
+	*r = append(*r, route{path, profile})
+	return nil
+}
+
+// serveGatewayHTTP serves the -profile surface at /mcp and each -route's
+// profile at its path, until ctx ends. Each handler accepts only loopback
+// Host and Origin headers, as `winbridge -http` does.
+func serveGatewayHTTP(ctx context.Context, s *gatewaySettings, g *gateway.Gateway, log *slog.Logger, stderr io.Writer) int {
+	mux := http.NewServeMux()
+	var handlers []*mcphttp.Handler
+	add := func(path string, srv *mcp.Server) {
+		h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: log})
+		handlers = append(handlers, h)
+		mux.Handle(path, h)
+	}
+	add("/mcp", g.Server())
+	for _, r := range s.routes {
+		srv, err := g.ServerFor(r.profile)
+		if err != nil {
+			fmt.Fprintln(stderr, "winbridge gateway: -route", r.path+":", err)
+			return 2
+		}
+		add(r.path, srv)
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", s.httpAddr)
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge gateway:", err)
+		return 1
+	}
+	log.Info("winbridge gateway: serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "routes", s.routes.String())
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, h := range handlers {
+			_ = h.Shutdown(sctx)
+		}
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "winbridge gateway:", err)
+		return 1
+	}
+	return 0
 }
 
 // runGateway is `winbridge gateway`.
@@ -114,7 +192,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	go reloadLoop(ctx, s, opts, g, log)
 	srv := g.Server()
 	if s.httpAddr != "" {
-		return serveHTTP(ctx, &settings{httpAddr: s.httpAddr}, srv, log, stderr)
+		return serveGatewayHTTP(ctx, s, g, log, stderr)
 	}
 	stream, err := transport.Stdio(&transport.StreamOptions{Logger: log})
 	if err != nil {

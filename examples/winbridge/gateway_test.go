@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -203,5 +205,80 @@ func TestGatewayReloadsOnChange(t *testing.T) {
 	c.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestGatewayHTTPRoutes: -http serves -profile at /mcp and each -route's
+// profile at its path, over the same upstreams.
+func TestGatewayHTTPRoutes(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	cfg := writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{}})
+	pol := writeJSON(t, dir, "pol.json", map[string]any{"profiles": map[string]any{
+		"default": map[string]any{},
+		"paths":   map[string]any{"allow": []string{"bridge/path.*"}, "target": "gemini"},
+	}})
+	cmd := exec.Command(bin, "gateway", "-bridge", "-config", cfg, "-policy", pol, "-http", "127.0.0.1:0", "-route", "/paths=paths")
+	cmd.Env = append(os.Environ(), "WINBRIDGE_BACKEND=local", "ALLOW_EXE=printf")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, u, ok := strings.Cut(sc.Text(), "url="); ok {
+				select {
+				case found <- strings.Fields(u)[0]:
+				default:
+				}
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no URL")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list := func(u string) []string {
+		stream, err := mcphttp.NewStream(ctx, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.Connect(ctx, stream, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	all := list(url)
+	paths := list(strings.TrimSuffix(url, "/mcp") + "/paths")
+	if len(paths) != 2 || len(all) <= len(paths) {
+		t.Fatalf("/mcp: %v\n/paths: %v", all, paths)
+	}
+	for _, n := range paths {
+		if !strings.HasPrefix(n, "bridge__path_") {
+			t.Errorf("/paths lists %s", n)
+		}
 	}
 }
