@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
@@ -44,6 +45,10 @@ type Options struct {
 	// PathMapper maps Windows paths for scope binding; nil means
 	// winexec's default mapping.
 	PathMapper *winexec.PathMapper
+	// IdleTimeout stops an ephemeral server ("lifecycle": "ephemeral")
+	// after this long without calls; zero means client.DefaultIdleTimeout
+	// (5 minutes). Its lists are kept; the next call starts it again.
+	IdleTimeout time.Duration
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -309,7 +314,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 			if sc.Disabled {
 				continue
 			}
-			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting}
+			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting, wake: make(chan struct{}, 1)}
 		}
 	}
 	for name, h := range opts.HTTP {
@@ -331,4 +336,11 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 		ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting}
 	}
 	return ups, nil
+}
+
+func (g *Gateway) idleTimeout() time.Duration {
+	if g.opts.IdleTimeout > 0 {
+		return g.opts.IdleTimeout
+	}
+	return client.DefaultIdleTimeout
 }

@@ -217,6 +217,8 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 	if e.up.inproc != nil {
 		return g.callInProcess(ctx, req, e, args)
 	}
+	e.up.acquire()
+	defer e.up.release(true)
 	cl, err := e.up.client(ctx)
 	if err != nil {
 		return nil, CodeUpstreamUnavailable, err

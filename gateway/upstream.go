@@ -22,6 +22,9 @@ const (
 	StateReady    ServerState = "ready"
 	StateFailed   ServerState = "failed" // will be retried after a backoff
 	StateDisabled ServerState = "disabled"
+	// StateAsleep: an ephemeral server stopped after IdleTimeout without
+	// calls; its last lists are served and a call starts it again.
+	StateAsleep ServerState = "asleep"
 )
 
 // Backoff of an upstream that cannot start: it doubles from the first to
@@ -54,6 +57,16 @@ type upstream struct {
 	relisting bool
 	again     bool
 	listed    bool // listed at least once since the last start
+
+	// Ephemeral servers (lifecycle "ephemeral") sleep when idle.
+	inUse   int
+	idle    *time.Timer
+	idleGen uint64        // which idle clock is current
+	wake    chan struct{} // a call asks the run loop to start a sleeping server
+}
+
+func (u *upstream) ephemeral() bool {
+	return u.cfg != nil && u.cfg.Lifecycle == client.Ephemeral
 }
 
 func (u *upstream) clientOptions() *client.Options {
@@ -84,8 +97,17 @@ func (u *upstream) run(ctx context.Context) {
 		if err == nil {
 			backoff = startBackoffMin
 			u.relist()
+			u.release(false) // an ephemeral server starts its idle clock
 			select {
 			case <-done:
+				if u.State() == StateAsleep {
+					select { // until a call wakes it
+					case <-u.wake:
+						continue
+					case <-ctx.Done():
+						return
+					}
+				}
 				u.setState(StateFailed, errors.New("the server stopped"))
 				u.g.rebuild()
 			case <-ctx.Done():
@@ -201,7 +223,7 @@ func (u *upstream) setState(s ServerState, err error) {
 	if u.killed {
 		s = StateDisabled
 	}
-	if s != StateReady {
+	if s != StateReady && !(u.ephemeral() && (s == StateAsleep || s == StateStarting)) {
 		u.listed = false
 	}
 	u.state, u.err = s, err
@@ -212,8 +234,11 @@ func (u *upstream) setState(s ServerState, err error) {
 // client returns the connection to the server, or why there is none.
 func (u *upstream) client(ctx context.Context) (*client.Client, error) {
 	u.mu.Lock()
-	state, err, p, c := u.state, u.err, u.proc, u.c
+	state, err, p, c, listed := u.state, u.err, u.proc, u.c, u.listed
 	u.mu.Unlock()
+	if state == StateAsleep || (state == StateStarting && u.ephemeral() && listed && p == nil) {
+		return u.awaken(ctx) // asleep, or being woken by another call
+	}
 	switch {
 	case state == StateDisabled:
 		return nil, fmt.Errorf("server %q is disabled", u.name)
@@ -293,7 +318,11 @@ func (u *upstream) list() {
 func (u *upstream) snapshot() (ServerState, []*mcp.Tool, []*mcp.Resource, []*mcp.ResourceTemplate, []*mcp.Prompt) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.state != StateReady {
+	switch {
+	case u.state == StateReady:
+	case u.ephemeral() && u.listed && (u.state == StateAsleep || u.state == StateStarting):
+		// Asleep, or being woken: the last lists stand.
+	default:
 		return u.state, nil, nil, nil, nil
 	}
 	return u.state, u.tools, u.resources, u.templates, u.prompts
@@ -313,5 +342,92 @@ func (u *upstream) close() {
 	}
 	if c != nil {
 		c.Close()
+	}
+}
+
+// State returns the upstream's state.
+func (u *upstream) State() ServerState {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.state
+}
+
+// acquire marks a call in progress: an ephemeral server does not sleep
+// under it. release must follow.
+func (u *upstream) acquire() {
+	if !u.ephemeral() {
+		return
+	}
+	u.mu.Lock()
+	u.inUse++
+	if u.idle != nil {
+		u.idle.Stop()
+		u.idle = nil
+	}
+	u.idleGen++
+	u.mu.Unlock()
+}
+
+// release ends a call (done) or, after a start, just arms the idle clock.
+func (u *upstream) release(done bool) {
+	if !u.ephemeral() {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if done {
+		u.inUse--
+	}
+	if u.inUse > 0 || u.proc == nil {
+		return
+	}
+	if u.idle != nil {
+		u.idle.Stop()
+	}
+	u.idleGen++
+	gen := u.idleGen
+	u.idle = time.AfterFunc(u.g.idleTimeout(), func() { u.sleep(gen) })
+}
+
+// sleep stops an idle ephemeral server, keeping its lists; gen is the
+// idle clock that fired (a later one supersedes it).
+func (u *upstream) sleep(gen uint64) {
+	u.mu.Lock()
+	if u.idleGen != gen || u.inUse > 0 || u.proc == nil || u.killed {
+		u.mu.Unlock()
+		return
+	}
+	p := u.proc
+	u.proc, u.idle = nil, nil
+	u.state, u.err = StateAsleep, nil
+	u.mu.Unlock()
+	u.g.log.Info("gateway: ephemeral server idle; stopping it", "upstream", u.name)
+	u.g.changed()
+	p.Close()
+}
+
+// awaken starts a sleeping ephemeral server and waits until it is ready
+// (or failed, or ctx ends).
+func (u *upstream) awaken(ctx context.Context) (*client.Client, error) {
+	select {
+	case u.wake <- struct{}{}:
+	default: // a wake is already pending
+	}
+	for {
+		ch := u.g.settledCh()
+		u.mu.Lock()
+		state, err, p := u.state, u.err, u.proc
+		u.mu.Unlock()
+		switch {
+		case state == StateReady && p != nil:
+			return p.Client(ctx)
+		case state == StateFailed || state == StateDisabled:
+			return nil, fmt.Errorf("server %q is not running: %v", u.name, err)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("server %q: waiting for it to start: %w", u.name, context.Cause(ctx))
+		}
 	}
 }
