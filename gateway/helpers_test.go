@@ -339,3 +339,5 @@ func changedClient() (*client.Options, chan struct{}) {
 		}
 	}}, ch
 }
+
+func transportPipe() (*transport.Stream, *transport.Stream) { return transport.Pipe(nil) }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -445,5 +446,51 @@ func TestRiskPrefixes(t *testing.T) {
 	f2 := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"profiles":{"default":{"riskPrefixes":false}}}`)}, nil)
 	if d := f2.names(t)["up__delete"].Description; d != "" {
 		t.Errorf("without prefixes: %q", d)
+	}
+}
+
+// TestCloseStopsChildren: Close stops every child process and ends the
+// downstream sessions.
+func TestCloseStopsChildren(t *testing.T) {
+	g, err := New(&Options{Config: hostileConfig(t), Servers: inproc()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u := g.upstream("hostile")
+	u.mu.Lock()
+	proc := u.proc
+	u.mu.Unlock()
+	a, _ := transportPipe()
+	ss := g.Server().Connect(a)
+	g.Close()
+	select {
+	case <-proc.Done():
+	case <-ctx.Done():
+		t.Fatal("the child outlived Close")
+	}
+	select {
+	case <-ss.Done():
+	case <-ctx.Done():
+		t.Fatal("a downstream session outlived Close")
+	}
+}
+
+// TestListCap: an upstream that lists more than MaxListItems tools gets
+// only that many on the surface.
+func TestListCap(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "many"}, &mcp.ServerOptions{PageSize: 500})
+	for i := range MaxListItems + 100 {
+		s.AddToolRaw(&mcp.Tool{Name: fmt.Sprintf("t%04d", i)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"many": s}}, nil)
+	if n := len(f.names(t)); n != MaxListItems {
+		t.Fatalf("%d tools listed", n)
 	}
 }

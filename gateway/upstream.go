@@ -309,6 +309,10 @@ func (u *upstream) list() {
 			u.g.log.Warn("gateway: listing prompts", "upstream", u.name, "err", err)
 		}
 	}
+	tools = capList(u, "tools", tools)
+	resources = capList(u, "resources", resources)
+	templates = capList(u, "resource templates", templates)
+	prompts = capList(u, "prompts", prompts)
 	u.mu.Lock()
 	u.tools, u.resources, u.templates, u.prompts = tools, resources, templates, prompts
 	u.mu.Unlock()
@@ -430,4 +434,18 @@ func (u *upstream) awaken(ctx context.Context) (*client.Client, error) {
 			return nil, fmt.Errorf("server %q: waiting for it to start: %w", u.name, context.Cause(ctx))
 		}
 	}
+}
+
+// MaxListItems bounds what the facade takes of each list of one upstream
+// (tools, resources, templates, prompts): a hostile server could list
+// millions, each rebuilt into every surface. The rest is dropped with a
+// warning.
+const MaxListItems = 1000
+
+func capList[T any](u *upstream, what string, items []T) []T {
+	if len(items) <= MaxListItems {
+		return items
+	}
+	u.g.log.Warn("gateway: an upstream lists too much; the rest is left out", "upstream", u.name, "what", what, "listed", len(items), "kept", MaxListItems)
+	return items[:MaxListItems]
 }

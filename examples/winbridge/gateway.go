@@ -170,6 +170,12 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if s.check {
+		for _, r := range s.routes {
+			if _, err := g.ServerFor(r.profile); err != nil {
+				fmt.Fprintln(stderr, "winbridge gateway: -route", r.path+":", err)
+				return 2
+			}
+		}
 		return gatewayCheck(opts, stdout)
 	}
 	defer g.Close()
