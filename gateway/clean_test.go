@@ -1,12 +1,15 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // corpus returns the awkward schemas of testdata/schemas.
@@ -159,4 +162,25 @@ func FuzzCleanSchema(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStrictKeepsNumbersExact: arguments re-encoded after the null
+// strip keep their numbers as written (no float64 round trip).
+func TestStrictKeepsNumbersExact(t *testing.T) {
+	up := upstreamServer()
+	var got json.RawMessage
+	up.AddTool(&mcp.Tool{Name: "big", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"opt":{"type":"string"}},"required":["n"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			got = append(json.RawMessage(nil), req.Params.Arguments...)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	pol := &Policy{Profiles: map[string]*Profile{"default": {Target: TargetOpenAIStrict}}}
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": up}, Policy: pol}, nil)
+	if _, code := f.call(t, "up__big", json.RawMessage(`{"n":12345678901234567890,"opt":null}`)); code != CodeOK {
+		t.Fatal(code)
+	}
+	if string(got) != `{"n":12345678901234567890}` {
+		t.Errorf("the upstream got %s", got)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -120,12 +121,21 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	if _, isObj := args.(map[string]any); !isObj {
 		return c.refuse(CodeInvalidArguments, "the arguments must be a JSON object, not %s", typeOf(args))
 	}
+	if d := duplicateMember(raw); d != "" {
+		return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
+	}
 	send := raw
 	if e.nulls != nil {
 		// openai-strict made optional properties required-and-nullable:
-		// a null there means "absent" to the upstream.
+		// a null there means "absent" to the upstream. What is sent is
+		// re-encoded from a decoding that keeps numbers as written.
 		stripNulls(args, e.nulls)
-		b, err := json.Marshal(args)
+		exact, ok := jsonscan.DecodeAny(raw)
+		if !ok {
+			return c.refuse(CodeInvalidArguments, "the arguments cannot be decoded exactly")
+		}
+		stripNulls(exact, e.nulls)
+		b, err := json.Marshal(exact)
 		if err != nil {
 			return c.refuse(CodeInvalidArguments, "the arguments cannot be encoded: %v", err)
 		}

@@ -121,6 +121,13 @@ func TestStepStrictValidation(t *testing.T) {
 	if _, code := f.call(t, "up__add", json.RawMessage(`[1,2]`)); code != CodeInvalidArguments {
 		t.Errorf("array arguments: %s", code)
 	}
+	// Duplicate members: parsers disagree on which one counts.
+	if res, code := f.call(t, "up__add", json.RawMessage(`{"a":5,"b":2,"\u0061":"5"}`)); code != CodeInvalidArguments || !strings.Contains(res.TextOf(), "given twice") {
+		t.Errorf("duplicate member: %s %s", code, res.TextOf())
+	}
+	if _, code := f.call(t, "up__echo", json.RawMessage(`{"text":"x","nested":[{"k":1,"k":2}]}`)); code != CodeInvalidArguments {
+		t.Errorf("nested duplicate: %s", code)
+	}
 	res, code = f.call(t, "up__add", json.RawMessage(`{"a":5,"b":2}`))
 	if code != CodeOK || !strings.Contains(res.TextOf(), "7") {
 		t.Fatalf("%s %+v", code, res)
