@@ -24,8 +24,10 @@ func (s *Server) AddToolRaw(t *Tool, h ToolHandler) {
 // unknownTool is the stand-in that ServerOptions.UnknownTool answers
 // through.
 func unknownTool(name string, h ToolHandler) *serverTool {
-	st := newServerTool(&Tool{Name: name}, h)
-	st.raw = true
+	// Not through newServerTool: name is whatever the client sent, and
+	// the registration checks (a programming error's panics) are not for
+	// it.
+	st := &serverTool{tool: &Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, handler: h, raw: true}
 	st.once.Do(func() {})
 	return st
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -72,14 +73,26 @@ func gatewayFixture(t *testing.T) (cfg, pol, root string) {
 	return cfg, pol, root
 }
 
-func bridgeName(t *testing.T, tool string) string {
+// bridgeName asks `winbridge gateway -plan -bridge` for the exposed name of
+// the bridge tool whose source matches pattern (the bridge's own tool
+// names are being renamed from dotted to snake case; the test follows).
+func bridgeName(t *testing.T, bin, pattern string) string {
 	t.Helper()
-	m, err := toolname.Build([]toolname.Key{{Server: "bridge", Tool: tool}}, nil)
+	cmd := exec.Command(bin, "gateway", "-plan", "-bridge")
+	cmd.Env = append(os.Environ(), "WINBRIDGE_BACKEND=local", "ALLOW_EXE=printf")
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("-plan: %v\n%s", err, out)
 	}
-	n, _ := m.Name(toolname.Key{Server: "bridge", Tool: tool})
-	return n
+	re := regexp.MustCompile(`(?m)^(\S+) +bridge/` + pattern + ` `)
+	m := re.FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("no bridge tool %s in the plan:\n%s", pattern, out)
+	}
+	if !toolname.Valid(m[1], toolname.DefaultMax) {
+		t.Fatalf("exposed name %q", m[1])
+	}
+	return m[1]
 }
 
 // TestGatewayWithTSClient drives `winbridge gateway` with the TypeScript
@@ -89,7 +102,7 @@ func TestGatewayWithTSClient(t *testing.T) {
 	cfg, pol, root := gatewayFixture(t)
 	t.Setenv("WINBRIDGE_BACKEND", "local")
 	t.Setenv("ALLOW_EXE", "printf")
-	wsl2win := bridgeName(t, "path.wsl_to_win")
+	wsl2win := bridgeName(t, bin, `path[._]wsl_to_win`)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	calls := []struct {

@@ -80,13 +80,18 @@ func TestGatewayPlanAndServe(t *testing.T) {
 		t.Fatalf("-plan: %v\n%s\n%s", err, out, stderr.String())
 	}
 	text := string(out)
-	for _, want := range []string{"server child: ready", "server bridge: ready", "EXPOSED", "child/win.exec", "bridge/hdc.shell", "denied: denied by profile"} {
+	for _, want := range []string{"server child: ready", "server bridge: ready", "EXPOSED", "denied: denied by profile"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan lacks %q:\n%s", want, text)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^child__win_exec_[0-9a-f]{8} +child/win\.exec +\S+ +yes `).MatchString(text) {
+	// win.exec (or win_exec, once renamed): a plain or hashed name, risky,
+	// so approval is asked.
+	if !regexp.MustCompile(`(?m)^child__win_exec(_[0-9a-f]{8})? +child/win[._]exec +\S+ +yes `).MatchString(text) {
 		t.Errorf("plan row of child/win.exec:\n%s", text)
+	}
+	if !regexp.MustCompile(`(?m) bridge/hdc[._]shell .*denied: denied by profile`).MatchString(text) {
+		t.Errorf("plan row of bridge/hdc.shell:\n%s", text)
 	}
 
 	audit := filepath.Join(dir, "audit.jsonl")
@@ -149,7 +154,7 @@ func TestGatewayPlanAndServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec map[string]any
-	if err := json.Unmarshal(bytes.TrimSpace(b), &rec); err != nil || rec["code"] != "approval_unavailable" || rec["server"] != "child" || rec["tool"] != "win.exec" {
+	if err := json.Unmarshal(bytes.TrimSpace(b), &rec); err != nil || rec["code"] != "approval_unavailable" || rec["server"] != "child" || (rec["tool"] != "win.exec" && rec["tool"] != "win_exec") {
 		t.Fatalf("audit %s: %v", b, err)
 	}
 }
