@@ -50,7 +50,7 @@ func TestStepUnknownTool(t *testing.T) {
 		t.Errorf("audit %v", rec)
 	}
 	// Names no server could register get the same answer.
-	for _, name := range []string{"no such tool 中文", strings.Repeat("x", 300), "a.b/c\d"} {
+	for _, name := range []string{"no such tool 中文", strings.Repeat("x", 300), `a.b/c\d`} {
 		if _, code := f.call(t, name, nil); code != CodeUnknownTool {
 			t.Errorf("%.20q: %s", name, code)
 		}
