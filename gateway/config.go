@@ -60,7 +60,13 @@ func ParseConfig(data []byte) (*client.Config, map[string]*HTTPServer, error) {
 		}
 		return nil, nil, cerr
 	}
-	servers, _ := doc["mcpServers"].(map[string]any)
+	root := "mcpServers"
+	if _, ok := doc[root]; !ok {
+		if _, vscode := doc["servers"]; vscode {
+			root = "servers" // VS Code's mcp.json, where client.ParseConfig reads it
+		}
+	}
+	servers, _ := doc[root].(map[string]any)
 	hs := map[string]*HTTPServer{}
 	var errs []error
 	commands := map[string]any{}
@@ -75,7 +81,7 @@ func ParseConfig(data []byte) (*client.Config, map[string]*HTTPServer, error) {
 			commands[name] = servers[name]
 			continue
 		}
-		h, perr := parseHTTPServer(jsonMember("mcpServers", name), entry)
+		h, perr := parseHTTPServer(jsonMember(root, name), entry)
 		errs = append(errs, perr...)
 		if h != nil {
 			hs[name] = h
@@ -87,7 +93,7 @@ func ParseConfig(data []byte) (*client.Config, map[string]*HTTPServer, error) {
 		for k, v := range doc {
 			rest[k] = v
 		}
-		rest["mcpServers"] = commands
+		rest[root] = commands
 		src, _ = json.Marshal(rest)
 	}
 	cfg, err := client.ParseConfig(src)

@@ -126,7 +126,7 @@ func TestParseConfigHTTP(t *testing.T) {
 	if _, _, err := ParseConfig([]byte(`{"mcpServers": [}`)); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("syntax: %v", err)
 	}
-	if _, _, err := ParseConfig([]byte(`{"servers": {}}`)); err == nil || !strings.Contains(err.Error(), "mcpServers: missing") {
+	if _, _, err := ParseConfig([]byte(`{"other": {}}`)); err == nil || !strings.Contains(err.Error(), "mcpServers: missing") {
 		t.Errorf("no mcpServers: %v", err)
 	}
 }
