@@ -221,7 +221,7 @@ func TestGatewayHTTPRoutes(t *testing.T) {
 	cfg := writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{}})
 	pol := writeJSON(t, dir, "pol.json", map[string]any{"profiles": map[string]any{
 		"default": map[string]any{},
-		"paths":   map[string]any{"allow": []string{"bridge/path.*"}, "target": "gemini"},
+		"paths":   map[string]any{"allow": []string{"bridge/path*"}, "target": "gemini"},
 	}})
 	cmd := exec.Command(bin, "gateway", "-bridge", "-config", cfg, "-policy", pol, "-http", "127.0.0.1:0", "-route", "/paths=paths")
 	cmd.Env = append(os.Environ(), "WINBRIDGE_BACKEND=local", "ALLOW_EXE=printf")
