@@ -149,7 +149,10 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	}
 	st, ok := ss.srv.tools.get(p.Name)
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
+		if ss.srv.opts.UnknownTool == nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
+		}
+		st = unknownTool(p.Name, ss.srv.opts.UnknownTool)
 	}
 	return ss.runWithInput(ctx, ci, bindingOf(r.Method, p.Name, p.Arguments), p.InputResponses, p.RequestState, func(in *input) (any, error) {
 		res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})

@@ -62,6 +62,11 @@ type ServerOptions struct {
 	// CompletionHandler answers completion/complete for prompt arguments
 	// and resource template variables; nil means no completions capability.
 	CompletionHandler CompletionHandler
+	// UnknownTool, if set, answers tools/call of a name no tool has, as
+	// an unchecked tool (see AddToolRaw), instead of the -32602 error. A
+	// proxy uses it to answer with a tool error of its own and record the
+	// call.
+	UnknownTool ToolHandler
 }
 
 // Server is an MCP server: tools, resources and resource templates,

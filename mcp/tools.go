@@ -40,6 +40,7 @@ type serverTool struct {
 	input *jsonschema.Resolved
 	check *argCheck // fast path; nil when the schema needs jsonschema-go alone
 	err   error     // why the schema could not be compiled
+	raw   bool      // AddToolRaw: the handler checks its own arguments
 }
 
 // AddTool registers an untyped tool, replacing any tool of the same name.
@@ -196,7 +197,7 @@ func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallTool
 	}
 	// The arguments are valid JSON (decodeCallToolParams checked them), as
 	// the fast paths of validation and decoding need.
-	if a := req.Params.Arguments; st.check == nil || !st.check.accepts(a) {
+	if a := req.Params.Arguments; !st.raw && (st.check == nil || !st.check.accepts(a)) {
 		var args any = map[string]any{}
 		if len(a) > 0 && string(a) != "null" {
 			if err := json.Unmarshal(a, &args); err != nil {

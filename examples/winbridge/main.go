@@ -38,6 +38,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "gateway" {
+		return runGateway(args[1:], stdout, stderr)
+	}
 	s, err := parseSettings(args, os.Getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -1,0 +1,306 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// call is one tools/call on its way through the pipeline.
+type call struct {
+	rec Record
+	e   *exposed
+	set *settings // the policy of the surface the call resolved against
+}
+
+// handle runs a tools/call through the pipeline, in the order of
+// docs/FACADE.md; each step either passes or ends the call with a tool
+// error carrying its code. Every call, refused or not, leaves one audit
+// record.
+func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	g := v.g
+	start := time.Now()
+	sess := g.session(req.Session)
+	surf := v.surf.Load()
+	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
+		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
+	defer func() {
+		if errors.Is(err, mcp.ErrInputRequired) {
+			return // not finished: the client answers and the call runs again
+		}
+		if p := recover(); p != nil {
+			g.log.Error("gateway: panic in the call pipeline", "tool", req.Params.Name, "panic", p)
+			res, err = refusal(CodeUpstreamMalformed, "the gateway failed on this call"), nil
+			c.rec.Code = CodeUpstreamMalformed
+		}
+		c.rec.Duration = time.Since(start)
+		switch {
+		case c.rec.Code == "":
+			c.rec.Code = CodeOK
+			c.rec.Outcome = "ok"
+			if res != nil && res.IsError {
+				c.rec.Outcome = "tool_error"
+			}
+		case c.rec.Outcome == "":
+			c.rec.Outcome = "refused"
+		}
+		g.audit.write(&c.rec)
+	}()
+	return g.pipeline(ctx, req, surf, sess, c)
+}
+
+func (c *call) refuse(code Code, format string, args ...any) (*mcp.CallToolResult, error) {
+	c.rec.Code = code
+	r := refusal(code, format, args...)
+	if c.e != nil && c.e.def != nil && c.e.def.OutputSchema != nil {
+		// Clients check structuredContent against the outputSchema even
+		// in an error result (the TypeScript SDK does): the code stays
+		// in _meta and the text.
+		r.StructuredContent = nil
+	}
+	for _, b := range r.Content {
+		if t, ok := b.(*mcp.TextContent); ok {
+			c.rec.ResultBytes += len(t.Text)
+		}
+	}
+	return r, nil
+}
+
+func (c *call) fail(code Code, format string, args ...any) (*mcp.CallToolResult, error) {
+	c.rec.Outcome = "failed"
+	return c.refuse(code, format, args...)
+}
+
+func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *surface, sess *sessionState, c *call) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	st := s.set
+	// 1. Resolve the alias.
+	e, ok := s.tools[name]
+	if !ok {
+		return c.refuse(CodeUnknownTool, "no tool is named %q; list the tools again", name)
+	}
+	c.e = e
+	c.rec.Server, c.rec.Tool = e.Server, e.Tool
+
+	// 2. Policy.
+	if st, _, _, _, _ := e.up.snapshot(); st == StateDisabled {
+		return c.refuse(CodeServerDisabled, "the server of tool %q is switched off", name)
+	}
+	if e.Denied != "" {
+		return c.refuse(CodeDenied, "tool %q is %s", name, e.Denied)
+	}
+	if e.Withheld != "" {
+		return c.refuse(CodeDenied, "tool %q is not offered: %s", name, e.Withheld)
+	}
+
+	// 3. Argument bytes.
+	raw := req.Params.Arguments
+	if len(raw) > e.maxArgs {
+		return c.refuse(CodeArgumentsTooLarge, "the arguments are %d bytes; tool %q takes at most %d", len(raw), name, e.maxArgs)
+	}
+
+	// 4. Strict validation against the upstream's own schema. Numbers
+	// decode as float64, as the validator expects; nothing is converted,
+	// so "5" stays a string and an integer schema refuses it.
+	var args any = map[string]any{}
+	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return c.refuse(CodeInvalidArguments, "the arguments are not valid JSON: %v", err)
+		}
+	}
+	if _, isObj := args.(map[string]any); !isObj {
+		return c.refuse(CodeInvalidArguments, "the arguments must be a JSON object, not %s", typeOf(args))
+	}
+	if d := duplicateMember(raw); d != "" {
+		return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
+	}
+	send := raw
+	if e.nulls != nil {
+		// openai-strict made optional properties required-and-nullable:
+		// a null there means "absent" to the upstream. What is sent is
+		// re-encoded from a decoding that keeps numbers as written.
+		stripNulls(args, e.nulls)
+		exact, ok := jsonscan.DecodeAny(raw)
+		if !ok {
+			return c.refuse(CodeInvalidArguments, "the arguments cannot be decoded exactly")
+		}
+		stripNulls(exact, e.nulls)
+		b, err := json.Marshal(exact)
+		if err != nil {
+			return c.refuse(CodeInvalidArguments, "the arguments cannot be encoded: %v", err)
+		}
+		send = b
+	}
+	if err := e.input.Validate(args); err != nil {
+		return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v (values are not converted: a number must be sent as a JSON number, not a string)", name, err)
+	}
+
+	// 5. Scope binding.
+	for _, p := range e.paths {
+		err := p.values(args, func(where string, v any) error {
+			str, ok := v.(string)
+			if !ok {
+				return fmt.Errorf("%w: argument %s is %s, not a path string", errBadPath, where[1:], typeOf(v))
+			}
+			if err := st.scope.check(str); err != nil {
+				return fmt.Errorf("argument %s: %w", where[1:], err)
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, errOutside):
+			return c.refuse(CodePathOutsideRoots, "%v; allowed roots: %s", err, strings.Join(st.pol.Roots, ", "))
+		case err != nil:
+			return c.refuse(CodePathInvalid, "%v", err)
+		}
+	}
+
+	// 6. Approval.
+	c.rec.Approval = "not_required"
+	if e.Approval {
+		if res, err, done := g.approve(ctx, req, c); done {
+			return res, err
+		}
+	}
+
+	// 7. Budgets.
+	if n := sess.calls.Add(1); int(n) > e.Budgets.CallsPerSession {
+		sess.calls.Add(-1)
+		return c.refuse(CodeSessionBudget, "this session has used its %d tool calls", e.Budgets.CallsPerSession)
+	}
+	running := g.concurrency(e.key())
+	if n := running.Add(1); int(n) > e.Budgets.ConcurrentPerTool {
+		running.Add(-1)
+		sess.calls.Add(-1) // a refused call does not count
+		return c.refuse(CodeToolBusy, "tool %q already runs %d calls; try again when one ends", name, e.Budgets.ConcurrentPerTool)
+	}
+	defer running.Add(-1)
+	cctx, cancel := context.WithTimeout(ctx, e.Budgets.Timeout)
+	defer cancel()
+
+	// 8. The upstream call.
+	res, code, err := g.callUpstream(cctx, req, e, send)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return c.fail(CodeCancelled, "the call was cancelled")
+		case cctx.Err() != nil:
+			return c.fail(CodeTimeout, "tool %q did not answer within %v; the call was cancelled", name, e.Budgets.Timeout)
+		}
+		return c.fail(code, "tool %q: %v", name, err)
+	}
+
+	// 9. Output checks.
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if len(b) > st.limits.MaxResultBytes {
+			return c.fail(CodeResultTooLarge, "tool %q returned %d bytes of structured content; the cap is %d", name, len(b), st.limits.MaxResultBytes)
+		}
+		if e.output != nil && !res.IsError {
+			var v any
+			_ = json.Unmarshal(b, &v)
+			if err := e.output.Validate(v); err != nil {
+				return c.fail(CodeOutputSchema, "tool %q returned structured content that does not match its output schema: %v", name, err)
+			}
+		}
+	} else if e.output != nil && !res.IsError {
+		return c.fail(CodeOutputSchema, "tool %q declares an output schema but returned no structured content", name)
+	}
+	kept, cut := capResult(res, st.limits.MaxBlockBytes, st.limits.MaxResultBytes)
+	c.rec.ResultBytes, c.rec.Cut = kept, cut
+	return res, nil
+}
+
+// callUpstream makes the call and decodes the result itself, so that a
+// malformed result is told apart from a failed call.
+func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+	if e.up.inproc != nil {
+		return g.callInProcess(ctx, req, e, args)
+	}
+	e.up.acquire()
+	defer e.up.release(true)
+	cl, err := e.up.client(ctx)
+	if err != nil {
+		return nil, CodeUpstreamUnavailable, err
+	}
+	params := &mcp.CallToolParams{Name: e.Tool, Arguments: args}
+	var raw json.RawMessage
+	if err := cl.Call(ctx, "tools/call", params, &raw); err != nil {
+		var rpc *mcp.Error
+		switch {
+		case errors.As(err, &rpc) && strings.HasPrefix(rpc.Message, "response too large"):
+			return nil, CodeResultTooLarge, errors.New("the server's response passed the upstream message cap (limits.maxUpstreamMessageBytes)")
+		case errors.As(err, &rpc):
+			return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
+		case errors.Is(err, client.ErrClosed):
+			return nil, CodeUpstreamUnavailable, fmt.Errorf("the server went away during the call")
+		}
+		return nil, CodeUpstreamUnavailable, err
+	}
+	var res mcp.CallToolResult
+	if err := res.UnmarshalJSON(raw); err != nil {
+		return nil, CodeUpstreamMalformed, fmt.Errorf("the server's result is not a valid tool result: %v", cutUTF8(err.Error(), 256))
+	}
+	if res.Content == nil && res.StructuredContent == nil {
+		return nil, CodeUpstreamMalformed, errors.New("the server's result has no content")
+	}
+	for _, b := range res.Content {
+		if b == nil {
+			return nil, CodeUpstreamMalformed, errors.New("the server's result has a null content block")
+		}
+	}
+	res.ResultType = ""
+	return &res, CodeOK, nil
+}
+
+// callInProcess calls an in-process upstream's tool directly, with no
+// protocol hop (mcp.Server.CallToolFor): its progress, logs and questions
+// reach the downstream client. It runs on the caller's goroutine: the
+// walltime cancels its context, and a tool of this process is trusted to
+// honour that (a goroutine per call to abandon one that does not cost a
+// third of the facade's latency).
+func (g *Gateway) callInProcess(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+	if st, _, _, _, _ := e.up.snapshot(); st != StateReady {
+		return nil, CodeUpstreamUnavailable, fmt.Errorf("server %q is %s", e.Server, st)
+	}
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	var o outcome
+	o.res, o.err = e.up.inproc.CallToolFor(ctx, req, e.Tool, args)
+	if ctx.Err() != nil {
+		return nil, CodeTimeout, context.Cause(ctx)
+	}
+	var rpc *mcp.Error
+	switch {
+	case errors.Is(o.err, mcp.ErrInputRequired):
+		return nil, CodeUpstreamError, errors.New("the tool asked the client for input; answer and call again")
+	case errors.As(o.err, &rpc):
+		return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
+	case o.err != nil:
+		return nil, CodeUpstreamError, o.err
+	case o.res == nil:
+		return nil, CodeUpstreamMalformed, errors.New("the server returned no result")
+	}
+	// The result may be the tool's own value: the caps work on a copy.
+	res := *o.res
+	res.Content = slices.Clone(res.Content)
+	res.Meta = maps.Clone(res.Meta)
+	for _, b := range res.Content {
+		if b == nil {
+			return nil, CodeUpstreamMalformed, errors.New("the server's result has a null content block")
+		}
+	}
+	return &res, CodeOK, nil
+}

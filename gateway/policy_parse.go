@@ -1,0 +1,467 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/winbridge/winbridge/internal/toolname"
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// PolicyError reports a problem in a policy, naming the JSON path of the
+// value at fault, as in `tools["fs/read"].approval: want "always" or
+// "never", got "sometimes"`.
+type PolicyError struct {
+	Path    string
+	Problem string
+}
+
+func (e *PolicyError) Error() string {
+	if e.Path == "" {
+		return "policy: " + e.Problem
+	}
+	return "policy: " + e.Path + ": " + e.Problem
+}
+
+// LoadPolicy reads and parses a policy file.
+func LoadPolicy(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	p, err := ParsePolicy(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParsePolicy parses a policy document. Every problem is a *PolicyError;
+// all are reported, joined. Unknown members are errors too: a misspelt
+// "deny" must not silently allow.
+func ParsePolicy(data []byte) (*Policy, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &PolicyError{Problem: err.Error()}
+	}
+	if dec.More() {
+		return nil, &PolicyError{Problem: "more than one JSON value"}
+	}
+	pp := &policyParser{}
+	p := pp.policy(doc)
+	if len(pp.errs) > 0 {
+		return nil, errors.Join(pp.errs...)
+	}
+	return p, nil
+}
+
+type policyParser struct{ errs []error }
+
+func (pp *policyParser) fail(path, format string, args ...any) {
+	pp.errs = append(pp.errs, &PolicyError{Path: path, Problem: fmt.Sprintf(format, args...)})
+}
+
+var plainName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+func member(path, name string) string {
+	if plainName.MatchString(name) {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	q, _ := json.Marshal(name)
+	return path + "[" + string(q) + "]"
+}
+
+func typeOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// object checks v is an object with only the known members, and calls f
+// for each member in name order.
+func (pp *policyParser) object(path string, v any, known []string, f func(name, path string, v any)) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		pp.fail(path, "want object, got %s", typeOf(v))
+		return
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if known != nil && !slices.Contains(known, k) {
+			pp.fail(member(path, k), "unknown member (known: %v)", known)
+			continue
+		}
+		f(k, member(path, k), m[k])
+	}
+}
+
+func (pp *policyParser) str(path string, v any) string {
+	s, ok := v.(string)
+	if !ok {
+		pp.fail(path, "want string, got %s", typeOf(v))
+	}
+	return s
+}
+
+func (pp *policyParser) oneOf(path string, v any, allowed ...string) string {
+	s, ok := v.(string)
+	if !ok || !slices.Contains(allowed, s) {
+		got := typeOf(v)
+		if ok {
+			got = strconv.Quote(s)
+		}
+		pp.fail(path, "want one of %q, got %s", allowed, got)
+		return ""
+	}
+	return s
+}
+
+func (pp *policyParser) boolean(path string, v any) bool {
+	b, ok := v.(bool)
+	if !ok {
+		pp.fail(path, "want boolean, got %s", typeOf(v))
+	}
+	return b
+}
+
+// count reads a non-negative integer no larger than max.
+func (pp *policyParser) count(path string, v any, max int64) int {
+	n, ok := v.(json.Number)
+	if !ok {
+		pp.fail(path, "want integer, got %s", typeOf(v))
+		return 0
+	}
+	i, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil || i < 0 || i > max {
+		pp.fail(path, "want an integer from 0 to %d, got %s", max, n)
+		return 0
+	}
+	return int(i)
+}
+
+func (pp *policyParser) strings(path string, v any, each func(path, s string)) []string {
+	a, ok := v.([]any)
+	if !ok {
+		pp.fail(path, "want array, got %s", typeOf(v))
+		return nil
+	}
+	out := make([]string, 0, len(a))
+	for i, e := range a {
+		ep := path + "[" + strconv.Itoa(i) + "]"
+		s, ok := e.(string)
+		if !ok {
+			pp.fail(ep, "want string, got %s", typeOf(e))
+			continue
+		}
+		if each != nil {
+			each(ep, s)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (pp *policyParser) pattern(path, s string) {
+	if s == "" {
+		pp.fail(path, "empty pattern")
+	}
+}
+
+func (pp *policyParser) policy(doc any) *Policy {
+	p := &Policy{Profiles: map[string]*Profile{}, Tools: map[string]*ToolRule{}}
+	pp.object("", doc, []string{"$schema", "profile", "profiles", "tools", "roots", "approval", "budgets", "limits", "risk", "prompts", "promptsRequireTemplate"}, func(name, path string, v any) {
+		switch name {
+		case "prompts":
+			p.Prompts = map[string]*PromptTemplate{}
+			pp.object(path, v, nil, func(name, path string, v any) {
+				if s, t, ok := cutKey(name); !ok || s == "" || t == "" {
+					pp.fail(path, "want a \"server/prompt\" key")
+				}
+				p.Prompts[name] = pp.promptTemplate(path, v)
+			})
+		case "promptsRequireTemplate":
+			p.PromptsRequireTemplate = pp.boolean(path, v)
+		case "$schema":
+			pp.str(path, v)
+		case "profile":
+			p.Profile = pp.str(path, v)
+		case "profiles":
+			pp.object(path, v, nil, func(name, path string, v any) { p.Profiles[name] = pp.profile(path, v) })
+		case "tools":
+			pp.object(path, v, nil, func(name, path string, v any) {
+				if s, t, ok := cutKey(name); !ok || s == "" || t == "" {
+					pp.fail(path, "want a \"server/tool\" key")
+				}
+				p.Tools[name] = pp.toolRule(path, v)
+			})
+		case "roots":
+			p.Roots = pp.strings(path, v, func(path, s string) {
+				if s == "" {
+					pp.fail(path, "empty root")
+				}
+			})
+		case "approval":
+			p.Approval = pp.approval(path, v)
+		case "budgets":
+			p.Budgets = pp.budgets(path, v)
+		case "limits":
+			p.Limits = pp.limits(path, v)
+		case "risk":
+			pp.object(path, v, []string{"destructive", "openWorld", "writes"}, func(name, path string, v any) {
+				s := pp.str(path, v)
+				switch name {
+				case "destructive":
+					p.Risk.Destructive = s
+				case "openWorld":
+					p.Risk.OpenWorld = s
+				case "writes":
+					p.Risk.Writes = s
+				}
+			})
+		}
+	})
+	if p.Profile != "" {
+		if _, ok := p.Profiles[p.Profile]; !ok && p.Profile != "default" {
+			pp.fail("profile", "no profile %q in profiles", p.Profile)
+		}
+	}
+	// Fixed names must be unique across tools.
+	seen := map[string]string{}
+	keys := make([]string, 0, len(p.Tools))
+	for k := range p.Tools {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if n := p.Tools[k].Name; n != "" {
+			if other, dup := seen[n]; dup {
+				pp.fail(member(member("tools", k), "name"), "%q is also the name of %q", n, other)
+			}
+			seen[n] = k
+		}
+	}
+	return p
+}
+
+// cutKey splits a "server/tool" key at its first "/".
+func cutKey(k string) (server, tool string, ok bool) {
+	for i := 0; i < len(k); i++ {
+		if k[i] == '/' {
+			return k[:i], k[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+func (pp *policyParser) profile(path string, v any) *Profile {
+	pr := &Profile{}
+	pp.object(path, v, []string{"allow", "deny", "target", "maxNameLength", "riskPrefixes"}, func(name, path string, v any) {
+		switch name {
+		case "allow":
+			pr.Allow = pp.strings(path, v, pp.pattern)
+		case "deny":
+			pr.Deny = pp.strings(path, v, pp.pattern)
+		case "target":
+			pr.Target = Target(pp.oneOf(path, v, targetNames()...))
+		case "maxNameLength":
+			pr.MaxNameLength = pp.count(path, v, 1<<10)
+			if pr.MaxNameLength < toolname.MinMax {
+				pp.fail(path, "want at least %d", toolname.MinMax)
+			}
+		case "riskPrefixes":
+			pr.NoRiskPrefixes = !pp.boolean(path, v)
+		}
+	})
+	return pr
+}
+
+func (pp *policyParser) toolRule(path string, v any) *ToolRule {
+	r := &ToolRule{}
+	pp.object(path, v, []string{"name", "title", "description", "annotations", "hidden", "pathArgs", "approval", "budgets", "maxArgumentBytes"}, func(name, path string, v any) {
+		switch name {
+		case "name":
+			r.Name = pp.str(path, v)
+			if !toolname.Valid(r.Name, 1<<10) {
+				pp.fail(path, "%q does not match ^[a-zA-Z0-9_-]+$", r.Name)
+			}
+		case "title":
+			r.Title = pp.str(path, v)
+		case "description":
+			r.Description = pp.str(path, v)
+		case "annotations":
+			a := &mcp.ToolAnnotations{}
+			pp.object(path, v, []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}, func(name, path string, v any) {
+				switch name {
+				case "title":
+					a.Title = pp.str(path, v)
+				case "readOnlyHint":
+					a.ReadOnlyHint = mcp.Ptr(pp.boolean(path, v))
+				case "destructiveHint":
+					a.DestructiveHint = mcp.Ptr(pp.boolean(path, v))
+				case "idempotentHint":
+					a.IdempotentHint = mcp.Ptr(pp.boolean(path, v))
+				case "openWorldHint":
+					a.OpenWorldHint = mcp.Ptr(pp.boolean(path, v))
+				}
+			})
+			r.Annotations = a
+		case "hidden":
+			r.Hidden = pp.boolean(path, v)
+		case "pathArgs":
+			r.PathArgs = pp.strings(path, v, func(path, s string) {
+				if _, err := parseArgPath(s); err != nil {
+					pp.fail(path, "%v", err)
+				}
+			})
+		case "approval":
+			r.Approval = pp.oneOf(path, v, "always", "never")
+		case "budgets":
+			r.Budgets = pp.budgets(path, v)
+		case "maxArgumentBytes":
+			r.MaxArgumentBytes = pp.count(path, v, 1<<30)
+		}
+	})
+	return r
+}
+
+func (pp *policyParser) approval(path string, v any) Approval {
+	var a Approval
+	pp.object(path, v, []string{"default", "rules", "withoutElicitation"}, func(name, path string, v any) {
+		switch name {
+		case "default":
+			a.Default = pp.oneOf(path, v, "risky", "always", "never")
+		case "withoutElicitation":
+			a.WithoutElicitation = pp.oneOf(path, v, "refuse", "allow")
+		case "rules":
+			rules, ok := v.([]any)
+			if !ok {
+				pp.fail(path, "want array, got %s", typeOf(v))
+				return
+			}
+			for i, rv := range rules {
+				var r ApprovalRule
+				rp := path + "[" + strconv.Itoa(i) + "]"
+				pp.object(rp, rv, []string{"tool", "require"}, func(name, path string, v any) {
+					switch name {
+					case "tool":
+						r.Tool = pp.str(path, v)
+						pp.pattern(path, r.Tool)
+					case "require":
+						r.Require = pp.oneOf(path, v, "always", "never")
+					}
+				})
+				if r.Tool == "" || r.Require == "" {
+					pp.fail(rp, "a rule needs \"tool\" and \"require\"")
+				}
+				a.Rules = append(a.Rules, r)
+			}
+		}
+	})
+	return a
+}
+
+func (pp *policyParser) budgets(path string, v any) Budgets {
+	var b Budgets
+	pp.object(path, v, []string{"callsPerSession", "concurrentPerTool", "timeoutMs"}, func(name, path string, v any) {
+		switch name {
+		case "callsPerSession":
+			b.CallsPerSession = pp.count(path, v, 1<<31-1)
+		case "concurrentPerTool":
+			b.ConcurrentPerTool = pp.count(path, v, 1<<16)
+		case "timeoutMs":
+			b.Timeout = time.Duration(pp.count(path, v, 24*3600*1000)) * time.Millisecond
+		}
+	})
+	return b
+}
+
+func (pp *policyParser) limits(path string, v any) Limits {
+	var l Limits
+	pp.object(path, v, []string{"maxArgumentBytes", "maxBlockBytes", "maxResultBytes", "maxUpstreamMessageBytes"}, func(name, path string, v any) {
+		n := pp.count(path, v, 1<<30)
+		switch name {
+		case "maxArgumentBytes":
+			l.MaxArgumentBytes = n
+		case "maxBlockBytes":
+			l.MaxBlockBytes = n
+		case "maxResultBytes":
+			l.MaxResultBytes = n
+		case "maxUpstreamMessageBytes":
+			l.MaxUpstreamMessageBytes = n
+		}
+	})
+	return l
+}
+
+// joinErrors joins errors, flattening joined ones, so that each problem
+// is one line.
+func joinErrors(errs []error) error {
+	var flat []error
+	for _, e := range errs {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else if e != nil {
+			flat = append(flat, e)
+		}
+	}
+	return errors.Join(flat...)
+}
+
+func (pp *policyParser) promptTemplate(path string, v any) *PromptTemplate {
+	t := &PromptTemplate{}
+	pp.object(path, v, []string{"messages"}, func(name, path string, v any) {
+		msgs, ok := v.([]any)
+		if !ok {
+			pp.fail(path, "want array, got %s", typeOf(v))
+			return
+		}
+		for i, mv := range msgs {
+			var m PromptTemplateMessage
+			mp := path + "[" + strconv.Itoa(i) + "]"
+			pp.object(mp, mv, []string{"role", "text"}, func(name, path string, v any) {
+				switch name {
+				case "role":
+					m.Role = pp.oneOf(path, v, "user", "assistant")
+				case "text":
+					m.Text = pp.str(path, v)
+				}
+			})
+			if m.Role == "" {
+				pp.fail(mp, "a message needs \"role\"")
+			}
+			t.Messages = append(t.Messages, m)
+		}
+	})
+	if t.Messages == nil {
+		pp.fail(path, "a template needs \"messages\"")
+	}
+	return t
+}

@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// argPath is a parsed ToolRule.PathArgs entry: members, each optionally
+// followed by "[]" (every element of an array).
+type argPath []argStep
+
+type argStep struct {
+	name string
+	each bool
+}
+
+func parseArgPath(s string) (argPath, error) {
+	if s == "" {
+		return nil, errors.New("empty argument path")
+	}
+	var p argPath
+	for _, part := range strings.Split(s, ".") {
+		st := argStep{name: part}
+		if n, ok := strings.CutSuffix(part, "[]"); ok {
+			st = argStep{name: n, each: true}
+		}
+		if st.name == "" || strings.ContainsAny(st.name, "[]") {
+			return nil, fmt.Errorf("argument path %q: want members separated by dots, each optionally followed by []", s)
+		}
+		p = append(p, st)
+	}
+	return p, nil
+}
+
+// values calls f with every value at p in args (decoded JSON), with a
+// readable location; absent members are skipped.
+func (p argPath) values(args any, f func(where string, v any) error) error {
+	var walk func(v any, i int, where string) error
+	walk = func(v any, i int, where string) error {
+		if i == len(p) {
+			return f(where, v)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		mv, ok := m[p[i].name]
+		if !ok || mv == nil {
+			return nil
+		}
+		where += "." + p[i].name
+		if !p[i].each {
+			return walk(mv, i+1, where)
+		}
+		arr, ok := mv.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want an array of paths", where[1:])
+		}
+		for j, e := range arr {
+			if err := walk(e, i+1, fmt.Sprintf("%s[%d]", where, j)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(args, 0, "")
+}
+
+// scope binds path arguments to roots.
+type scope struct {
+	mapper *winexec.PathMapper
+	roots  []string // resolved, in WSL form
+	mount  string   // the drive mount root, "/mnt/"
+}
+
+// errOutside and errBadPath tell the two refusals apart.
+var (
+	errOutside = errors.New("outside the allowed roots")
+	errBadPath = errors.New("not a usable path")
+)
+
+func newScope(roots []string, m *winexec.PathMapper) (*scope, error) {
+	s := &scope{mapper: m, mount: "/mnt/"}
+	if m != nil && m.MountRoot != "" {
+		s.mount = strings.TrimSuffix(m.MountRoot, "/") + "/"
+	}
+	for _, r := range roots {
+		canon, err := s.canonical(r)
+		if err != nil {
+			return nil, fmt.Errorf("root %q: %w", r, err)
+		}
+		s.roots = append(s.roots, canon)
+	}
+	return s, nil
+}
+
+// check returns nil when every reading of p resolves inside a root.
+func (s *scope) check(p string) error {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return fmt.Errorf("%w: empty or contains NUL", errBadPath)
+	}
+	canon, err := s.canonical(p)
+	if err != nil {
+		return err
+	}
+	if !s.inside(canon) {
+		return fmt.Errorf("%w: %q resolves to %q", errOutside, p, canon)
+	}
+	if strings.HasPrefix(p, "/") && strings.Contains(p, `\`) {
+		// A Linux path with a backslash: canonical read it as a Windows
+		// program would (a separator); a Linux program reads it as part
+		// of a name. That reading must stay inside too.
+		lit, err := resolveLinux(p)
+		if err != nil {
+			return err
+		}
+		if !s.inside(lit) {
+			return fmt.Errorf("%w: %q resolves to %q", errOutside, p, lit)
+		}
+	}
+	return nil
+}
+
+// canonical maps p to WSL form (winexec's mapping), then resolves it.
+func (s *scope) canonical(p string) (string, error) {
+	q := p
+	if winexec.IsWindowsPath(p) {
+		l, err := s.mapper.WinToWSL(p)
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", errBadPath, err)
+		}
+		q = l
+	}
+	return resolveLinux(q)
+}
+
+// resolveLinux resolves an absolute Linux path as the kernel would:
+// component by component, following symbolic links where they exist and
+// ".." from wherever a link led; past the first missing component the rest
+// is lexical (nothing there can be a link yet). A dangling link or a link
+// loop is refused: writing through it could land anywhere.
+func resolveLinux(p string) (string, error) {
+	if !strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("%w: %q is not absolute", errBadPath, p)
+	}
+	cur, missing := "/", false
+	for _, part := range strings.Split(p, "/") {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		if missing {
+			cur = next
+			continue
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			missing = true
+			cur = next
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			r, err := filepath.EvalSymlinks(next)
+			if err != nil {
+				return "", fmt.Errorf("%w: %q: a dangling or looping symbolic link", errBadPath, next)
+			}
+			cur = r
+			continue
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+func (s *scope) inside(p string) bool {
+	for _, r := range s.roots {
+		if within(r, p, s.driveFolded(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// driveFolded reports whether r is on a Windows drive (under the mount
+// root), where names compare without case.
+func (s *scope) driveFolded(r string) bool {
+	rest, ok := strings.CutPrefix(r+"/", s.mount)
+	return ok && len(rest) >= 2 && rest[1] == '/'
+}
+
+func within(root, p string, fold bool) bool {
+	eq := func(a, b string) bool { return a == b }
+	if fold {
+		eq = strings.EqualFold
+	}
+	if eq(root, p) || root == "/" {
+		return true
+	}
+	return len(p) > len(root) && p[len(root)] == '/' && eq(p[:len(root)], root)
+}

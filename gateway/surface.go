@@ -1,0 +1,479 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/winbridge/winbridge/internal/toolname"
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// maxDescriptionBytes bounds a listed description: an upstream's
+// description goes into every prompt of the model.
+const maxDescriptionBytes = 4096
+
+// surface is what the model sees, rebuilt whenever an upstream changes;
+// calls read the one current when they start.
+type surface struct {
+	tools   map[string]*exposed // by exposed name, denied and withheld ones included
+	all     []*exposed          // every upstream tool, by server and tool
+	prompts map[string]promptRoute
+	set     *settings // the policy it was built with
+}
+
+type promptRoute struct{ server, prompt string }
+
+// Risk is what a tool's annotations say about it.
+type Risk struct {
+	Destructive bool // destructiveHint true, or (per the spec's default) not read-only and no destructiveHint
+	OpenWorld   bool // openWorldHint true or absent (the spec's default)
+	ReadOnly    bool
+}
+
+// exposed is one upstream tool as the facade offers it.
+type exposed struct {
+	Name     string // exposed
+	Server   string
+	Tool     string // upstream's
+	up       *upstream
+	def      *mcp.Tool // as listed
+	rule     *ToolRule
+	Risk     Risk
+	Approval bool   // needs approval
+	Denied   string // why the policy refuses it ("" when allowed)
+	Withheld string // why it cannot be offered at all (schema problems)
+	Budgets  Budgets
+	maxArgs  int
+	input    *jsonschema.Resolved
+	output   *jsonschema.Resolved
+	nulls    *nullPlan
+	paths    []argPath
+}
+
+func (e *exposed) key() string { return e.Server + "/" + e.Tool }
+
+// rebuild recomputes the surface from the upstreams' lists and brings the
+// downstream server's registrations in line; the mcp.Server tells the
+// sessions with list_changed.
+func (g *Gateway) rebuild() {
+	defer g.changed()
+	for _, v := range g.allViews() {
+		v.rebuild()
+	}
+}
+
+// rebuild recomputes the view's surface and registrations.
+func (v *view) rebuild() {
+	g := v.g
+	v.buildMu.Lock()
+	defer v.buildMu.Unlock()
+	s := g.buildSurface(v.set.Load())
+	v.surf.Store(s)
+
+	// Tools.
+	want := map[string]string{}
+	for _, e := range s.all {
+		if e.Denied != "" || e.Withheld != "" {
+			continue
+		}
+		b, _ := json.Marshal(e.def)
+		want[e.Name] = string(b)
+	}
+	var gone []string
+	for name := range v.listed {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		v.srv.RemoveTools(gone...)
+	}
+	for _, e := range s.all {
+		if w, ok := want[e.Name]; ok && v.listed[e.Name] != w {
+			v.srv.AddToolRaw(e.def, v.handle)
+		}
+	}
+	v.listed = want
+	ups := g.upstreams()
+	v.syncResources(ups)
+	v.syncPrompts(s, ups)
+}
+
+// buildSurface names and shapes every upstream tool.
+func (g *Gateway) buildSurface(st *settings) *surface {
+	s := &surface{tools: map[string]*exposed{}, prompts: map[string]promptRoute{}, set: st}
+	ups := g.upstreams()
+	var keys []toolname.Key
+	type item struct {
+		u *upstream
+		t *mcp.Tool
+	}
+	items := map[toolname.Key]item{}
+	for _, u := range ups {
+		name := u.name
+		_, tools, _, _, _ := u.snapshot()
+		for _, t := range tools {
+			if t == nil {
+				continue
+			}
+			k := toolname.Key{Server: name, Tool: t.Name}
+			if _, dup := items[k]; dup {
+				continue // a server listing a name twice: the first counts
+			}
+			items[k] = item{u, t}
+			keys = append(keys, k)
+		}
+	}
+	fixed := map[toolname.Key]string{}
+	for key, r := range st.pol.Tools {
+		sv, tl, _ := cutKey(key)
+		k := toolname.Key{Server: sv, Tool: tl}
+		if _, present := items[k]; present && r.Name != "" {
+			fixed[k] = r.Name
+		}
+	}
+	names, err := toolname.Build(keys, &toolname.Options{Max: st.profile.MaxNameLength, Fixed: fixed, Join: st.join})
+	if err != nil {
+		// Only a fixed name longer than this profile's maximum gets here
+		// (the policy checked the rest): name everything without them.
+		g.log.Error("gateway: naming tools", "err", err)
+		names, _ = toolname.Build(keys, &toolname.Options{Max: st.profile.MaxNameLength, Join: st.join})
+	}
+	slices.SortFunc(keys, func(a, b toolname.Key) int {
+		if c := strings.Compare(a.Server, b.Server); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Tool, b.Tool)
+	})
+	for _, k := range keys {
+		it := items[k]
+		n, _ := names.Name(k)
+		e := g.expose(st, n, it.u, it.t)
+		s.tools[n] = e
+		s.all = append(s.all, e)
+	}
+	g.buildPrompts(s, ups)
+	return s
+}
+
+// join makes a tool's candidate name. Gemini wants function names that
+// start with a letter or "_".
+func (st *settings) join(server, tool string) string {
+	n := toolname.DefaultJoin(server, tool)
+	if st.profile.Target == TargetGemini && n != "" {
+		if c := n[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			n = "_" + n
+		}
+	}
+	return n
+}
+
+// expose decides everything about one tool once per rebuild, so that
+// calls only look up.
+func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *exposed {
+	e := &exposed{Name: name, Server: u.name, Tool: t.Name, up: u, rule: st.pol.Tools[u.name+"/"+t.Name]}
+	r := e.rule
+	if r == nil {
+		r = &ToolRule{}
+	}
+	ann := t.Annotations
+	if r.Annotations != nil {
+		ann = r.Annotations
+	}
+	e.Risk = riskOf(ann)
+	e.Denied = st.denial(u.name, t.Name, r)
+	e.Approval = st.needsApproval(u.name, t.Name, r, e.Risk)
+	e.Budgets = r.Budgets.or(st.pol.Budgets).or(defaultBudgets)
+	e.maxArgs = st.limits.MaxArgumentBytes
+	if r.MaxArgumentBytes > 0 {
+		e.maxArgs = r.MaxArgumentBytes
+	}
+	for _, p := range r.PathArgs {
+		ap, _ := parseArgPath(p) // checked by the policy parser
+		e.paths = append(e.paths, ap)
+	}
+
+	// The upstream's own input schema is the one arguments are checked
+	// against; it must compile.
+	in, err := compileSchema(t.InputSchema, true)
+	if err != nil {
+		e.Withheld = "input schema: " + err.Error()
+		return e
+	}
+	e.input = in
+	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
+	if err != nil {
+		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
+		return e
+	}
+	e.nulls = nulls
+	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: t.Icons}
+	if t.OutputSchema != nil {
+		if out, err := compileSchema(t.OutputSchema, false); err == nil {
+			e.output = out
+			def.OutputSchema = t.OutputSchema
+		} else {
+			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)
+		}
+	}
+	if r.Title != "" {
+		def.Title = r.Title
+	}
+	desc := t.Description
+	if r.Description != "" {
+		desc = r.Description
+	}
+	if len(desc) > maxDescriptionBytes {
+		desc = cutUTF8(desc, maxDescriptionBytes) + " [...]"
+	}
+	if !st.profile.NoRiskPrefixes {
+		desc = st.riskPrefix(e.Risk) + desc
+	}
+	def.Description = desc
+	e.def = def
+	return e
+}
+
+// compileSchema resolves an upstream schema for validation. Only local
+// references resolve: a schema that points elsewhere is not fetched.
+func compileSchema(raw json.RawMessage, input bool) (*jsonschema.Resolved, error) {
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	if input && s.Type != "object" && !(s.Type == "" && len(s.Types) == 0 && s.Properties != nil) {
+		return nil, fmt.Errorf("want type \"object\", got %q", s.Type)
+	}
+	return s.Resolve(nil)
+}
+
+// riskOf reads the annotations with the specification's defaults: a tool
+// without hints is not read-only, may be destructive, and reaches an open
+// world.
+func riskOf(a *mcp.ToolAnnotations) Risk {
+	var r Risk
+	if a != nil && a.ReadOnlyHint != nil {
+		r.ReadOnly = *a.ReadOnlyHint
+	}
+	r.Destructive = !r.ReadOnly
+	if a != nil && a.DestructiveHint != nil && !r.ReadOnly {
+		r.Destructive = *a.DestructiveHint
+	}
+	r.OpenWorld = true
+	if a != nil && a.OpenWorldHint != nil {
+		r.OpenWorld = *a.OpenWorldHint
+	}
+	return r
+}
+
+func (st *settings) riskPrefix(r Risk) string {
+	var p string
+	switch {
+	case r.Destructive:
+		p = st.risk.Destructive
+	case !r.ReadOnly:
+		p = st.risk.Writes
+	}
+	if r.OpenWorld {
+		p += st.risk.OpenWorld
+	}
+	return p
+}
+
+// denial says why the profile refuses a tool, or "".
+func (st *settings) denial(server, tool string, r *ToolRule) string {
+	if r.Hidden {
+		return "hidden by the policy"
+	}
+	pr := st.profile
+	if len(pr.Allow) > 0 && !slices.ContainsFunc(pr.Allow, func(p string) bool { return toolPattern(p, server, tool) }) {
+		return fmt.Sprintf("not allowed by profile %q", st.profNm)
+	}
+	if i := slices.IndexFunc(pr.Deny, func(p string) bool { return toolPattern(p, server, tool) }); i >= 0 {
+		return fmt.Sprintf("denied by profile %q (%s)", st.profNm, pr.Deny[i])
+	}
+	return ""
+}
+
+func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) bool {
+	switch r.Approval {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	for _, rule := range st.pol.Approval.Rules {
+		if toolPattern(rule.Tool, server, tool) {
+			return rule.Require == "always"
+		}
+	}
+	switch st.pol.Approval.Default {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return risk.Destructive || !risk.ReadOnly
+}
+
+// syncResources registers the upstreams' resources and templates; a URI
+// offered by two servers goes to the first by name.
+func (v *view) syncResources(ups []*upstream) {
+	g := v.g
+	wantRes := map[string]bool{}
+	wantTmpl := map[string]bool{}
+	for _, u := range ups {
+		_, _, resources, templates, _ := u.snapshot()
+		for _, r := range resources {
+			if r == nil || r.URI == "" || r.Name == "" || wantRes[r.URI] {
+				continue
+			}
+			wantRes[r.URI] = true
+			if !v.resURIs[r.URI] {
+				v.srv.AddResource(r, g.readFrom(u))
+			}
+		}
+		for _, t := range templates {
+			if t == nil || t.URITemplate == "" || t.Name == "" || wantTmpl[t.URITemplate] {
+				continue
+			}
+			if !v.tmplURIs[t.URITemplate] && !v.addTemplate(t, u) {
+				continue
+			}
+			wantTmpl[t.URITemplate] = true
+		}
+	}
+	var gone []string
+	for uri := range v.resURIs {
+		if !wantRes[uri] {
+			gone = append(gone, uri)
+		}
+	}
+	for uri := range v.tmplURIs {
+		if !wantTmpl[uri] {
+			gone = append(gone, uri)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemoveResources(gone...)
+	}
+	v.resURIs, v.tmplURIs = wantRes, wantTmpl
+}
+
+// addTemplate registers a template, or skips one the server cannot
+// match (mcp.Server panics on those: a programming error for its own
+// templates, hostile input here).
+func (v *view) addTemplate(t *mcp.ResourceTemplate, u *upstream) (ok bool) {
+	g := v.g
+	defer func() {
+		if r := recover(); r != nil {
+			g.log.Warn("gateway: skipping a resource template", "upstream", u.name, "template", t.URITemplate, "err", r)
+			ok = false
+		}
+	}()
+	v.srv.AddResourceTemplate(t, g.readFrom(u))
+	return true
+}
+
+func (g *Gateway) readFrom(u *upstream) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		c, err := u.client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c.ReadResource(ctx, req.Params.URI)
+	}
+}
+
+// buildPrompts names the upstreams' prompts as tools are named.
+func (g *Gateway) buildPrompts(s *surface, ups []*upstream) {
+	st := s.set
+	var keys []toolname.Key
+	for _, u := range ups {
+		name := u.name
+		_, _, _, _, prompts := u.snapshot()
+		for _, p := range prompts {
+			if p == nil || p.Name == "" {
+				continue
+			}
+			if st.pol.PromptsRequireTemplate && st.pol.Prompts[name+"/"+p.Name] == nil {
+				continue // undeclared prompt text is not offered
+			}
+			keys = append(keys, toolname.Key{Server: name, Tool: p.Name})
+		}
+	}
+	m, _ := toolname.Build(keys, &toolname.Options{Max: st.profile.MaxNameLength})
+	for _, k := range keys {
+		n, _ := m.Name(k)
+		s.prompts[n] = promptRoute{k.Server, k.Tool}
+	}
+}
+
+func (v *view) syncPrompts(s *surface, ups []*upstream) {
+	g := v.g
+	want := map[string]string{}
+	defs := map[string]*mcp.Prompt{}
+	byRoute := make(map[promptRoute]string, len(s.prompts))
+	for n, r := range s.prompts {
+		byRoute[r] = n
+	}
+	byName := map[string]*upstream{}
+	for _, u := range ups {
+		byName[u.name] = u
+		_, _, _, _, prompts := u.snapshot()
+		name := u.name
+		for _, p := range prompts {
+			if p == nil {
+				continue
+			}
+			if n, ok := byRoute[promptRoute{name, p.Name}]; ok {
+				pp := *p
+				pp.Name = n
+				b, _ := json.Marshal(&pp)
+				want[n] = string(b)
+				defs[n] = &pp
+			}
+		}
+	}
+	var gone []string
+	for n := range v.prompts {
+		if _, ok := want[n]; !ok {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemovePrompts(gone...)
+	}
+	for n, def := range defs {
+		if v.prompts[n] != want[n] {
+			r := s.prompts[n]
+			u := byName[r.server]
+			orig := r.prompt
+			tmpl := s.set.pol.Prompts[r.server+"/"+r.prompt]
+			v.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				c, err := u.client(ctx)
+				if err != nil {
+					return nil, err
+				}
+				res, err := c.GetPrompt(ctx, orig, req.Params.Arguments)
+				if err != nil || tmpl == nil {
+					return res, err
+				}
+				if err := verifyPrompt(tmpl, req.Params.Arguments, res); err != nil {
+					g.log.Warn("gateway: a prompt differs from its declared template", "server", r.server, "prompt", orig, "err", err)
+					return nil, promptRefusal(req.Params.Name, err)
+				}
+				return res, nil
+			})
+		}
+	}
+	v.prompts = want
+}

@@ -1,0 +1,451 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// ServerState is what the facade knows of an upstream server.
+type ServerState string
+
+// The states of an upstream.
+const (
+	StateStarting ServerState = "starting"
+	StateReady    ServerState = "ready"
+	StateFailed   ServerState = "failed" // will be retried after a backoff
+	StateDisabled ServerState = "disabled"
+	// StateAsleep: an ephemeral server stopped after IdleTimeout without
+	// calls; its last lists are served and a call starts it again.
+	StateAsleep ServerState = "asleep"
+)
+
+// Backoff of an upstream that cannot start: it doubles from the first to
+// the last.
+const (
+	startBackoffMin = 500 * time.Millisecond
+	startBackoffMax = time.Minute
+)
+
+// upstream is one server behind the facade: a child process (stdio) or an
+// in-process *mcp.Server reached through an in-memory pipe.
+type upstream struct {
+	g      *Gateway
+	name   string
+	cfg    *client.ServerConfig // a child process, or
+	http   *HTTPServer          // a Streamable HTTP server, or
+	inproc *mcp.Server          // a server in this process
+
+	mu        sync.Mutex
+	state     ServerState
+	err       error
+	proc      *client.Process
+	c         *client.Client // the in-process server's client
+	tools     []*mcp.Tool
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+	killed    bool               // the kill switch
+	stop      context.CancelFunc // ends the run loop
+	relisting bool
+	again     bool
+	listed    bool // listed at least once since the last start
+
+	// Ephemeral servers (lifecycle "ephemeral") sleep when idle.
+	inUse   int
+	idle    *time.Timer
+	idleGen uint64        // which idle clock is current
+	wake    chan struct{} // a call asks the run loop to start a sleeping server
+}
+
+func (u *upstream) ephemeral() bool {
+	return u.cfg != nil && u.cfg.Lifecycle == client.Ephemeral
+}
+
+func (u *upstream) clientOptions() *client.Options {
+	relist := func() { go u.relist() }
+	return &client.Options{
+		ClientInfo:         &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"},
+		ProtocolVersion:    mcp.LatestLegacyVersion, // results are read raw; no multi round-trip input upstream
+		OnToolsChanged:     relist,
+		OnResourcesChanged: relist,
+		OnPromptsChanged:   relist,
+		OnResourceUpdated: func(uri string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			for _, v := range u.g.allViews() {
+				v.srv.ResourceUpdated(ctx, uri)
+			}
+		},
+		Logger: u.g.log.With("upstream", u.name),
+	}
+}
+
+// run keeps the upstream up until ctx ends: start, list, wait for the end
+// of the run, retry with backoff.
+func (u *upstream) run(ctx context.Context) {
+	backoff := startBackoffMin
+	for ctx.Err() == nil {
+		done, err := u.start(ctx)
+		if err == nil {
+			backoff = startBackoffMin
+			u.relist()
+			u.release(false) // an ephemeral server starts its idle clock
+			select {
+			case <-done:
+				if u.State() == StateAsleep {
+					select { // until a call wakes it
+					case <-u.wake:
+						continue
+					case <-ctx.Done():
+						return
+					}
+				}
+				u.setState(StateFailed, errors.New("the server stopped"))
+				u.g.rebuild()
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", err, "retryIn", backoff)
+		u.setState(StateFailed, err)
+		u.g.rebuild()
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		backoff = min(2*backoff, startBackoffMax)
+	}
+}
+
+// start brings the server up; done is closed when it is gone for good.
+func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
+	u.setState(StateStarting, nil)
+	opts := u.clientOptions()
+	if u.inproc != nil {
+		a, b := transport.Pipe(nil)
+		ss := u.inproc.Connect(a)
+		c, err := client.Connect(ctx, b, opts)
+		if err != nil {
+			ss.Close()
+			return nil, err
+		}
+		u.mu.Lock()
+		u.c = c
+		u.mu.Unlock()
+		u.setState(StateReady, nil)
+		return c.Done(), nil
+	}
+	if u.http != nil {
+		// ctx is the upstream's life: it bounds the HTTP framer (and its
+		// GET stream of notifications) too.
+		stream, err := mcphttp.NewStream(ctx, u.http.URL, &mcphttp.ClientOptions{Header: u.http.Header,
+			MaxMessageSize: u.g.main.set.Load().limits.MaxUpstreamMessageBytes, Logger: opts.Logger})
+		if err != nil {
+			return nil, err
+		}
+		if u.http.Timeout > 0 {
+			opts.Timeout = u.http.Timeout
+		}
+		hctx, cancel := context.WithTimeout(ctx, client.DefaultHandshakeTimeout)
+		c, err := client.Connect(hctx, stream, opts)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		u.mu.Lock()
+		u.c = c
+		u.mu.Unlock()
+		u.setState(StateReady, nil)
+		return c.Done(), nil
+	}
+	po := u.g.opts.Process
+	if po.Client != nil {
+		co := *po.Client
+		co.ClientInfo, co.ProtocolVersion = opts.ClientInfo, opts.ProtocolVersion
+		co.OnToolsChanged, co.OnResourcesChanged, co.OnPromptsChanged, co.OnResourceUpdated = opts.OnToolsChanged, opts.OnResourcesChanged, opts.OnPromptsChanged, opts.OnResourceUpdated
+		opts = &co
+	}
+	if u.cfg.Timeout > 0 {
+		opts.Timeout = u.cfg.Timeout
+	}
+	po.Client = opts
+	po.MaxMessageSize = u.g.main.set.Load().limits.MaxUpstreamMessageBytes
+	if po.Restart == nil {
+		po.Restart = &client.RestartPolicy{}
+	}
+	po.Logger = u.g.log.With("upstream", u.name)
+	prev := po.OnStateChange
+	po.OnStateChange = func(s client.State, err error) {
+		if prev != nil {
+			prev(s, err)
+		}
+		switch s {
+		case client.StateReady:
+			u.setState(StateReady, nil)
+			go u.relist() // a restarted server may offer other tools
+		case client.StateRestarting:
+			u.setState(StateStarting, err)
+		}
+	}
+	p, err := client.Launch(ctx, u.cfg.CommandSpec(), &po)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	if u.killed {
+		u.mu.Unlock()
+		p.Close()
+		return nil, errors.New("disabled")
+	}
+	u.proc = p
+	u.mu.Unlock()
+	u.setState(StateReady, nil)
+	return p.Done(), nil
+}
+
+func (u *upstream) setState(s ServerState, err error) {
+	u.mu.Lock()
+	if u.killed {
+		s = StateDisabled
+	}
+	if s != StateReady && !(u.ephemeral() && (s == StateAsleep || s == StateStarting)) {
+		u.listed = false
+	}
+	u.state, u.err = s, err
+	u.mu.Unlock()
+	u.g.changed()
+}
+
+// client returns the connection to the server, or why there is none.
+func (u *upstream) client(ctx context.Context) (*client.Client, error) {
+	u.mu.Lock()
+	state, err, p, c, listed := u.state, u.err, u.proc, u.c, u.listed
+	u.mu.Unlock()
+	if state == StateAsleep || (state == StateStarting && u.ephemeral() && listed && p == nil) {
+		return u.awaken(ctx) // asleep, or being woken by another call
+	}
+	switch {
+	case state == StateDisabled:
+		return nil, fmt.Errorf("server %q is disabled", u.name)
+	case state == StateFailed:
+		return nil, fmt.Errorf("server %q is not running: %v", u.name, err)
+	case c != nil:
+		return c, nil
+	case p != nil:
+		return p.Client(ctx)
+	}
+	return nil, fmt.Errorf("server %q is starting", u.name)
+}
+
+// relist asks the server for everything it offers and rebuilds the
+// surface. Concurrent asks fold into one more round.
+func (u *upstream) relist() {
+	u.mu.Lock()
+	if u.relisting {
+		u.again = true
+		u.mu.Unlock()
+		return
+	}
+	u.relisting = true
+	u.mu.Unlock()
+	for {
+		u.list()
+		u.g.rebuild()
+		u.mu.Lock()
+		u.listed = true // after the rebuild: waitSettled sees the tools served
+		if !u.again {
+			u.relisting = false
+			u.mu.Unlock()
+			u.g.changed()
+			return
+		}
+		u.again = false
+		u.mu.Unlock()
+	}
+}
+
+func (u *upstream) list() {
+	ctx, cancel := context.WithTimeout(u.g.ctx, 30*time.Second)
+	defer cancel()
+	c, err := u.client(ctx)
+	if err != nil {
+		return
+	}
+	caps := c.Capabilities()
+	var tools []*mcp.Tool
+	var resources []*mcp.Resource
+	var templates []*mcp.ResourceTemplate
+	var prompts []*mcp.Prompt
+	if caps.Tools != nil {
+		if tools, err = c.ListTools(ctx); err != nil {
+			u.g.log.Warn("gateway: listing tools", "upstream", u.name, "err", err)
+		}
+	}
+	if caps.Resources != nil {
+		if resources, err = c.ListResources(ctx); err != nil {
+			u.g.log.Warn("gateway: listing resources", "upstream", u.name, "err", err)
+		}
+		if templates, err = c.ListResourceTemplates(ctx); err != nil {
+			u.g.log.Warn("gateway: listing resource templates", "upstream", u.name, "err", err)
+		}
+	}
+	if caps.Prompts != nil {
+		if prompts, err = c.ListPrompts(ctx); err != nil {
+			u.g.log.Warn("gateway: listing prompts", "upstream", u.name, "err", err)
+		}
+	}
+	tools = capList(u, "tools", tools)
+	resources = capList(u, "resources", resources)
+	templates = capList(u, "resource templates", templates)
+	prompts = capList(u, "prompts", prompts)
+	u.mu.Lock()
+	u.tools, u.resources, u.templates, u.prompts = tools, resources, templates, prompts
+	u.mu.Unlock()
+}
+
+// snapshot returns what the server offers now; nothing unless it is ready.
+func (u *upstream) snapshot() (ServerState, []*mcp.Tool, []*mcp.Resource, []*mcp.ResourceTemplate, []*mcp.Prompt) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	switch {
+	case u.state == StateReady:
+	case u.ephemeral() && u.listed && (u.state == StateAsleep || u.state == StateStarting):
+		// Asleep, or being woken: the last lists stand.
+	default:
+		return u.state, nil, nil, nil, nil
+	}
+	return u.state, u.tools, u.resources, u.templates, u.prompts
+}
+
+// close stops the server.
+func (u *upstream) close() {
+	u.mu.Lock()
+	p, c, stop := u.proc, u.c, u.stop
+	u.proc, u.c = nil, nil
+	u.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if p != nil {
+		p.Close()
+	}
+	if c != nil {
+		c.Close()
+	}
+}
+
+// State returns the upstream's state.
+func (u *upstream) State() ServerState {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.state
+}
+
+// acquire marks a call in progress: an ephemeral server does not sleep
+// under it. release must follow.
+func (u *upstream) acquire() {
+	if !u.ephemeral() {
+		return
+	}
+	u.mu.Lock()
+	u.inUse++
+	if u.idle != nil {
+		u.idle.Stop()
+		u.idle = nil
+	}
+	u.idleGen++
+	u.mu.Unlock()
+}
+
+// release ends a call (done) or, after a start, just arms the idle clock.
+func (u *upstream) release(done bool) {
+	if !u.ephemeral() {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if done {
+		u.inUse--
+	}
+	if u.inUse > 0 || u.proc == nil {
+		return
+	}
+	if u.idle != nil {
+		u.idle.Stop()
+	}
+	u.idleGen++
+	gen := u.idleGen
+	u.idle = time.AfterFunc(u.g.idleTimeout(), func() { u.sleep(gen) })
+}
+
+// sleep stops an idle ephemeral server, keeping its lists; gen is the
+// idle clock that fired (a later one supersedes it).
+func (u *upstream) sleep(gen uint64) {
+	u.mu.Lock()
+	if u.idleGen != gen || u.inUse > 0 || u.proc == nil || u.killed {
+		u.mu.Unlock()
+		return
+	}
+	p := u.proc
+	u.proc, u.idle = nil, nil
+	u.state, u.err = StateAsleep, nil
+	u.mu.Unlock()
+	u.g.log.Info("gateway: ephemeral server idle; stopping it", "upstream", u.name)
+	u.g.changed()
+	p.Close()
+}
+
+// awaken starts a sleeping ephemeral server and waits until it is ready
+// (or failed, or ctx ends).
+func (u *upstream) awaken(ctx context.Context) (*client.Client, error) {
+	select {
+	case u.wake <- struct{}{}:
+	default: // a wake is already pending
+	}
+	for {
+		ch := u.g.settledCh()
+		u.mu.Lock()
+		state, err, p := u.state, u.err, u.proc
+		u.mu.Unlock()
+		switch {
+		case state == StateReady && p != nil:
+			return p.Client(ctx)
+		case state == StateFailed || state == StateDisabled:
+			return nil, fmt.Errorf("server %q is not running: %v", u.name, err)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("server %q: waiting for it to start: %w", u.name, context.Cause(ctx))
+		}
+	}
+}
+
+// MaxListItems bounds what the facade takes of each list of one upstream
+// (tools, resources, templates, prompts): a hostile server could list
+// millions, each rebuilt into every surface. The rest is dropped with a
+// warning.
+const MaxListItems = 1000
+
+func capList[T any](u *upstream, what string, items []T) []T {
+	if len(items) <= MaxListItems {
+		return items
+	}
+	u.g.log.Warn("gateway: an upstream lists too much; the rest is left out", "upstream", u.name, "what", what, "listed", len(items), "kept", MaxListItems)
+	return items[:MaxListItems]
+}
