@@ -52,7 +52,7 @@ func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error
 	fs.StringVar(&s.httpAddr, "http", "", "serve Streamable HTTP on `addr` (e.g. 127.0.0.1:8788) instead of stdio")
 	fs.StringVar(&s.audit, "audit", "", "append one JSON line per tool call to `file`, rotated by size")
 	fs.Int64Var(&s.auditMax, "audit-max-bytes", gateway.DefaultAuditMaxBytes, "rotate the audit file past this many `bytes` (5 old files are kept)")
-	fs.BoolVar(&s.bridge, "bridge", false, "also serve the bridge's own tools (win.exec, path.*, hdc.*) in process, as server \"bridge\"; they read the environment of docs/WINDOWS.md")
+	fs.BoolVar(&s.bridge, "bridge", false, "also serve the bridge's own tools (win_exec, path_*, hdc_*) in process, as server \"bridge\"; they read the environment of docs/WINDOWS.md")
 	fs.BoolVar(&s.check, "check", false, "validate the configuration and the policy, start nothing, and exit")
 	fs.BoolVar(&s.plan, "plan", false, "start the servers, print the surface the model will see, and exit")
 	fs.DurationVar(&s.startTimeout, "start-timeout", 2*time.Minute, "how long to wait for the servers at start-up (npx may download)")
