@@ -284,7 +284,7 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 			}
 		}
 		out["properties"] = np
-	} else if _, has := out["properties"]; has {
+	} else {
 		delete(out, "properties")
 	}
 	if items, ok := out["items"]; ok {
@@ -317,7 +317,7 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 				nb = append(nb, cs)
 			}
 			out[comb] = nb
-		} else if _, has := out[comb]; has {
+		} else {
 			delete(out, comb)
 		}
 	}
