@@ -249,6 +249,10 @@ func metaField(params any) *mcp.Meta {
 		return &p.Meta
 	case *mcp.CompleteParams:
 		return &p.Meta
+	case *mcp.TaskParams:
+		return &p.Meta
+	case *mcp.UpdateTaskParams:
+		return &p.Meta
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ var serverMethods = map[string]func(*ServerSession, context.Context, *transport.
 	"prompts/get":              (*ServerSession).promptsGet,
 	"completion/complete":      (*ServerSession).complete,
 	"subscriptions/listen":     (*ServerSession).subscriptionsListen,
+	"tasks/get":                (*ServerSession).tasksGet,
+	"tasks/update":             (*ServerSession).tasksUpdate,
+	"tasks/cancel":             (*ServerSession).tasksCancel,
 }
 
 // decodeParams decodes a request's params into p; absent params decode as {}.
@@ -103,6 +106,9 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 		Instructions:      ss.srv.opts.Instructions,
 		CacheHint:         ss.srv.cacheHint(),
 	}
+	if ss.srv.hasTaskTools() {
+		res.Capabilities.Extensions = map[string]map[string]any{ExtensionTasks: {}}
+	}
 	ss.finish(&callInfo{stateless: true}, &res.ResultEnvelope)
 	return res, nil
 }
@@ -151,8 +157,22 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
 	}
+	support := st.tool.Execution.taskSupport()
+	tasks := support != TaskForbidden && ci.tasksNegotiated()
+	if support == TaskRequired && !tasks {
+		return nil, missingTasksCapability(ci.version)
+	}
+	if tasks && !st.tool.Execution.HandlerStartsTask {
+		return ss.toolsCallTask(ctx, r, ci, st, &p)
+	}
 	return ss.runWithInput(ctx, ci, bindingOf(r.Method, p.Name, p.Arguments), p.InputResponses, p.RequestState, func(in *input) (any, error) {
-		res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
+		req := &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in, tasksAllowed: tasks}
+		res, err := st.call(ctx, req)
+		if req.created != nil && (in == nil || len(in.pending) == 0) {
+			ss.finish(ci, &req.created.ResultEnvelope)
+			req.created.ResultType = ResultTask
+			return req.created, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -137,7 +137,7 @@ func sampleTool(rev string) *Tool {
 	}
 	t.Icons = sampleIcons(rev)
 	if rev == Version20251125 {
-		t.Execution = map[string]any{"taskSupport": "optional"}
+		t.Execution = &ToolExecution{TaskSupport: TaskOptional}
 	}
 	return t
 }

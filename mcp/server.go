@@ -59,6 +59,21 @@ type ServerOptions struct {
 	// altered it. Nil means a random key per Server; replicas behind a load
 	// balancer need the same key.
 	StateKey []byte
+	// TaskStore keeps the tasks of tool calls that run in the background
+	// (the io.modelcontextprotocol/tasks extension); nil means a
+	// MemoryTaskStore of MaxTasks tasks.
+	TaskStore TaskStore
+	// MaxTasks bounds the tasks the default store holds, running or
+	// finished within their TTL; zero means DefaultMaxTasks (1024). At the
+	// bound, calls that would start a task fail with CodeServerBusy.
+	MaxTasks int
+	// TaskTTL is how long a task and its result are kept after the task
+	// was created; a task still running then is cancelled. Zero means
+	// DefaultTaskTTL (1 hour).
+	TaskTTL time.Duration
+	// TaskPollInterval is the interval at which the server suggests that
+	// clients poll tasks/get; zero means DefaultTaskPollInterval (1 s).
+	TaskPollInterval time.Duration
 	// CompletionHandler answers completion/complete for prompt arguments
 	// and resource template variables; nil means no completions capability.
 	CompletionHandler CompletionHandler
@@ -80,6 +95,10 @@ type Server struct {
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
 	stateKey  []byte
+	tasks     TaskStore
+
+	taskMu   sync.Mutex
+	taskRuns map[string]*taskRun // tasks running in this process
 
 	mu        sync.RWMutex
 	sessions  map[*ServerSession]struct{}
@@ -110,6 +129,17 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.opts.Versions == nil {
 		s.opts.Versions = SupportedVersions
 	}
+	s.tasks = s.opts.TaskStore
+	if s.tasks == nil {
+		s.tasks = &MemoryTaskStore{Max: s.opts.MaxTasks}
+	}
+	if s.opts.TaskTTL <= 0 {
+		s.opts.TaskTTL = DefaultTaskTTL
+	}
+	if s.opts.TaskPollInterval <= 0 {
+		s.opts.TaskPollInterval = DefaultTaskPollInterval
+	}
+	s.taskRuns = map[string]*taskRun{}
 	s.stateKey = s.opts.StateKey
 	if s.stateKey == nil {
 		s.stateKey = newStateKey()

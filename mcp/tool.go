@@ -15,7 +15,7 @@ type Tool struct {
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitzero"`
-	Execution    map[string]any   `json:"execution,omitzero"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
 	Meta         Meta             `json:"_meta,omitzero"`
 }
 

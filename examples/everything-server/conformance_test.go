@@ -61,6 +61,12 @@ func TestConformanceServer(t *testing.T) {
 			if !strings.Contains(out, "Total:") {
 				t.Fatalf("no summary from the suite:\n%s", out)
 			}
+			// The suite's exit status counts only the scenarios the
+			// revision scores; the extension (tasks-*) and pending ones it
+			// also runs must pass as well.
+			if failed := failedScenarios(out); len(failed) > 0 {
+				t.Fatalf("scenarios failed, scored or not: %v\n%s", failed, out)
+			}
 		})
 	}
 }
@@ -96,4 +102,17 @@ func runSuite(t *testing.T, argv []string) string {
 		t.Fatalf("%s: %v\n%s", strings.Join(argv[2:], " "), err, tail)
 	}
 	return string(out)
+}
+
+// failedScenarios returns the scenarios the suite's summary marks failed,
+// including those it does not score.
+func failedScenarios(out string) []string {
+	_, summary, _ := strings.Cut(out, "=== SUMMARY ===")
+	var failed []string
+	for line := range strings.Lines(summary) {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "✗ "); ok {
+			failed = append(failed, name)
+		}
+	}
+	return failed
 }

@@ -41,6 +41,7 @@ func newServer() *mcp.Server {
 	addTools(srv)
 	addInteractiveTools(srv)
 	addMRTR(srv)
+	addTasks(srv)
 	addDiagnostics(srv)
 	addResources(srv)
 	addPrompts(srv)

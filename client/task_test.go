@@ -1,0 +1,322 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// taskServer has tools that run as tasks. gate holds "blocked" until the
+// test sends on it; cancelled reports each blocked run that saw its
+// context end.
+type taskServer struct {
+	srv       *mcp.Server
+	gate      chan struct{}
+	cancelled chan struct{}
+}
+
+func newTaskServer(opts *mcp.ServerOptions) *taskServer {
+	ts := &taskServer{gate: make(chan struct{}), cancelled: make(chan struct{}, 8)}
+	ts.srv = mcp.NewServer(&mcp.Implementation{Name: "tasks", Version: "1"}, opts)
+	optional := &mcp.ToolExecution{TaskSupport: mcp.TaskOptional}
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "blocked", Execution: optional},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-ts.gate:
+				return textResult("released"), nil, nil
+			case <-ctx.Done():
+				ts.cancelled <- struct{}{}
+				return nil, nil, ctx.Err()
+			}
+		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "quick", Execution: optional},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return textResult("quick"), nil, nil
+		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "only_task", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskRequired}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return textResult("from a task"), nil, nil
+		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "asks", Execution: optional},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "who?", RequestedSchema: &mcp.ElicitationSchema{Type: "object",
+				Properties: map[string]*mcp.PrimitiveSchemaDefinition{"name": {Type: "string"}}}}, mcp.InputKey("who"))
+			if err != nil {
+				if ctx.Err() != nil {
+					ts.cancelled <- struct{}{}
+				}
+				return nil, nil, err
+			}
+			return textResult("hello " + res.Content["name"].(string)), nil, nil
+		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "tool_error", Execution: optional},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, errors.New("it broke")
+		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "protocol_error", Execution: optional},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, &mcp.Error{Code: -32001, Message: "custom"}
+		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "panics", Execution: optional},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			panic("boom")
+		})
+	return ts
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func (ts *taskServer) connect(t *testing.T, opts *client.Options) *client.Client {
+	t.Helper()
+	if opts == nil {
+		opts = &client.Options{}
+	}
+	if opts.ProtocolVersion == "" {
+		opts.ProtocolVersion = mcp.Version20260728
+	}
+	a, b := transport.Pipe(nil)
+	ts.srv.Connect(b)
+	c, err := client.Connect(context.Background(), a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestTaskStartPollAwait(t *testing.T) {
+	ts := newTaskServer(nil)
+	c := ts.connect(t, nil)
+	ctx := context.Background()
+	if _, ok := c.Capabilities().Extensions[mcp.ExtensionTasks]; !ok {
+		t.Errorf("the server does not declare %s: %+v", mcp.ExtensionTasks, c.Capabilities())
+	}
+	task, err := c.StartTool(ctx, "blocked", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.ID() == "" || task.Task().Status != mcp.TaskWorking || task.Task().TTL != mcp.DefaultTaskTTL || task.Task().PollInterval != mcp.DefaultTaskPollInterval {
+		t.Fatalf("created: %+v", task.Task())
+	}
+	st, err := task.Poll(ctx)
+	if err != nil || st.Status != mcp.TaskWorking || st.Result != nil {
+		t.Fatalf("poll while working: %+v %v", st, err)
+	}
+	fut := task.AwaitAsync(ctx)
+	ts.gate <- struct{}{}
+	res, err := fut.Wait()
+	if err != nil || res.TextOf() != "released" {
+		t.Fatalf("await: %v %v", res, err)
+	}
+	// The result survives the request that started the task, and the
+	// await that read it.
+	st, err = task.Poll(ctx)
+	if err != nil || st.Status != mcp.TaskCompleted || !strings.Contains(string(st.Result), "released") {
+		t.Fatalf("poll after completion: %+v %v", st, err)
+	}
+	if strings.Contains(string(st.Result), "related-task") {
+		t.Errorf("the inlined result carries related-task metadata: %s", st.Result)
+	}
+}
+
+func TestCallToolAwaitsTasks(t *testing.T) {
+	ts := newTaskServer(nil)
+	var asked int
+	c := ts.connect(t, &client.Options{OnElicitation: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked++
+		return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": "ada"}}, nil
+	}})
+	ctx := context.Background()
+	for name, want := range map[string]string{"quick": "quick", "only_task": "from a task", "asks": "hello ada"} {
+		res, err := c.CallTool(ctx, name, nil)
+		if err != nil || res.TextOf() != want || res.IsError {
+			t.Errorf("%s: %v %v", name, res, err)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("elicitation handler called %d times, want 1", asked)
+	}
+	res, err := c.CallTool(ctx, "tool_error", nil)
+	if err != nil || !res.IsError || res.TextOf() != "it broke" {
+		t.Errorf("tool error: %v %v", res, err)
+	}
+	_, err = c.CallTool(ctx, "protocol_error", nil)
+	var rpcErr *mcp.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32001 {
+		t.Errorf("protocol error: %v", err)
+	}
+	_, err = c.CallTool(ctx, "panics", nil)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInternalError {
+		t.Errorf("panic: %v", err)
+	}
+}
+
+func TestTaskCancel(t *testing.T) {
+	ts := newTaskServer(nil)
+	c := ts.connect(t, nil)
+	ctx := context.Background()
+	task, err := c.StartTool(ctx, "blocked", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-ts.cancelled // the handler's context ended
+	if _, err := task.Await(ctx); !errors.Is(err, client.ErrTaskCancelled) {
+		t.Fatalf("await after cancel: %v", err)
+	}
+	// Cancelling again, now that it has ended, is acknowledged alike.
+	if err := task.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := task.Poll(ctx)
+	if err != nil || st.Status != mcp.TaskCancelled {
+		t.Fatalf("poll: %+v %v", st, err)
+	}
+
+	// A CallTool whose context ends cancels the task it awaits: here it
+	// ends while the client answers the task's question.
+	cctx, cancel := context.WithCancel(ctx)
+	c2 := ts.connect(t, &client.Options{OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		cancel()
+		return nil, context.Canceled
+	}})
+	if _, err := c2.CallTool(cctx, "asks", nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CallTool after cancel: %v", err)
+	}
+	select {
+	case <-ts.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task of an abandoned CallTool was not cancelled")
+	}
+}
+
+func TestTaskNegotiation(t *testing.T) {
+	ts := newTaskServer(nil)
+	ctx := context.Background()
+	for _, opts := range []*client.Options{{DisableTasks: true}, {ProtocolVersion: mcp.Version20251125}} {
+		c := ts.connect(t, opts)
+		task, err := c.StartTool(ctx, "quick", nil)
+		if err != nil || task.ID() != "" {
+			t.Fatalf("%s: optional tool without tasks: %+v %v", opts.ProtocolVersion, task, err)
+		}
+		if res, err := task.Await(ctx); err != nil || res.TextOf() != "quick" {
+			t.Fatalf("immediate result: %v %v", res, err)
+		}
+		_, err = c.CallTool(ctx, "only_task", nil)
+		var rpcErr *mcp.Error
+		if !errors.As(err, &rpcErr) {
+			t.Fatalf("%s: required task without tasks: %v", opts.ProtocolVersion, err)
+		}
+		if opts.ProtocolVersion == "" {
+			if rpcErr.Code != mcp.CodeMissingClientCapability {
+				t.Errorf("code %d, want %d", rpcErr.Code, mcp.CodeMissingClientCapability)
+			}
+			b, _ := json.Marshal(rpcErr.Data)
+			if !strings.Contains(string(b), `"extensions":{"`+mcp.ExtensionTasks+`":{}}`) {
+				t.Errorf("error data %s does not name the extension", b)
+			}
+			// tasks/get is gated too.
+			err = c.Call(ctx, "tasks/get", &mcp.TaskParams{TaskID: "x"}, nil)
+			if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingClientCapability {
+				t.Errorf("tasks/get without the extension: %v", err)
+			}
+		}
+	}
+	c := ts.connect(t, nil)
+	for _, m := range []string{"tasks/get", "tasks/cancel"} {
+		err := c.Call(ctx, m, &mcp.TaskParams{TaskID: "no-such-task"}, nil)
+		var rpcErr *mcp.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
+			t.Errorf("%s of an unknown task: %v", m, err)
+		}
+	}
+	for _, m := range []string{"tasks/result", "tasks/list"} {
+		err := c.Call(ctx, m, &mcp.TaskParams{TaskID: "x"}, nil)
+		var rpcErr *mcp.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMethodNotFound {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}
+
+func TestTaskBounds(t *testing.T) {
+	ts := newTaskServer(&mcp.ServerOptions{MaxTasks: 2, TaskTTL: time.Hour})
+	c := ts.connect(t, nil)
+	ctx := context.Background()
+	for range 2 {
+		if _, err := c.StartTool(ctx, "blocked", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.StartTool(ctx, "blocked", nil)
+	var rpcErr *mcp.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeServerBusy {
+		t.Fatalf("a task beyond MaxTasks: %v", err)
+	}
+	close(ts.gate)
+}
+
+func TestTaskTTLCancelsAndForgets(t *testing.T) {
+	ts := newTaskServer(&mcp.ServerOptions{TaskTTL: 50 * time.Millisecond})
+	c := ts.connect(t, nil)
+	ctx := context.Background()
+	task, err := c.StartTool(ctx, "blocked", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ts.cancelled // the TTL passed: the work was stopped
+	_, err = task.Poll(ctx)
+	var rpcErr *mcp.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
+		t.Fatalf("poll after the TTL: %v", err)
+	}
+}
+
+// A client cannot plant answers to questions a task has not asked, and
+// tasks/update answers only what is pending.
+func TestTaskUpdateIgnoresUnaskedKeys(t *testing.T) {
+	ts := newTaskServer(nil)
+	c := ts.connect(t, &client.Options{Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}})
+	ctx := context.Background()
+	task, err := c.StartTool(ctx, "asks", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *mcp.GetTaskResult
+	for st == nil || st.Status != mcp.TaskInputRequired {
+		if st, err = task.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := st.InputRequests["who"]; !ok || len(st.InputRequests) != 1 {
+		t.Fatalf("input requests: %+v", st.InputRequests)
+	}
+	planted := mcp.InputResponses{}
+	_ = planted.Set("other", &mcp.ElicitResult{Action: mcp.ElicitActionAccept})
+	if err := c.Call(ctx, "tasks/update", &mcp.UpdateTaskParams{TaskID: task.ID(), InputResponses: planted}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = task.Poll(ctx); err != nil || st.Status != mcp.TaskInputRequired || len(st.InputRequests) != 1 {
+		t.Fatalf("after an answer to nothing asked: %+v %v", st, err)
+	}
+	answer := mcp.InputResponses{}
+	_ = answer.Set("who", &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": "bo"}})
+	if err := c.Call(ctx, "tasks/update", &mcp.UpdateTaskParams{TaskID: task.ID(), InputResponses: answer}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := task.Await(ctx)
+	if err != nil || res.TextOf() != "hello bo" {
+		t.Fatalf("await: %v %v", res, err)
+	}
+}
