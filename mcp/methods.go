@@ -29,6 +29,9 @@ var serverMethods = map[string]func(*ServerSession, context.Context, *transport.
 	"tasks/get":                (*ServerSession).tasksGet,
 	"tasks/update":             (*ServerSession).tasksUpdate,
 	"tasks/cancel":             (*ServerSession).tasksCancel,
+	"skills/list":              (*ServerSession).skillsList,
+	"skills/get":               (*ServerSession).skillsGet,
+	"resources/directory/read": (*ServerSession).readDirectory,
 }
 
 // decodeParams decodes a request's params into p; absent params decode as {}.
@@ -108,6 +111,12 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 	}
 	if ss.srv.hasTaskTools() {
 		res.Capabilities.Extensions = map[string]map[string]any{ExtensionTasks: {}}
+	}
+	if ss.srv.skills.len() > 0 {
+		if res.Capabilities.Extensions == nil {
+			res.Capabilities.Extensions = map[string]map[string]any{}
+		}
+		res.Capabilities.Extensions[ExtensionSkills] = skillsCapability()
 	}
 	ss.finish(&callInfo{stateless: true}, &res.ResultEnvelope)
 	return res, nil

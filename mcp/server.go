@@ -94,6 +94,7 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
+	skills    registry[*serverSkill]
 	stateKey  []byte
 	tasks     TaskStore
 

@@ -42,6 +42,7 @@ func newServer() *mcp.Server {
 	addInteractiveTools(srv)
 	addMRTR(srv)
 	addTasks(srv)
+	addSkills(srv)
 	addDiagnostics(srv)
 	addResources(srv)
 	addPrompts(srv)
