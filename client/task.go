@@ -45,7 +45,13 @@ type ToolTask struct {
 // is answered as for CallTool.
 func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...CallOption) (*ToolTask, error) {
 	var raw json.RawMessage
-	if err := c.callWithInput(ctx, "tools/call", newToolCall(name, args), &raw, opts...); err != nil {
+	tc := newToolCall(name, args)
+	if !c.stateless && c.version == mcp.Version20251125 && !c.opts.DisableTasks {
+		// 2025-11-25: the client asks; a tool without task support
+		// ignores the ask and answers at once.
+		tc.Task = &mcp.TaskMetadata{}
+	}
+	if err := c.callWithInput(ctx, "tools/call", tc, &raw, opts...); err != nil {
 		return nil, err
 	}
 	return c.toolTask(name, raw)
@@ -56,12 +62,13 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 func (c *Client) toolTask(name string, raw json.RawMessage) (*ToolTask, error) {
 	t := &ToolTask{c: c, name: name, started: time.Now()}
 	var head struct {
-		ResultType string `json:"resultType"`
+		ResultType string          `json:"resultType"`
+		Task       json.RawMessage `json:"task"` // 2025-11-25
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("tools/call %s: decoding the result: %w", name, err)
 	}
-	if head.ResultType == mcp.ResultTask {
+	if head.ResultType == mcp.ResultTask || len(head.Task) > 0 && head.Task[0] == '{' {
 		var created mcp.CreateTaskResult
 		if err := json.Unmarshal(raw, &created); err != nil {
 			return nil, fmt.Errorf("tools/call %s: decoding the task: %w", name, err)
@@ -160,6 +167,12 @@ func (t *ToolTask) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 			interval = clampPoll(st.PollInterval)
 		}
 		switch st.Status {
+		case mcp.TaskCompleted, mcp.TaskFailed:
+			if !t.c.stateless {
+				return t.result2025(ctx)
+			}
+		}
+		switch st.Status {
 		case mcp.TaskCompleted:
 			var res mcp.CallToolResult
 			if len(st.Result) == 0 {
@@ -185,6 +198,16 @@ func (t *ToolTask) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 		}
 		timer.Reset(interval)
 	}
+}
+
+// result2025 fetches the outcome of a terminal 2025-11-25 task with
+// tasks/result: its tasks/get does not carry it.
+func (t *ToolTask) result2025(ctx context.Context) (*mcp.CallToolResult, error) {
+	var res mcp.CallToolResult
+	if err := t.c.call(ctx, "tasks/result", &mcp.TaskParams{TaskID: t.task.TaskID}, &res); err != nil {
+		return nil, fmt.Errorf("tasks/result %s: %w", t.task.TaskID, err)
+	}
+	return &res, nil
 }
 
 // AwaitAsync is Await returning at once with a Future.

@@ -206,14 +206,21 @@ func TestTaskNegotiation(t *testing.T) {
 	ctx := context.Background()
 	for _, opts := range []*client.Options{{DisableTasks: true}, {ProtocolVersion: mcp.Version20251125}} {
 		c := ts.connect(t, opts)
-		task, err := c.StartTool(ctx, "quick", nil)
-		if err != nil || task.ID() != "" {
-			t.Fatalf("%s: optional tool without tasks: %+v %v", opts.ProtocolVersion, task, err)
+		if opts.DisableTasks {
+			task, err := c.StartTool(ctx, "quick", nil)
+			if err != nil || task.ID() != "" {
+				t.Fatalf("optional tool without tasks: %+v %v", task, err)
+			}
+			if res, err := task.Await(ctx); err != nil || res.TextOf() != "quick" {
+				t.Fatalf("immediate result: %v %v", res, err)
+			}
 		}
-		if res, err := task.Await(ctx); err != nil || res.TextOf() != "quick" {
-			t.Fatalf("immediate result: %v %v", res, err)
+		// 2025-11-25 makes a task only when the client asks: CallTool
+		// does not.
+		if res, err := c.CallTool(ctx, "quick", nil); err != nil || res.TextOf() != "quick" {
+			t.Fatalf("%s: optional tool, synchronously: %v %v", opts.ProtocolVersion, res, err)
 		}
-		_, err = c.CallTool(ctx, "only_task", nil)
+		_, err := c.CallTool(ctx, "only_task", nil)
 		var rpcErr *mcp.Error
 		if !errors.As(err, &rpcErr) {
 			t.Fatalf("%s: required task without tasks: %v", opts.ProtocolVersion, err)
@@ -318,5 +325,111 @@ func TestTaskUpdateIgnoresUnaskedKeys(t *testing.T) {
 	res, err := task.Await(ctx)
 	if err != nil || res.TextOf() != "hello bo" {
 		t.Fatalf("await: %v %v", res, err)
+	}
+}
+
+// The tasks of 2025-11-25: asked for by the client, fetched with
+// tasks/result, listed with tasks/list, and visible to their session only.
+func TestLegacyTasks(t *testing.T) {
+	ts := newTaskServer(nil)
+	c := ts.connect(t, &client.Options{ProtocolVersion: mcp.Version20251125})
+	other := ts.connect(t, &client.Options{ProtocolVersion: mcp.Version20251125})
+	ctx := context.Background()
+	if c.Capabilities().Tasks == nil {
+		t.Errorf("no tasks capability: %+v", c.Capabilities())
+	}
+	task, err := c.StartTool(ctx, "blocked", nil)
+	if err != nil || task.ID() == "" {
+		t.Fatalf("start: %+v %v", task, err)
+	}
+	if st, err := task.Poll(ctx); err != nil || st.Status != mcp.TaskWorking || st.TTL != mcp.DefaultTaskTTL {
+		t.Fatalf("poll: %+v %v", st, err)
+	}
+	var list struct {
+		Tasks []mcp.Task `json:"tasks"`
+	}
+	if err := c.Call(ctx, "tasks/list", &mcp.PaginatedParams{}, &list); err != nil || len(list.Tasks) != 1 || list.Tasks[0].TaskID != task.ID() {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	// Another session neither lists nor reaches it.
+	if err := other.Call(ctx, "tasks/list", &mcp.PaginatedParams{}, &list); err != nil || len(list.Tasks) != 0 {
+		t.Fatalf("another session's list: %+v %v", list, err)
+	}
+	var rpcErr *mcp.Error
+	for _, m := range []string{"tasks/get", "tasks/result", "tasks/cancel"} {
+		if err := other.Call(ctx, m, &mcp.TaskParams{TaskID: task.ID()}, nil); !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
+			t.Errorf("%s from another session: %v", m, err)
+		}
+	}
+	fut := task.AwaitAsync(ctx)
+	ts.gate <- struct{}{}
+	res, err := fut.Wait()
+	if err != nil || res.TextOf() != "released" {
+		t.Fatalf("await: %v %v", res, err)
+	}
+	var raw map[string]json.RawMessage
+	if err := c.Call(ctx, "tasks/result", &mcp.TaskParams{TaskID: task.ID()}, &raw); err != nil || !strings.Contains(string(raw["_meta"]), task.ID()) {
+		t.Errorf("tasks/result names no related task: %s %v", raw["_meta"], err)
+	}
+	if err := task.Cancel(ctx); !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
+		t.Errorf("cancel of a completed task: %v", err)
+	}
+	// A failed task's tasks/result is its error.
+	failed, err := c.StartTool(ctx, "protocol_error", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := failed.Await(ctx); !errors.As(err, &rpcErr) || rpcErr.Code != -32001 {
+		t.Errorf("failed task: %v", err)
+	}
+	// The tasks of a session end with it.
+	if _, err := c.StartTool(ctx, "blocked", nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	select {
+	case <-ts.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a closed session's task goes on")
+	}
+}
+
+// A 2025-11-25 task's status changes reach its session, in order, ending
+// with the terminal one.
+func TestLegacyTaskStatusNotifications(t *testing.T) {
+	ts := newTaskServer(nil)
+	a, b := transport.Pipe(nil)
+	ts.srv.Connect(b)
+	notes := make(chan mcp.Task, 16)
+	conn := transport.NewConn(a, transport.HandlerFunc(func(ctx context.Context, _ *transport.Conn, r *transport.Request) {
+		if r.Method == "notifications/tasks/status" {
+			var task mcp.Task
+			if err := json.Unmarshal(r.Params, &task); err == nil {
+				notes <- task
+			}
+		}
+	}), nil)
+	defer conn.Close()
+	ctx := context.Background()
+	if err := conn.Call(ctx, "initialize", &mcp.InitializeParams{ProtocolVersion: mcp.Version20251125}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Task mcp.Task `json:"task"`
+	}
+	if err := conn.Call(ctx, "tools/call", &mcp.CallToolParams{Name: "blocked", Task: &mcp.TaskMetadata{TTL: mcp.Ptr(int64(60_000))}}, &created); err != nil {
+		t.Fatal(err)
+	}
+	if created.Task.TaskID == "" || created.Task.TTL != time.Minute {
+		t.Fatalf("created: %+v (the TTL asked for is a minute)", created.Task)
+	}
+	ts.gate <- struct{}{}
+	select {
+	case n := <-notes:
+		if n.TaskID != created.Task.TaskID || n.Status != mcp.TaskCompleted {
+			t.Fatalf("notification: %+v", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no status notification")
 	}
 }

@@ -29,6 +29,8 @@ var serverMethods = map[string]func(*ServerSession, context.Context, *transport.
 	"tasks/get":                (*ServerSession).tasksGet,
 	"tasks/update":             (*ServerSession).tasksUpdate,
 	"tasks/cancel":             (*ServerSession).tasksCancel,
+	"tasks/result":             (*ServerSession).tasksResult,
+	"tasks/list":               (*ServerSession).tasksList,
 	"skills/list":              (*ServerSession).skillsList,
 	"skills/get":               (*ServerSession).skillsGet,
 	"resources/directory/read": (*ServerSession).readDirectory,
@@ -68,9 +70,14 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 	ss.clientInfo = p.ClientInfo
 	ss.clientCaps = p.Capabilities
 	ss.mu.Unlock()
+	caps := ss.srv.capabilities()
+	if v == Version20251125 && ss.srv.hasTaskTools() {
+		caps.Tasks = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
+			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	}
 	return &InitializeResult{
 		ProtocolVersion: v,
-		Capabilities:    ss.srv.capabilities(),
+		Capabilities:    caps,
 		ServerInfo:      forImplementation(ss.srv.impl, v),
 		Instructions:    ss.srv.opts.Instructions,
 	}, nil
@@ -167,7 +174,7 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", p.Name)}
 	}
 	support := st.tool.Execution.taskSupport()
-	tasks := support != TaskForbidden && ci.tasksNegotiated()
+	tasks := support != TaskForbidden && ci.tasksNegotiated(&p)
 	if support == TaskRequired && !tasks {
 		return nil, missingTasksCapability(ci.version)
 	}
@@ -178,9 +185,7 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 		req := &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in, tasksAllowed: tasks}
 		res, err := st.call(ctx, req)
 		if req.created != nil && (in == nil || len(in.pending) == 0) {
-			ss.finish(ci, &req.created.ResultEnvelope)
-			req.created.ResultType = ResultTask
-			return req.created, nil
+			return ss.createdResult(ci, req.created), nil
 		}
 		if err != nil {
 			return nil, err

@@ -100,6 +100,9 @@ type Server struct {
 
 	taskMu   sync.Mutex
 	taskRuns map[string]*taskRun // tasks running in this process
+	// sessionTasks are the IDs of each legacy session's tasks, for
+	// tasks/list, in creation order.
+	sessionTasks map[*ServerSession][]string
 
 	mu        sync.RWMutex
 	sessions  map[*ServerSession]struct{}
@@ -141,6 +144,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 		s.opts.TaskPollInterval = DefaultTaskPollInterval
 	}
 	s.taskRuns = map[string]*taskRun{}
+	s.sessionTasks = map[*ServerSession][]string{}
 	s.stateKey = s.opts.StateKey
 	if s.stateKey == nil {
 		s.stateKey = newStateKey()

@@ -89,6 +89,8 @@ type Task struct {
 	// InputRequests are what an input_required task waits for; the client
 	// answers with tasks/update under the same keys.
 	InputRequests InputRequests `json:"inputRequests,omitzero"`
+
+	owner *ServerSession // the legacy session whose task it is; nil for stateless
 }
 
 // taskFields is Task without its methods, for embedding.
@@ -116,23 +118,14 @@ func (t *Task) wire(resultType string, meta Meta) *taskWire {
 // integer milliseconds.
 func (t *Task) MarshalJSON() ([]byte, error) { return json.Marshal(t.wire("", nil)) }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. It reads the durations of
+// either revision: ttlMs and pollIntervalMs, or 2025-11-25's ttl and
+// pollInterval.
 func (t *Task) UnmarshalJSON(b []byte) error {
-	type plain Task
-	var v struct {
-		*plain
-		TTLMs          *int64 `json:"ttlMs"`
-		PollIntervalMs int64  `json:"pollIntervalMs"`
-	}
-	v.plain = (*plain)(t)
-	if err := json.Unmarshal(b, &v); err != nil {
+	if err := json.Unmarshal(b, (*taskFields)(t)); err != nil {
 		return err
 	}
-	t.TTL, t.PollInterval = 0, time.Duration(v.PollIntervalMs)*time.Millisecond
-	if v.TTLMs != nil {
-		t.TTL = time.Duration(*v.TTLMs) * time.Millisecond
-	}
-	return nil
+	return decodeTaskFields(b, t)
 }
 
 // TaskParams are the params of tasks/get and tasks/cancel.
@@ -187,9 +180,20 @@ func (r *CreateTaskResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(t.wire(rt, r.Meta))
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. It reads the task at the top
+// level (2026-07-28) or nested under "task" (2025-11-25).
 func (r *CreateTaskResult) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &r.Task); err != nil {
+	var nested struct {
+		Task json.RawMessage `json:"task"`
+	}
+	if err := json.Unmarshal(b, &nested); err != nil {
+		return err
+	}
+	inner := b
+	if len(nested.Task) > 0 && string(nested.Task) != "null" {
+		inner = nested.Task
+	}
+	if err := json.Unmarshal(inner, &r.Task); err != nil {
 		return err
 	}
 	return json.Unmarshal(b, &r.ResultEnvelope)

@@ -51,6 +51,11 @@ type taskRun struct {
 	srv     *Server
 	version string
 	cancel  context.CancelFunc
+	// owner is the legacy session that started the task, nil for a
+	// stateless request; notes carries its status notifications in order.
+	owner    *ServerSession
+	notes    chan Task
+	finished chan struct{} // closed once the task is terminal
 
 	mu      sync.Mutex
 	task    Task           // the latest state, as last stored
@@ -65,7 +70,7 @@ type taskRun struct {
 // CreateTaskResult arrives finds it.
 func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskFunc) (*CreateTaskResult, error) {
 	now := time.Now()
-	run := &taskRun{srv: s, version: req.info.version, answers: InputResponses{}, pending: InputRequests{}, wake: make(chan struct{})}
+	run := &taskRun{srv: s, version: req.info.version, answers: InputResponses{}, pending: InputRequests{}, wake: make(chan struct{}), finished: make(chan struct{})}
 	run.task = Task{
 		TaskID:        rand.Text(),
 		Status:        TaskWorking,
@@ -73,6 +78,14 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 		LastUpdatedAt: now,
 		TTL:           s.opts.TaskTTL,
 		PollInterval:  s.opts.TaskPollInterval,
+	}
+	if !req.info.stateless {
+		// A legacy session's task is its own, and may ask for a shorter
+		// TTL than the server's.
+		run.owner, run.task.owner = req.Session, req.Session
+		if tm := req.Params.Task; tm != nil && tm.TTL != nil && *tm.TTL > 0 {
+			run.task.TTL = min(run.task.TTL, time.Duration(*tm.TTL)*time.Millisecond)
+		}
 	}
 	if err := s.tasks.Put(ctx, &run.task); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
@@ -87,7 +100,14 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 	id := run.task.TaskID
 	s.taskMu.Lock()
 	s.taskRuns[id] = run
+	if run.owner != nil {
+		s.sessionTasks[run.owner] = append(s.sessionTasks[run.owner], id)
+	}
 	s.taskMu.Unlock()
+	if run.owner != nil {
+		run.notes = make(chan Task, taskNotesBuffer)
+		go run.notify()
+	}
 	treq := *req
 	treq.task, treq.input, treq.created = run, nil, nil
 	created := &CreateTaskResult{Task: run.task}
@@ -157,6 +177,47 @@ func (t *taskRun) storeLocked() {
 	if err := t.srv.tasks.Put(context.Background(), &t.task); err != nil {
 		t.srv.log.Error("mcp: storing a task", "task", t.task.TaskID, "err", err)
 	}
+	t.noteLocked()
+}
+
+// taskNotesBuffer bounds the status notifications of a legacy task not yet
+// sent; beyond it they are dropped (they are hints: clients poll).
+const taskNotesBuffer = 16
+
+// noteLocked queues a status notification for a legacy session's task,
+// and marks a terminal task finished.
+func (t *taskRun) noteLocked() {
+	if t.notes != nil {
+		select {
+		case t.notes <- t.task:
+		default:
+		}
+	}
+	if t.task.Status.Terminal() {
+		select {
+		case <-t.finished:
+		default:
+			close(t.finished)
+		}
+	}
+}
+
+// notify sends a legacy task's status notifications (2025-11-25), in
+// order, until the task is terminal or its session ends.
+func (t *taskRun) notify() {
+	for {
+		select {
+		case task := <-t.notes:
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = t.owner.conn.Notify(ctx, "notifications/tasks/status", task.legacy())
+			cancel()
+			if task.Status.Terminal() {
+				return
+			}
+		case <-t.owner.done:
+			return
+		}
+	}
 }
 
 // done forgets a terminal task's run; the store keeps its outcome.
@@ -184,6 +245,7 @@ func (t *taskRun) expire() {
 	t.mu.Lock()
 	if !t.task.Status.Terminal() {
 		t.task.Status = TaskCancelled
+		t.noteLocked()
 		t.done()
 	}
 	t.mu.Unlock()
