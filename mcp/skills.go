@@ -211,7 +211,8 @@ func (s *Server) AddSkill(fsys fs.FS) error {
 	}
 	for _, p := range paths {
 		b := files[p]
-		r := &Resource{URI: root + "/" + p, Name: path.Base(p), MIMEType: skillMIMEType(p), Size: Ptr(int64(len(b)))}
+		r := &Resource{URI: root + "/" + p, Name: path.Base(p), Description: p + ", a file of the " + name + " skill",
+			MIMEType: skillMIMEType(p), Size: Ptr(int64(len(b)))}
 		if p == "SKILL.md" {
 			r.Name, r.Description = name, desc
 		}
