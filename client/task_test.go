@@ -433,3 +433,18 @@ func TestLegacyTaskStatusNotifications(t *testing.T) {
 		t.Fatal("no status notification")
 	}
 }
+
+func TestServerCancelTasks(t *testing.T) {
+	ts := newTaskServer(nil)
+	c := ts.connect(t, nil)
+	ctx := context.Background()
+	task, err := c.StartTool(ctx, "blocked", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.srv.CancelTasks()
+	<-ts.cancelled
+	if _, err := task.Await(ctx); !errors.Is(err, client.ErrTaskCancelled) {
+		t.Fatalf("await: %v", err)
+	}
+}

@@ -333,3 +333,20 @@ func (t *taskRun) update(responses InputResponses) {
 	close(t.wake)
 	t.wake = make(chan struct{})
 }
+
+// CancelTasks cancels every task running in this process: their handlers'
+// contexts end and their status becomes cancelled. Tasks outlive the
+// sessions that started them (a stateless request's session ends with its
+// response), so a server shutting down calls it to stop their work; the
+// stored outcomes of finished tasks are kept.
+func (s *Server) CancelTasks() {
+	s.taskMu.Lock()
+	runs := make([]*taskRun, 0, len(s.taskRuns))
+	for _, run := range s.taskRuns {
+		runs = append(runs, run)
+	}
+	s.taskMu.Unlock()
+	for _, run := range runs {
+		run.cancelRun()
+	}
+}
