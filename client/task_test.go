@@ -56,6 +56,19 @@ func newTaskServer(opts *mcp.ServerOptions) *taskServer {
 			}
 			return textResult("hello " + res.Content["name"].(string)), nil, nil
 		})
+	mcp.AddTool(ts.srv, &mcp.Tool{Name: "two_steps", Execution: optional},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			var names []string
+			for _, key := range []string{"first", "second"} {
+				res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: key + "?", RequestedSchema: &mcp.ElicitationSchema{Type: "object",
+					Properties: map[string]*mcp.PrimitiveSchemaDefinition{"name": {Type: "string"}}}}, mcp.InputKey(key))
+				if err != nil {
+					return nil, nil, err
+				}
+				names = append(names, res.Content["name"].(string))
+			}
+			return textResult(strings.Join(names, "+")), nil, nil
+		})
 	mcp.AddTool(ts.srv, &mcp.Tool{Name: "tool_error", Execution: optional},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return nil, nil, errors.New("it broke")
@@ -290,40 +303,46 @@ func TestTaskTTLCancelsAndForgets(t *testing.T) {
 	}
 }
 
-// A client cannot plant answers to questions a task has not asked, and
+// A client cannot plant answers to questions a task has not asked yet:
 // tasks/update answers only what is pending.
 func TestTaskUpdateIgnoresUnaskedKeys(t *testing.T) {
 	ts := newTaskServer(nil)
 	c := ts.connect(t, &client.Options{Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}})
 	ctx := context.Background()
-	task, err := c.StartTool(ctx, "asks", nil)
+	task, err := c.StartTool(ctx, "two_steps", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st *mcp.GetTaskResult
-	for st == nil || st.Status != mcp.TaskInputRequired {
-		if st, err = task.Poll(ctx); err != nil {
+	waitFor := func(key string) {
+		t.Helper()
+		for {
+			st, err := task.Poll(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := st.InputRequests[key]; ok && st.Status == mcp.TaskInputRequired && len(st.InputRequests) == 1 {
+				return
+			}
+			if st.Status.Terminal() {
+				t.Fatalf("the task ended waiting for %q: %+v", key, st)
+			}
+		}
+	}
+	answer := func(key, name string) {
+		t.Helper()
+		r := mcp.InputResponses{}
+		_ = r.Set(key, &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": name}})
+		if err := c.Call(ctx, "tasks/update", &mcp.UpdateTaskParams{TaskID: task.ID(), InputResponses: r}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, ok := st.InputRequests["who"]; !ok || len(st.InputRequests) != 1 {
-		t.Fatalf("input requests: %+v", st.InputRequests)
-	}
-	planted := mcp.InputResponses{}
-	_ = planted.Set("other", &mcp.ElicitResult{Action: mcp.ElicitActionAccept})
-	if err := c.Call(ctx, "tasks/update", &mcp.UpdateTaskParams{TaskID: task.ID(), InputResponses: planted}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if st, err = task.Poll(ctx); err != nil || st.Status != mcp.TaskInputRequired || len(st.InputRequests) != 1 {
-		t.Fatalf("after an answer to nothing asked: %+v %v", st, err)
-	}
-	answer := mcp.InputResponses{}
-	_ = answer.Set("who", &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": "bo"}})
-	if err := c.Call(ctx, "tasks/update", &mcp.UpdateTaskParams{TaskID: task.ID(), InputResponses: answer}, nil); err != nil {
-		t.Fatal(err)
-	}
+	waitFor("first")
+	answer("second", "planted") // not asked yet: ignored
+	answer("first", "ann")
+	waitFor("second") // asked now, and not answered by the plant
+	answer("second", "bo")
 	res, err := task.Await(ctx)
-	if err != nil || res.TextOf() != "hello bo" {
+	if err != nil || res.TextOf() != "ann+bo" {
 		t.Fatalf("await: %v %v", res, err)
 	}
 }
