@@ -205,14 +205,28 @@ func (t *taskRun) noteLocked() {
 // notify sends a legacy task's status notifications (2025-11-25), in
 // order, until the task is terminal or its session ends.
 func (t *taskRun) notify() {
+	send := func(task Task) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = t.owner.conn.Notify(ctx, "notifications/tasks/status", task.legacy())
+		cancel()
+	}
 	for {
 		select {
 		case task := <-t.notes:
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = t.owner.conn.Notify(ctx, "notifications/tasks/status", task.legacy())
-			cancel()
+			send(task)
 			if task.Status.Terminal() {
 				return
+			}
+		case <-t.finished:
+			// What is queued goes out; a terminal note dropped from a
+			// full queue does not keep this goroutine alive.
+			for {
+				select {
+				case task := <-t.notes:
+					send(task)
+				default:
+					return
+				}
 			}
 		case <-t.owner.done:
 			return
