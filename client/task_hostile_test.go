@@ -69,7 +69,9 @@ func TestAwaitAgainstHostileServers(t *testing.T) {
 
 	t.Run("an answer for another task", func(t *testing.T) {
 		c, _ := hostileTaskServer(t, `{"resultType":"task",`+task+`,"ttlMs":60000}`,
-			func(int64) string { return `{"resultType":"complete",` + strings.Replace(task, "t1", "t2", 1) + `,"ttlMs":60000}` })
+			func(int64) string {
+				return `{"resultType":"complete",` + strings.Replace(task, "t1", "t2", 1) + `,"ttlMs":60000}`
+			})
 		if _, err := c.CallTool(ctx, "x", nil); err == nil || !strings.Contains(err.Error(), "t2") {
 			t.Fatalf("want an error naming the other task, got %v", err)
 		}
