@@ -249,6 +249,10 @@ func metaField(params any) *mcp.Meta {
 		return &p.Meta
 	case *mcp.CompleteParams:
 		return &p.Meta
+	case *mcp.TaskParams:
+		return &p.Meta
+	case *mcp.UpdateTaskParams:
+		return &p.Meta
 	}
 	return nil
 }
@@ -350,12 +354,13 @@ type toolCallWire struct {
 	Arguments      any                `json:"arguments,omitempty"`
 	InputResponses mcp.InputResponses `json:"inputResponses,omitzero"`
 	RequestState   string             `json:"requestState,omitempty"`
+	Task           *mcp.TaskMetadata  `json:"task,omitempty"`
 	Meta           mcp.Meta           `json:"_meta,omitzero"`
 }
 
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
-	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Meta})
+	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Task, tc.Meta})
 	if err == nil {
 		return b, nil
 	}

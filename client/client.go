@@ -63,6 +63,11 @@ type Options struct {
 	// answered at once with a CodeBusy (-32000) error: a server that floods
 	// the client costs it no more than that many handlers and goroutines.
 	MaxServerRequests, MaxQueuedServerRequests int
+	// DisableTasks keeps the client from declaring the tasks extension
+	// (2026-07-28): servers then answer task-supporting tools at once, and
+	// fail tools that run only as tasks. By default CallTool awaits the
+	// tasks servers create, and StartTool hands them out.
+	DisableTasks bool
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -130,7 +135,7 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	// In 2026-07-28 both go in the _meta of every request: encoded once
 	// here, they are spliced in as they are.
 	c.metaInfo, _ = json.Marshal(c.info)
-	c.metaCaps, _ = json.Marshal(c.opts.Capabilities)
+	c.metaCaps, _ = json.Marshal(c.opts.statelessCapabilities())
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.Default()

@@ -161,6 +161,15 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 		if err := json.Unmarshal(raw, &head); err != nil {
 			return fmt.Errorf("%s: decoding the result: %w", method, err)
 		}
+		if res, ok := result.(*mcp.CallToolResult); ok && head.ResultType == mcp.ResultTask {
+			// The server made the call a task: await it.
+			r, err := c.awaitCall(ctx, toolName(params), raw)
+			if err != nil {
+				return err
+			}
+			*res = *r
+			return nil
+		}
 		if head.ResultType != mcp.ResultInputRequired {
 			if err := json.Unmarshal(raw, result); err != nil {
 				return fmt.Errorf("%s: decoding the result: %w", method, err)
@@ -186,8 +195,8 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 }
 
 // isComplete reports, without decoding it, that raw (a result, valid JSON)
-// is not an InputRequiredResult: it has a "resultType" that is a plain
-// string other than "input_required", or none, and no member that the
+// is not an InputRequiredResult or CreateTaskResult: it has a "resultType"
+// that is a plain string other than "input_required" and "task", or none, and no member that the
 // head decoded in callWithInput would read otherwise (a name in another
 // case, "inputRequests", "requestState", which may fail to decode). False
 // means that callWithInput must decode the head.
@@ -197,7 +206,7 @@ func isComplete(raw []byte) bool {
 		switch {
 		case string(k) == "resultType" && !seen && len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0:
 			seen = true
-			complete = string(v) != `"`+mcp.ResultInputRequired+`"`
+			complete = string(v) != `"`+mcp.ResultInputRequired+`"` && string(v) != `"`+mcp.ResultTask+`"`
 		case bytes.EqualFold(k, []byte("resultType")) || bytes.EqualFold(k, []byte("inputRequests")) || bytes.EqualFold(k, []byte("requestState")):
 			complete = false
 			return false
@@ -216,4 +225,15 @@ func decodeValid(raw []byte, v any) error {
 		return u.UnmarshalJSON(raw)
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// toolName is the tool a tools/call names.
+func toolName(params any) string {
+	switch p := params.(type) {
+	case *toolCall:
+		return p.Name
+	case *mcp.CallToolParams:
+		return p.Name
+	}
+	return ""
 }

@@ -81,6 +81,10 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 	for _, f := range opts {
 		f(&o)
 	}
+	if r.task != nil && r.info.stateless {
+		// A task waits for tasks/update instead of a retried request.
+		return r.task.ask(ctx, kind, o.key, in, out)
+	}
 	if !r.info.stateless {
 		defer r.Session.waitOnClient()()
 		return r.Session.conn.Call(ctx, in.Method, in.Params, out)

@@ -26,6 +26,14 @@ var serverMethods = map[string]func(*ServerSession, context.Context, *transport.
 	"prompts/get":              (*ServerSession).promptsGet,
 	"completion/complete":      (*ServerSession).complete,
 	"subscriptions/listen":     (*ServerSession).subscriptionsListen,
+	"tasks/get":                (*ServerSession).tasksGet,
+	"tasks/update":             (*ServerSession).tasksUpdate,
+	"tasks/cancel":             (*ServerSession).tasksCancel,
+	"tasks/result":             (*ServerSession).tasksResult,
+	"tasks/list":               (*ServerSession).tasksList,
+	"skills/list":              (*ServerSession).skillsList,
+	"skills/get":               (*ServerSession).skillsGet,
+	"resources/directory/read": (*ServerSession).readDirectory,
 }
 
 // decodeParams decodes a request's params into p; absent params decode as {}.
@@ -62,9 +70,14 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 	ss.clientInfo = p.ClientInfo
 	ss.clientCaps = p.Capabilities
 	ss.mu.Unlock()
+	caps := ss.srv.capabilities()
+	if v == Version20251125 && ss.srv.hasTaskTools() {
+		caps.Tasks = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
+			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	}
 	return &InitializeResult{
 		ProtocolVersion: v,
-		Capabilities:    ss.srv.capabilities(),
+		Capabilities:    caps,
 		ServerInfo:      forImplementation(ss.srv.impl, v),
 		Instructions:    ss.srv.opts.Instructions,
 	}, nil
@@ -102,6 +115,15 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 		Capabilities:      ss.srv.capabilities(),
 		Instructions:      ss.srv.opts.Instructions,
 		CacheHint:         ss.srv.cacheHint(),
+	}
+	if ss.srv.hasTaskTools() {
+		res.Capabilities.Extensions = map[string]map[string]any{ExtensionTasks: {}}
+	}
+	if ss.srv.skills.len() > 0 {
+		if res.Capabilities.Extensions == nil {
+			res.Capabilities.Extensions = map[string]map[string]any{}
+		}
+		res.Capabilities.Extensions[ExtensionSkills] = skillsCapability()
 	}
 	ss.finish(&callInfo{stateless: true}, &res.ResultEnvelope)
 	return res, nil
@@ -154,8 +176,20 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 		}
 		st = unknownTool(p.Name, ss.srv.opts.UnknownTool)
 	}
+	support := st.tool.Execution.taskSupport()
+	tasks := support != TaskForbidden && ci.tasksNegotiated(&p)
+	if support == TaskRequired && !tasks {
+		return nil, missingTasksCapability(ci.version)
+	}
+	if tasks && !st.tool.Execution.HandlerStartsTask {
+		return ss.toolsCallTask(ctx, r, ci, st, &p)
+	}
 	return ss.runWithInput(ctx, ci, bindingOf(r.Method, p.Name, p.Arguments), p.InputResponses, p.RequestState, func(in *input) (any, error) {
-		res, err := st.call(ctx, &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in})
+		req := &CallToolRequest{Session: ss, ID: r.ID, Params: &p, info: ci, input: in, tasksAllowed: tasks}
+		res, err := st.call(ctx, req)
+		if req.created != nil && (in == nil || len(in.pending) == 0) {
+			return ss.createdResult(ci, req.created), nil
+		}
 		if err != nil {
 			return nil, err
 		}

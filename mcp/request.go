@@ -15,6 +15,12 @@ type ServerRequest[P any] struct {
 	info    *callInfo
 	vars    map[string]string // resource template variables
 	input   *input            // multi round-trip state (2026-07-28)
+
+	// Tasks: the task this request runs in, whether the client supports
+	// tasks, and the task RunAsTask started.
+	task         *taskRun
+	tasksAllowed bool
+	created      *CreateTaskResult
 }
 
 // CallToolRequest is the request a tool handler receives.

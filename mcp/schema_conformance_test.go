@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The conformance tests encode representative values of every protocol
@@ -137,7 +138,7 @@ func sampleTool(rev string) *Tool {
 	}
 	t.Icons = sampleIcons(rev)
 	if rev == Version20251125 {
-		t.Execution = map[string]any{"taskSupport": "optional"}
+		t.Execution = &ToolExecution{TaskSupport: TaskOptional}
 	}
 	return t
 }
@@ -394,6 +395,11 @@ type confCase struct {
 	method string
 	def    func(rev string) string // definition of the message (request, notification) or value (result, object)
 	build  func(t testing.TB, rev string) any
+	// notStrict skips the strict check of a message whose params are an
+	// allOf of referenced definitions (TaskStatusNotificationParams):
+	// strictify closes each referenced definition on its own, and no
+	// object can then satisfy all of them.
+	notStrict bool
 }
 
 func defName(name string) func(string) string { return func(string) string { return name } }
@@ -480,6 +486,69 @@ func conformanceCases() []confCase {
 		{name: "tools list changed", kind: kNotification, method: "notifications/tools/list_changed", def: defName("ToolListChangedNotification"), build: func(_ testing.TB, rev string) any {
 			return sampleListChanged(rev)
 		}},
+
+		// Tasks of 2025-11-25 (the 2026-07-28 extension is not in the schema).
+		{name: "tools/call as a task", since: legacy, until: legacy, kind: kRequest, method: "tools/call", def: defName("CallToolRequest"), build: func(_ testing.TB, rev string) any {
+			return &CallToolParams{Name: "build", Arguments: json.RawMessage(`{}`), Task: &TaskMetadata{TTL: Ptr(int64(60000))}}
+		}},
+		{name: "task-augmented params", since: legacy, until: legacy, kind: kObject, def: defName("TaskAugmentedRequestParams"), build: func(_ testing.TB, rev string) any {
+			return map[string]any{"task": &TaskMetadata{TTL: Ptr(int64(60000))}}
+		}},
+		{name: "task metadata", since: legacy, until: legacy, kind: kObject, def: defName("TaskMetadata"), build: func(_ testing.TB, rev string) any {
+			return &TaskMetadata{TTL: Ptr(int64(1000))}
+		}},
+		{name: "task", since: legacy, until: legacy, kind: kObject, def: defName("Task"), build: func(_ testing.TB, rev string) any {
+			return sampleTask(TaskWorking).legacy()
+		}},
+		{name: "task without ttl", since: legacy, until: legacy, kind: kObject, def: defName("Task"), build: func(_ testing.TB, rev string) any {
+			t := sampleTask(TaskCompleted)
+			t.TTL = 0
+			return t.legacy()
+		}},
+		{name: "task status", since: legacy, until: legacy, kind: kObject, def: defName("TaskStatus"), build: func(_ testing.TB, rev string) any {
+			return TaskInputRequired
+		}},
+		{name: "related task", since: legacy, until: legacy, kind: kObject, def: defName("RelatedTaskMetadata"), build: func(_ testing.TB, rev string) any {
+			return map[string]any{"taskId": "t-1"}
+		}},
+		{name: "tool execution", since: legacy, until: legacy, kind: kObject, def: defName("ToolExecution"), build: func(_ testing.TB, rev string) any {
+			return &ToolExecution{TaskSupport: TaskRequired, HandlerStartsTask: true}
+		}},
+		{name: "create task result", since: legacy, until: legacy, kind: kResult, def: defName("CreateTaskResult"), build: func(_ testing.TB, rev string) any {
+			return &createTaskResultLegacy{Task: sampleTask(TaskWorking).legacy()}
+		}},
+		{name: "tasks/get", since: legacy, until: legacy, kind: kRequest, method: "tasks/get", def: defName("GetTaskRequest"), build: func(_ testing.TB, rev string) any {
+			return &TaskParams{TaskID: "t-1"}
+		}},
+		{name: "tasks/get result", since: legacy, until: legacy, kind: kResult, def: defName("GetTaskResult"), build: func(_ testing.TB, rev string) any {
+			return &taskResultLegacy{taskLegacy: sampleTask(TaskInputRequired).legacy()}
+		}},
+		{name: "tasks/result", since: legacy, until: legacy, kind: kRequest, method: "tasks/result", def: defName("GetTaskPayloadRequest"), build: func(_ testing.TB, rev string) any {
+			return &TaskParams{TaskID: "t-1"}
+		}},
+		{name: "tasks/result result", since: legacy, until: legacy, kind: kResult, def: defName("GetTaskPayloadResult"), build: func(_ testing.TB, rev string) any {
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}, "_meta": map[string]any{MetaRelatedTask: map[string]any{"taskId": "t-1"}}}
+		}},
+		{name: "tasks/cancel", since: legacy, until: legacy, kind: kRequest, method: "tasks/cancel", def: defName("CancelTaskRequest"), build: func(_ testing.TB, rev string) any {
+			return &TaskParams{TaskID: "t-1"}
+		}},
+		{name: "tasks/cancel result", since: legacy, until: legacy, kind: kResult, def: defName("CancelTaskResult"), build: func(_ testing.TB, rev string) any {
+			return &taskResultLegacy{taskLegacy: sampleTask(TaskCancelled).legacy()}
+		}},
+		{name: "tasks/list", since: legacy, until: legacy, kind: kRequest, method: "tasks/list", def: defName("ListTasksRequest"), build: func(_ testing.TB, rev string) any {
+			return &PaginatedParams{Cursor: "c1"}
+		}},
+		{name: "tasks/list result", since: legacy, until: legacy, kind: kResult, def: defName("ListTasksResult"), build: func(_ testing.TB, rev string) any {
+			return &listTasksResultLegacy{Tasks: []taskLegacy{sampleTask(TaskWorking).legacy(), sampleTask(TaskFailed).legacy()}, NextCursor: "c2"}
+		}},
+		{name: "tasks/list empty result", since: legacy, until: legacy, kind: kResult, def: defName("ListTasksResult"), build: func(_ testing.TB, rev string) any {
+			return &listTasksResultLegacy{Tasks: []taskLegacy{}}
+		}},
+		{name: "task status notification", since: legacy, until: legacy, kind: kNotification, method: "notifications/tasks/status", def: defName("TaskStatusNotification"), build: func(_ testing.TB, rev string) any {
+			t := sampleTask(TaskFailed)
+			t.StatusMessage = "the build broke"
+			return t.legacy()
+		}, notStrict: true},
 
 		// Resources.
 		{name: "resources/list", kind: kRequest, method: "resources/list", def: defName("ListResourcesRequest"), build: func(_ testing.TB, rev string) any {
@@ -759,7 +828,7 @@ func TestSchemaConformance(t *testing.T) {
 							t.Errorf("%s rejects %s:\n%v", md, mb, err)
 						}
 					}
-					if c.kind == kRequest || c.kind == kNotification {
+					if (c.kind == kRequest || c.kind == kNotification) && !c.notStrict {
 						// Strict: older revisions' message definitions do
 						// not declare jsonrpc and id; drop what is undeclared.
 						sm := map[string]any{}
@@ -785,8 +854,7 @@ func TestSchemaConformance(t *testing.T) {
 func TestSchemaConformanceCoversDefinitions(t *testing.T) {
 	requirePeers(t, peerSchemaDir)
 	// Definitions that are abstract, unions tested through their members,
-	// error shapes (the server's errors are checked elsewhere), or parts of
-	// the 2025-11-25 tasks feature, which this package does not model.
+	// or error shapes (the server's errors are checked elsewhere).
 	skip := map[string]bool{}
 	for _, n := range []string{
 		"Annotated", "Annotations", "BaseMetadata", "Cursor", "ClientNotification", "ClientRequest", "ClientResult",
@@ -798,13 +866,10 @@ func TestSchemaConformanceCoversDefinitions(t *testing.T) {
 		"HeaderMismatchError", "MissingRequiredClientCapabilityError", "UnsupportedProtocolVersionError", "URLElicitationRequiredError",
 		"JSONArray", "JSONObject", "JSONValue", "MetaObject", "RequestMetaObject", "ResultMetaObject", "NotificationMetaObject",
 		"SubscriptionsListenResultMetaObject", "ResultType", "CacheableResult", "InputRequest", "InputResponse",
-		"InputResponseRequestParams", "ResourceRequestParams", "TaskAugmentedRequestParams", "SamplingMessageContentBlock",
+		"InputResponseRequestParams", "ResourceRequestParams", "SamplingMessageContentBlock",
 		"EnumSchema", "SingleSelectEnumSchema", "MultiSelectEnumSchema", "ElicitRequestParams",
 		"StringSchema", "NumberSchema", "BooleanSchema", "UntitledSingleSelectEnumSchema", "TitledSingleSelectEnumSchema",
 		"UntitledMultiSelectEnumSchema", "TitledMultiSelectEnumSchema", "LegacyTitledEnumSchema", "SubscriptionFilter",
-		"Task", "TaskMetadata", "TaskStatus", "TaskStatusNotification", "TaskStatusNotificationParams", "RelatedTaskMetadata",
-		"CreateTaskResult", "GetTaskRequest", "GetTaskResult", "GetTaskPayloadRequest", "GetTaskPayloadResult",
-		"CancelTaskRequest", "CancelTaskResult", "ListTasksRequest", "ListTasksResult", "ToolExecution",
 	} {
 		skip[n] = true
 	}
@@ -888,4 +953,9 @@ func TestRevisionSpecificMembers(t *testing.T) {
 			}
 		}
 	}
+}
+
+func sampleTask(status TaskStatus) *Task {
+	at := time.Date(2025, 11, 25, 12, 0, 0, 0, time.UTC)
+	return &Task{TaskID: "t-1", Status: status, CreatedAt: at, LastUpdatedAt: at.Add(time.Second), TTL: time.Hour, PollInterval: time.Second}
 }

@@ -59,6 +59,21 @@ type ServerOptions struct {
 	// altered it. Nil means a random key per Server; replicas behind a load
 	// balancer need the same key.
 	StateKey []byte
+	// TaskStore keeps the tasks of tool calls that run in the background
+	// (the io.modelcontextprotocol/tasks extension); nil means a
+	// MemoryTaskStore of MaxTasks tasks.
+	TaskStore TaskStore
+	// MaxTasks bounds the tasks the default store holds, running or
+	// finished within their TTL; zero means DefaultMaxTasks (1024). At the
+	// bound, calls that would start a task fail with CodeServerBusy.
+	MaxTasks int
+	// TaskTTL is how long a task and its result are kept after the task
+	// was created; a task still running then is cancelled. Zero means
+	// DefaultTaskTTL (1 hour).
+	TaskTTL time.Duration
+	// TaskPollInterval is the interval at which the server suggests that
+	// clients poll tasks/get; zero means DefaultTaskPollInterval (1 s).
+	TaskPollInterval time.Duration
 	// CompletionHandler answers completion/complete for prompt arguments
 	// and resource template variables; nil means no completions capability.
 	CompletionHandler CompletionHandler
@@ -84,7 +99,15 @@ type Server struct {
 	resources registry[*serverResource]
 	templates registry[*serverTemplate]
 	prompts   registry[*serverPrompt]
+	skills    registry[*serverSkill]
 	stateKey  []byte
+	tasks     TaskStore
+
+	taskMu   sync.Mutex
+	taskRuns map[string]*taskRun // tasks running in this process
+	// sessionTasks are the IDs of each legacy session's tasks, for
+	// tasks/list, in creation order.
+	sessionTasks map[*ServerSession][]string
 
 	mu        sync.RWMutex
 	sessions  map[*ServerSession]struct{}
@@ -115,6 +138,18 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if s.opts.Versions == nil {
 		s.opts.Versions = SupportedVersions
 	}
+	s.tasks = s.opts.TaskStore
+	if s.tasks == nil {
+		s.tasks = &MemoryTaskStore{Max: s.opts.MaxTasks}
+	}
+	if s.opts.TaskTTL <= 0 {
+		s.opts.TaskTTL = DefaultTaskTTL
+	}
+	if s.opts.TaskPollInterval <= 0 {
+		s.opts.TaskPollInterval = DefaultTaskPollInterval
+	}
+	s.taskRuns = map[string]*taskRun{}
+	s.sessionTasks = map[*ServerSession][]string{}
 	s.stateKey = s.opts.StateKey
 	if s.stateKey == nil {
 		s.stateKey = newStateKey()

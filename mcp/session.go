@@ -88,6 +88,7 @@ func (ss *ServerSession) Close() error { return ss.conn.Close() }
 func (ss *ServerSession) closed() {
 	ss.shutdown()
 	close(ss.done)
+	ss.srv.endSessionTasks(ss)
 }
 
 // ProtocolVersion returns the revision negotiated by initialize, or "" for

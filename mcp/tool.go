@@ -15,7 +15,7 @@ type Tool struct {
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitzero"`
-	Execution    map[string]any   `json:"execution,omitzero"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
 	Meta         Meta             `json:"_meta,omitzero"`
 }
 
@@ -56,7 +56,10 @@ type CallToolParams struct {
 	// request (2026-07-28).
 	InputResponses InputResponses `json:"inputResponses,omitzero"`
 	RequestState   string         `json:"requestState,omitempty"`
-	Meta           Meta           `json:"_meta,omitzero"`
+	// Task asks for the call to run as a task (2025-11-25); the
+	// 2026-07-28 extension has the server decide instead.
+	Task *TaskMetadata `json:"task,omitempty"`
+	Meta Meta          `json:"_meta,omitzero"`
 }
 
 // CallToolResult is the outcome of a tool call. IsError marks a failure of

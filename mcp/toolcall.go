@@ -22,7 +22,7 @@ func decodeCallToolParams(r *transport.Request, p *CallToolParams) error {
 		orig := *p
 		var v [len(callToolParamsFields)][]byte
 		if fastObject(b, callToolParamsFields[:], v[:]) && fastString(&p.Name, v[0]) && fastSmall(&p.InputResponses, v[2]) &&
-			fastString(&p.RequestState, v[3]) && fastSmall(&p.Meta, v[4]) {
+			fastString(&p.RequestState, v[3]) && fastSmall(&p.Meta, v[4]) && fastSmall(&p.Task, v[5]) {
 			p.Arguments = v[1]
 			return nil
 		}
@@ -39,7 +39,7 @@ func decodeCallToolParams(r *transport.Request, p *CallToolParams) error {
 	return nil
 }
 
-var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "requestState", "_meta"}
+var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "requestState", "_meta", "task"}
 
 // splitMember finds the member of the JSON object b that encoding/json
 // would decode into a struct field named name (the last whose key equals

@@ -191,6 +191,15 @@ func schemaType(schema json.RawMessage) string {
 // handler errors are tool errors, which the model can correct; an *Error
 // is a protocol error.
 func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	if res, err := st.validate(req); res != nil || err != nil {
+		return res, err
+	}
+	return st.invoke(ctx, req)
+}
+
+// validate checks the arguments against the input schema: a result (a tool
+// error) or an error when they do not pass, nil and nil when they do.
+func (st *serverTool) validate(req *CallToolRequest) (*CallToolResult, error) {
 	if err := st.compile(); err != nil {
 		req.Session.srv.log.Error("mcp: a tool's input schema does not compile", "tool", st.tool.Name, "err", err)
 		return nil, &Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
@@ -208,6 +217,11 @@ func (st *serverTool) call(ctx context.Context, req *CallToolRequest) (*CallTool
 			return toolError(fmt.Errorf("invalid arguments for tool %q: %w", st.tool.Name, err)), nil
 		}
 	}
+	return nil, nil
+}
+
+// invoke runs the handler on validated arguments.
+func (st *serverTool) invoke(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 	res, err := st.handler(ctx, req)
 	if req.input != nil && len(req.input.pending) > 0 {
 		return nil, ErrInputRequired // the caller answers with the input requests

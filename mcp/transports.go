@@ -1,6 +1,9 @@
 package mcp
 
-import "log/slog"
+import (
+	"encoding/json"
+	"log/slog"
+)
 
 // What a transport needs from a Server beyond Connect, which serves a
 // session on a transport.Stream over any transport.Framer. A transport
@@ -24,4 +27,15 @@ func (s *Server) CheckVersion(v string) error {
 		return nil
 	}
 	return s.unsupported(v)
+}
+
+// ToolInputSchema returns the input schema of the named tool, for
+// transports that check what travels beside the body (the Mcp-Param-*
+// headers of Streamable HTTP). The schema must not be modified.
+func (s *Server) ToolInputSchema(name string) (json.RawMessage, bool) {
+	st, ok := s.tools.get(name)
+	if !ok {
+		return nil, false
+	}
+	return st.tool.InputSchema, true
 }

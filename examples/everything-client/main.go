@@ -45,6 +45,10 @@ var scenarios = map[string]scenario{
 	"http-invalid-tool-headers":           invalidToolHeaders,
 	"json-schema-ref-no-deref":            listOnly,
 	"json-schema-2020-12-preservation":    schemaPreservation,
+	"sep-2640-client-no-prefetch":         skillsListOnly,
+	"sep-2640-client-verify-digest":       skillsLoad,
+	"sep-2640-client-verify-size":         skillsLoad,
+	"sep-2640-client-verify-frontmatter":  skillsLoad,
 }
 
 // authScenarios are the auth/* scenarios of the suite; each runs the

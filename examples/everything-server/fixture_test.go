@@ -289,7 +289,8 @@ func TestResources(t *testing.T) {
 			}
 		}
 		slices.Sort(uris)
-		if !slices.Equal(uris, []string{"test://static-binary", "test://static-text", "test://watched-resource"}) {
+		if !slices.Equal(uris, []string{"skill://conformance-demo/SKILL.md", "skill://conformance-demo/references/GUIDE.md",
+			"test://static-binary", "test://static-text", "test://watched-resource"}) {
 			t.Errorf("resources %v", uris)
 		}
 		templates, err := c.ListResourceTemplates(ctx)

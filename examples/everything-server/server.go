@@ -41,6 +41,8 @@ func newServer() *mcp.Server {
 	addTools(srv)
 	addInteractiveTools(srv)
 	addMRTR(srv)
+	addTasks(srv)
+	addSkills(srv)
 	addDiagnostics(srv)
 	addResources(srv)
 	addPrompts(srv)

@@ -230,6 +230,7 @@ func peekOut(msg []byte) *outMsg {
 			Meta      map[string]json.RawMessage `json:"_meta"`
 			Name      *string                    `json:"name"`
 			URI       *string                    `json:"uri"`
+			TaskID    *string                    `json:"taskId"`
 			RequestID json.RawMessage            `json:"requestId"`
 			Arguments map[string]json.RawMessage `json:"arguments"`
 		} `json:"params"`
@@ -248,6 +249,8 @@ func peekOut(msg []byte) *outMsg {
 		m.name, m.hasName = *env.Params.Name, true
 	case m.method == "resources/read" && env.Params.URI != nil:
 		m.name, m.hasName = *env.Params.URI, true
+	case (m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel") && env.Params.TaskID != nil:
+		m.name, m.hasName = *env.Params.TaskID, true
 	}
 	return m
 }

@@ -30,3 +30,10 @@ func (h *Handler) Retained(sid string) (streams int, bytes int64) {
 	_, _, n := s.standalone.state()
 	return len(s.streams), bytes + n
 }
+
+// EncodeHeaderValue and DecodeParamHeader are the two ends of an
+// Mcp-Param-* header value.
+var (
+	EncodeHeaderValue = encodeHeaderValue
+	DecodeParamHeader = decodeParamHeader
+)

@@ -35,7 +35,7 @@ func (m *rpcMessage) metaString(key string) (string, bool) {
 }
 
 // nameValue returns what the Mcp-Name header must repeat for methods that
-// have one: the tool or prompt name, the resource URI.
+// have one: the tool or prompt name, the resource URI, the task ID.
 func (m *rpcMessage) nameValue() (string, bool) {
 	var key string
 	switch m.method {
@@ -43,6 +43,8 @@ func (m *rpcMessage) nameValue() (string, bool) {
 		key = "name"
 	case "resources/read":
 		key = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		key = "taskId"
 	default:
 		return "", false
 	}

@@ -226,6 +226,10 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 		writeHTTPError(w, e)
 		return
 	}
+	if e := h.checkParamHeaders(r, m); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
 	if !m.isRequest() {
 		// Notifications have no session to reach: cancellation is the
 		// client closing the request's connection, which ends its session.

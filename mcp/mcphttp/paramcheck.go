@@ -1,0 +1,98 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// checkParamHeaders checks the Mcp-Param-* headers of a 2026-07-28
+// tools/call against its arguments (SEP-2243): every argument the tool's
+// schema annotates with "x-mcp-header" travels in its header too, and the
+// two must agree, since intermediaries route on the header and the server
+// acts on the body. A header that is missing, that names an argument the
+// body lacks, that differs from the body, or whose =?base64?...?= wrapper
+// does not hold strict Base64 is a header mismatch.
+func (h *Handler) checkParamHeaders(r *http.Request, m *rpcMessage) *httpError {
+	if m.method != "tools/call" || !m.isRequest() {
+		return nil
+	}
+	name, ok := m.nameValue()
+	if !ok {
+		return nil
+	}
+	schema, ok := h.srv.ToolInputSchema(name)
+	if !ok || !bytes.Contains(schema, []byte("x-mcp-header")) {
+		return nil // most tools have no annotation: no decoding
+	}
+	headers, err := toolParamHeaders(schema)
+	if err != nil {
+		// The server's own annotation is invalid: clients leave such a
+		// tool out and never send its headers, so nothing can be checked.
+		return nil
+	}
+	var args map[string]json.RawMessage
+	_ = json.Unmarshal(m.params["arguments"], &args)
+	mismatch := func(msg string) *httpError {
+		return httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "header mismatch: "+msg).withID(m)
+	}
+	for param, hname := range headers {
+		field := "Mcp-Param-" + hname
+		want, inBody := paramBodyValue(args[param])
+		vs := r.Header.Values(field)
+		switch {
+		case len(vs) == 0 && inBody:
+			return mismatch("missing " + field + " header for argument " + strconv.Quote(param))
+		case len(vs) == 0:
+			continue
+		case len(vs) > 1:
+			return mismatch("more than one " + field + " header")
+		case !inBody:
+			return mismatch(field + " header for argument " + strconv.Quote(param) + ", which the body lacks")
+		}
+		got, ok := decodeParamHeader(vs[0])
+		if !ok {
+			return mismatch(field + " holds invalid Base64")
+		}
+		if got != want {
+			return mismatch(field + " does not match argument " + strconv.Quote(param))
+		}
+	}
+	return nil
+}
+
+// paramBodyValue is an argument as its header must carry it once decoded:
+// a string as it is, a number or boolean as its JSON text. Null or absent
+// arguments have no header.
+func paramBodyValue(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	return string(raw), true
+}
+
+// decodeParamHeader decodes a header value: optional whitespace around it
+// is not part of it (RFC 9110, section 5.5), and a value wrapped as
+// =?base64?...?= is strict standard Base64 (padding required, no other
+// characters), which a value that only looks partly wrapped is not.
+func decodeParamHeader(v string) (string, bool) {
+	v = strings.Trim(v, " \t")
+	const pre, suf = "=?base64?", "?="
+	if len(v) < len(pre)+len(suf) || !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, suf) {
+		return v, true
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(v[len(pre) : len(v)-len(suf)])
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}

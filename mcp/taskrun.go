@@ -1,0 +1,366 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Defaults of the task options of ServerOptions.
+const (
+	DefaultTaskTTL          = time.Hour
+	DefaultTaskPollInterval = time.Second
+)
+
+// TaskFunc is the work of a task: what runs in the background once a tool
+// call has become a task. req is the call's request; asking the client for
+// input (Elicit, CreateMessage, ListRoots) parks the task in input_required
+// until the client answers with tasks/update. ctx ends when the task is
+// cancelled or its TTL passes.
+type TaskFunc func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
+
+// RunAsTask finishes a tool call as a task: when the client supports tasks,
+// it starts work in the background and the call answers with a
+// CreateTaskResult (whatever the handler returns after this is ignored);
+// otherwise it runs work now and returns its outcome. A handler calls it
+// where its work goes to the background, typically after gathering input by
+// multi round-trip; the tool sets ToolExecution.HandlerStartsTask. Called
+// from a handler that already runs as a task, it runs work inline.
+func RunAsTask(ctx context.Context, req *CallToolRequest, work TaskFunc) (*CallToolResult, error) {
+	if req.input != nil && len(req.input.pending) > 0 {
+		return nil, ErrInputRequired // the input comes first, in another round
+	}
+	if req.task != nil || !req.tasksAllowed || req.created != nil {
+		return work(ctx, req)
+	}
+	created, err := req.Session.srv.startTask(ctx, req, work)
+	if err != nil {
+		return nil, err
+	}
+	req.created = created
+	return nil, nil
+}
+
+// taskRun is a task running in this process.
+type taskRun struct {
+	srv     *Server
+	version string
+	cancel  context.CancelFunc
+	// owner is the legacy session that started the task, nil for a
+	// stateless request; notes carries its status notifications in order.
+	owner    *ServerSession
+	notes    chan Task
+	finished chan struct{} // closed once the task is terminal
+
+	mu      sync.Mutex
+	task    Task           // the latest state, as last stored
+	answers InputResponses // answers not yet taken by the asks that wait for them
+	pending InputRequests  // asked and not answered
+	asks    int
+	wake    chan struct{} // closed and replaced when answers arrive
+}
+
+// startTask stores a new working task and starts work on it. The task is
+// stored before this returns, so that a tasks/get sent as soon as the
+// CreateTaskResult arrives finds it.
+func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskFunc) (*CreateTaskResult, error) {
+	now := time.Now()
+	run := &taskRun{srv: s, version: req.info.version, answers: InputResponses{}, pending: InputRequests{}, wake: make(chan struct{}), finished: make(chan struct{})}
+	run.task = Task{
+		TaskID:        rand.Text(),
+		Status:        TaskWorking,
+		CreatedAt:     now,
+		LastUpdatedAt: now,
+		TTL:           s.opts.TaskTTL,
+		PollInterval:  s.opts.TaskPollInterval,
+	}
+	if !req.info.stateless {
+		// A legacy session's task is its own, and may ask for a shorter
+		// TTL than the server's.
+		run.owner, run.task.owner = req.Session, req.Session
+		if tm := req.Params.Task; tm != nil && tm.TTL != nil && *tm.TTL > 0 {
+			run.task.TTL = min(run.task.TTL, time.Duration(*tm.TTL)*time.Millisecond)
+		}
+	}
+	if err := s.tasks.Put(ctx, &run.task); err != nil {
+		if errors.Is(err, ErrTaskLimit) {
+			return nil, &Error{Code: CodeServerBusy, Message: "server busy: it holds as many tasks as it may; retry once some have expired"}
+		}
+		return nil, fmt.Errorf("storing a new task: %w", err)
+	}
+	// The task outlives the request: its context keeps the request's
+	// values but not its cancellation.
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	run.cancel = cancel
+	id := run.task.TaskID
+	s.taskMu.Lock()
+	s.taskRuns[id] = run
+	if run.owner != nil {
+		s.sessionTasks[run.owner] = append(s.sessionTasks[run.owner], id)
+	}
+	s.taskMu.Unlock()
+	if run.owner != nil {
+		run.notes = make(chan Task, taskNotesBuffer)
+		go run.notify()
+	}
+	treq := *req
+	treq.task, treq.input, treq.created = run, nil, nil
+	created := &CreateTaskResult{Task: run.task}
+	go run.execute(tctx, &treq, work)
+	time.AfterFunc(created.TTL, run.expire)
+	return created, nil
+}
+
+// execute runs work and records its outcome: a tool error is a completed
+// task whose result has isError set; a protocol error or a panic is a
+// failed task.
+func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFunc) {
+	var (
+		res *CallToolResult
+		err error
+	)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.srv.log.Error("mcp: task panicked", "task", t.task.TaskID, "panic", p, "stack", string(debug.Stack()))
+				res, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error: the task panicked: %v", p)}
+			}
+		}()
+		res, err = work(ctx, req)
+	}()
+	if err != nil {
+		res, err = handlerFailed(err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.task.Status.Terminal() {
+		return // cancelled, or expired, meanwhile
+	}
+	switch {
+	case err != nil:
+		var perr *Error
+		if !errors.As(err, &perr) {
+			perr = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		t.task.Status, t.task.Error = TaskFailed, perr
+	default:
+		if res == nil {
+			res = &CallToolResult{}
+		}
+		res = forCallResult(res, t.version)
+		if IsStateless(t.version) && res.ResultType == "" {
+			c := *res
+			c.ResultType = ResultComplete
+			res = &c
+		}
+		b, merr := json.Marshal(res.wire())
+		if merr != nil {
+			t.task.Status, t.task.Error = TaskFailed, &Error{Code: CodeInternalError, Message: "encoding the result: " + merr.Error()}
+			break
+		}
+		t.task.Status, t.task.Result = TaskCompleted, b
+	}
+	t.task.InputRequests = nil
+	t.storeLocked()
+	t.done()
+}
+
+// storeLocked writes the task's state to the store; t.mu is held, so that
+// writes reach the store in the order of the changes.
+func (t *taskRun) storeLocked() {
+	t.task.LastUpdatedAt = time.Now()
+	if err := t.srv.tasks.Put(context.Background(), &t.task); err != nil {
+		t.srv.log.Error("mcp: storing a task", "task", t.task.TaskID, "err", err)
+	}
+	t.noteLocked()
+}
+
+// taskNotesBuffer bounds the status notifications of a legacy task not yet
+// sent; beyond it they are dropped (they are hints: clients poll).
+const taskNotesBuffer = 16
+
+// noteLocked queues a status notification for a legacy session's task,
+// and marks a terminal task finished.
+func (t *taskRun) noteLocked() {
+	if t.notes != nil {
+		select {
+		case t.notes <- t.task:
+		default:
+		}
+	}
+	if t.task.Status.Terminal() {
+		select {
+		case <-t.finished:
+		default:
+			close(t.finished)
+		}
+	}
+}
+
+// notify sends a legacy task's status notifications (2025-11-25), in
+// order, until the task is terminal or its session ends.
+func (t *taskRun) notify() {
+	send := func(task Task) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = t.owner.conn.Notify(ctx, "notifications/tasks/status", task.legacy())
+		cancel()
+	}
+	for {
+		select {
+		case task := <-t.notes:
+			send(task)
+			if task.Status.Terminal() {
+				return
+			}
+		case <-t.finished:
+			// What is queued goes out; a terminal note dropped from a
+			// full queue does not keep this goroutine alive.
+			for {
+				select {
+				case task := <-t.notes:
+					send(task)
+				default:
+					return
+				}
+			}
+		case <-t.owner.done:
+			return
+		}
+	}
+}
+
+// done forgets a terminal task's run; the store keeps its outcome.
+func (t *taskRun) done() {
+	t.srv.taskMu.Lock()
+	delete(t.srv.taskRuns, t.task.TaskID)
+	t.srv.taskMu.Unlock()
+}
+
+// cancelRun stops the task if it still runs.
+func (t *taskRun) cancelRun() {
+	t.mu.Lock()
+	if !t.task.Status.Terminal() {
+		t.task.Status, t.task.InputRequests = TaskCancelled, nil
+		t.storeLocked()
+		t.done()
+	}
+	t.mu.Unlock()
+	t.cancel()
+}
+
+// expire ends the task at its TTL: the work stops and the task is
+// forgotten.
+func (t *taskRun) expire() {
+	t.mu.Lock()
+	if !t.task.Status.Terminal() {
+		t.task.Status = TaskCancelled
+		t.noteLocked()
+		t.done()
+	}
+	t.mu.Unlock()
+	t.cancel()
+	_ = t.srv.tasks.Delete(context.Background(), t.task.TaskID)
+}
+
+// ask is an input request from a running task: it parks the task in
+// input_required until tasks/update brings the answer under key, or the
+// task ends.
+func (t *taskRun) ask(ctx context.Context, kind string, key string, in *InputRequest, out any) error {
+	t.mu.Lock()
+	t.asks++
+	if key == "" {
+		key = fmt.Sprintf("%s-%d", kind, t.asks)
+	}
+	for {
+		if raw, ok := t.answers[key]; ok {
+			delete(t.answers, key)
+			t.mu.Unlock()
+			if err := json.Unmarshal(raw, out); err != nil {
+				return invalidParams("inputResponses["+key+"]", err)
+			}
+			return nil
+		}
+		if t.task.Status.Terminal() {
+			t.mu.Unlock()
+			return context.Canceled
+		}
+		if _, ok := t.pending[key]; !ok {
+			t.pending[key] = in
+			t.task.Status, t.task.InputRequests = TaskInputRequired, t.pendingCopy()
+			t.storeLocked()
+		}
+		wake := t.wake
+		t.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			t.mu.Lock()
+			delete(t.pending, key)
+			t.mu.Unlock()
+			return ctx.Err()
+		}
+		t.mu.Lock()
+	}
+}
+
+// pendingCopy is the pending requests as the store may keep them.
+func (t *taskRun) pendingCopy() InputRequests {
+	c := make(InputRequests, len(t.pending))
+	for k, v := range t.pending {
+		c[k] = v
+	}
+	return c
+}
+
+// update takes the client's answers to pending requests: answers to keys
+// not asked are ignored, so a client cannot plant answers to questions the
+// task has not reached. The task stays input_required while any request
+// is unanswered.
+func (t *taskRun) update(responses InputResponses) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.task.Status.Terminal() {
+		return
+	}
+	answered := false
+	for k, v := range responses {
+		if _, ok := t.pending[k]; ok {
+			delete(t.pending, k)
+			t.answers[k] = v
+			answered = true
+		}
+	}
+	if !answered {
+		return
+	}
+	if len(t.pending) == 0 {
+		t.task.Status, t.task.InputRequests = TaskWorking, nil
+	} else {
+		t.task.InputRequests = t.pendingCopy()
+	}
+	t.storeLocked()
+	close(t.wake)
+	t.wake = make(chan struct{})
+}
+
+// CancelTasks cancels every task running in this process: their handlers'
+// contexts end and their status becomes cancelled. Tasks outlive the
+// sessions that started them (a stateless request's session ends with its
+// response), so a server shutting down calls it to stop their work; the
+// stored outcomes of finished tasks are kept.
+func (s *Server) CancelTasks() {
+	s.taskMu.Lock()
+	runs := make([]*taskRun, 0, len(s.taskRuns))
+	for _, run := range s.taskRuns {
+		runs = append(runs, run)
+	}
+	s.taskMu.Unlock()
+	for _, run := range runs {
+		run.cancelRun()
+	}
+}
