@@ -24,10 +24,10 @@ func (h *Handler) Retained(sid string) (streams int, bytes int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, es := range s.streams {
-		_, _, n := es.state()
+		_, _, _, n := es.state()
 		bytes += n
 	}
-	_, _, n := s.standalone.state()
+	_, _, _, n := s.standalone.state()
 	return len(s.streams), bytes + n
 }
 

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -17,22 +18,30 @@ func (s *httpSession) retainLocked(pushed *eventStream) {
 	type idleStream struct {
 		es    *eventStream
 		left  time.Time
+		seq   uint64
 		bytes int64
 	}
 	var idle []idleStream
 	var total int64
 	for _, es := range s.streams {
-		attached, left, n := es.state()
+		attached, left, seq, n := es.state()
 		total += n
 		if !attached {
-			idle = append(idle, idleStream{es, left, n})
+			idle = append(idle, idleStream{es, left, seq, n})
 		}
 	}
 	if s.standalone != nil {
-		_, _, n := s.standalone.state()
+		_, _, _, n := s.standalone.state()
 		total += n
 	}
-	slices.SortFunc(idle, func(a, b idleStream) int { return a.left.Compare(b.left) })
+	// Oldest first; the same clock reading is ordered by when it was left,
+	// so which stream goes never depends on map order.
+	slices.SortFunc(idle, func(a, b idleStream) int {
+		if c := a.left.Compare(b.left); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
 	for i, c := range idle {
 		if len(idle)-i <= o.MaxRetainedStreams && total <= o.MaxRetainedBytes && now.Sub(c.left) < o.RetainFor {
 			break // sorted by age: the rest are younger

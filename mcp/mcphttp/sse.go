@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,7 @@ type eventStream struct {
 	events   []queuedEvent
 	bytes    int64     // of events
 	left     time.Time // when it was created or its last reader left
+	leftSeq  uint64    // orders streams that left at the same clock reading
 	next     int       // number of the next event
 	sent     int       // number of the last event written to a client
 	final    bool      // the last event is queued: the stream ends after it
@@ -37,7 +39,7 @@ type queuedEvent struct {
 }
 
 func newEventStream(id string, limit int, now func() time.Time) *eventStream {
-	return &eventStream{id: id, limit: limit, now: now, left: now(), next: 1, wake: make(chan struct{}, 1)}
+	return &eventStream{id: id, limit: limit, now: now, left: now(), leftSeq: leaveSeq.Add(1), next: 1, wake: make(chan struct{}, 1)}
 }
 
 // push queues a message; final marks it the stream's last.
@@ -82,11 +84,16 @@ func (es *eventStream) trim(n int64) {
 
 // state reports whether a reader serves the stream, since when none
 // does, and the bytes it holds.
-func (es *eventStream) state() (attached bool, left time.Time, bytes int64) {
+func (es *eventStream) state() (attached bool, left time.Time, seq uint64, bytes int64) {
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	return es.attached, es.left, es.bytes
+	return es.attached, es.left, es.leftSeq, es.bytes
 }
+
+// leaveSeq numbers the moments streams are created or left, so that the
+// stream left longest ago is well defined even when the clock reads the
+// same for several (a coarse clock, or a test's fixed one).
+var leaveSeq atomic.Uint64
 
 // close ends the stream and frees its events: readers stop at once.
 func (es *eventStream) close() {
@@ -126,7 +133,7 @@ func (es *eventStream) detach() {
 	es.mu.Lock()
 	if es.attached {
 		es.attached = false
-		es.left = es.now()
+		es.left, es.leftSeq = es.now(), leaveSeq.Add(1)
 	}
 	es.mu.Unlock()
 }
