@@ -267,3 +267,78 @@ func TestTakenSuffixedNames(t *testing.T) {
 		t.Errorf("%q beside fixed %q", n, first)
 	}
 }
+
+// TestPropertyWhoKeepsWhat: over generated sets, with and without fixed
+// names and with another Join, a lossy or over-long tool has the name it
+// would have alone (so tools coming and going never move it), and a clean
+// candidate that fits, is wanted once, is no fixed name and no other
+// tool's suffixed name is kept.
+func TestPropertyWhoKeepsWhat(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	joins := []func(s, t string) string{nil, func(s, t string) string { return "_" + s + "." + t }}
+	for iter := range 200 {
+		var keys []Key
+		servers := []string{"fs", "a.b", "服务", strings.Repeat("s", 70)}
+		for range 1 + r.IntN(40) {
+			keys = append(keys, Key{servers[r.IntN(len(servers))], randomName(r)})
+		}
+		if r.IntN(3) == 0 { // a squatter of a lossy key's suffixed name
+			k := keys[r.IntN(len(keys))]
+			c, _ := Sanitize(DefaultJoin(k.Server, k.Tool))
+			keys = append(keys, Key{"fs", strings.TrimPrefix(suffixed(c, k, 0, DefaultMax), "fs__")})
+		}
+		opts := &Options{Join: joins[iter%2]}
+		if iter%3 == 0 {
+			opts.Fixed = map[Key]string{keys[0]: "fixed", {"fs", "x"}: "fs__read_file"}
+		}
+		join := opts.Join
+		if join == nil {
+			join = DefaultJoin
+		}
+		m, err := Build(keys, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wanted := map[string]int{}
+		for _, k := range compact(keys) {
+			if c, lossy := Sanitize(join(k.Server, k.Tool)); !lossy && len(c) <= DefaultMax {
+				wanted[c]++
+			}
+		}
+		suffixes := map[string]bool{}
+		for _, k := range keys {
+			c, _ := Sanitize(join(k.Server, k.Tool))
+			suffixes[suffixed(c, k, 0, DefaultMax)] = true
+		}
+		for _, k := range keys {
+			if _, ok := opts.Fixed[k]; ok {
+				continue
+			}
+			n := name(t, m, k)
+			c, lossy := Sanitize(join(k.Server, k.Tool))
+			if lossy || len(c) > DefaultMax {
+				alone, _ := Build([]Key{k}, &Options{Join: opts.Join})
+				if a, _ := alone.Name(k); a != n {
+					t.Fatalf("iter %d: %+v is %q in the set, %q alone", iter, k, n, a)
+				}
+				continue
+			}
+			fixedName := c == "fixed" || c == "fs__read_file" && opts.Fixed != nil
+			if wanted[c] == 1 && !fixedName && !suffixes[c] && n != c {
+				t.Fatalf("iter %d: %+v renamed %q", iter, k, n)
+			}
+		}
+	}
+}
+
+func compact(keys []Key) []Key {
+	seen := map[Key]bool{}
+	var out []Key
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
