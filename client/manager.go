@@ -37,7 +37,9 @@ type ManagerOptions struct {
 	// server's and the tool's names is appended: every aggregated name
 	// passes the hosts' rules, routes to exactly one tool, and is the
 	// same after a restart. Tools that want the same name are all renamed
-	// so, whichever server answers first.
+	// so, whichever server answers first, and a tool listed under another
+	// tool's renamed name is renamed itself. This is the naming of the
+	// gateway facade too (docs/FACADE.md, "Names").
 	ToolName func(server, tool string) string
 	// MaxToolNameLen caps the length of aggregated names; zero means 64
 	// (mcp.MaxPortableToolNameLen), the limit of Claude Desktop, OpenAI

@@ -184,11 +184,7 @@ func TestAggregateNamesChain(t *testing.T) {
 	pairs := []route{{"evil", "a.b"}}
 	for range 5000 {
 		prev := pairs[len(pairs)-1]
-		stem := sanitizeToolName(defaultBase(prev.server, prev.tool))
-		if len(stem) > 64-hashLen {
-			stem = stem[:64-hashLen]
-		}
-		pairs = append(pairs, route{"evil", strings.TrimPrefix(stem+"_"+nameHash(prev.server, prev.tool, 0), "evil__")})
+		pairs = append(pairs, route{"evil", strings.TrimPrefix(renamed(prev), "evil__")})
 	}
 	names := aggregateNames(pairs, defaultBase, 64)
 	seen := map[string]bool{}
@@ -201,4 +197,17 @@ func TestAggregateNamesChain(t *testing.T) {
 			t.Fatalf("%q kept the renamed name of %q", pairs[i], pairs[i-1])
 		}
 	}
+}
+
+// renamed is the name p takes when it has to be renamed: its name beside
+// a decoy that wants the same preferred name.
+func renamed(p route) string {
+	decoy := route{"decoy", ""}
+	base := func(server, tool string) string {
+		if (route{server, tool}) == decoy {
+			return defaultBase(p.server, p.tool)
+		}
+		return defaultBase(server, tool)
+	}
+	return aggregateNames([]route{p, decoy}, base, 64)[0]
 }

@@ -2,20 +2,30 @@
 // offered to a model: names that pass the strictest host rule
 // (^[a-zA-Z0-9_-]{1,N}$, N = 64 by default), that never collide, that are
 // the same for the same set of tools after every restart, and that map
-// back exactly to the server and tool they stand for.
+// back exactly to the server and tool they stand for. It is the one
+// naming of the project: client.Manager and the gateway facade both use
+// it.
 //
 // The algorithm, deterministic and independent of the order tools are
 // listed in:
 //
-//  1. The candidate is Join(server, tool) (server + "__" + tool by
+//  1. Fixed names (Options.Fixed, a policy's choice) are taken first.
+//  2. The candidate is Join(server, tool) (server + "__" + tool by
 //     default) with every character outside [A-Za-z0-9_-] replaced by "_".
-//  2. A candidate that needed no replacement, fits in N characters and no
-//     other tool shares is used as it is.
-//  3. Every other tool (a lossy, over-long or shared candidate) gets the
-//     candidate cut to N-9 characters, plus "_" and the first 8 hex digits
-//     of SHA-256(server NUL tool). Lossy names always take the suffix, so
-//     that "a.b" and "a_b" can never swap names when one of them comes or
-//     goes. Should two suffixed names still meet, both take more digits.
+//  3. A candidate that needed no replacement, fits in N characters, that
+//     no other tool shares, that no fixed name took, and that is not
+//     another tool's hashed name (step 4) is used as it is.
+//  4. Every other tool (a lossy, over-long, shared or yielded candidate)
+//     gets the candidate cut to N-9 characters, plus "_" and the first 8
+//     hex digits of SHA-256 of its server's and tool's names. Lossy names
+//     always take the suffix, so that "a.b" and "a_b" can never swap names
+//     when one of them comes or goes; tools that share a candidate are all
+//     suffixed, so no server takes a name from another by answering
+//     first; a clean candidate equal to another tool's suffixed name
+//     yields to it, so a server cannot squat a renamed tool's name.
+//  5. Should a suffixed name be taken still (a fixed name, or a crafted
+//     collision of 8 hex digits), the hash also covers a counter, counted
+//     in (server, tool) order. Names never grow past N.
 package toolname
 
 import (
@@ -23,6 +33,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -104,6 +115,10 @@ type Map struct {
 
 // Build names every key (duplicates are named once). It fails only on
 // bad Options: a Max below MinMax or an invalid or duplicate fixed name.
+//
+// It runs in time linear in the number of keys (plus sorting), whatever
+// the names: a server that lists tools each named as the previous one's
+// hashed name makes each yield in turn, in one pass over a queue.
 func Build(keys []Key, opts *Options) (*Map, error) {
 	var o Options
 	if opts != nil {
@@ -136,78 +151,97 @@ func Build(keys []Key, opts *Options) (*Map, error) {
 		m.names[k], m.keys[n] = n, k
 	}
 
+	// The rest, sorted: every later step walks this order, so the outcome
+	// depends only on the set of keys.
 	sorted := slices.Clone(keys)
 	slices.SortFunc(sorted, compareKeys)
 	sorted = slices.Compact(sorted)
-	type cand struct {
-		k     Key
-		name  string
-		lossy bool
-	}
-	var cands []cand
+	sorted = slices.DeleteFunc(sorted, func(k Key) bool { _, ok := m.names[k]; return ok })
+	cands := make([]string, len(sorted))
+	lossy := make([]bool, len(sorted))
 	count := map[string]int{}
-	for _, k := range sorted {
-		if _, ok := m.names[k]; ok {
-			continue
-		}
-		n, lossy := Sanitize(o.Join(k.Server, k.Tool))
-		lossy = lossy || len(n) > o.Max
-		cands = append(cands, cand{k, n, lossy})
-		if !lossy {
-			count[n]++ // a lossy name never takes its candidate: it cannot displace a clean one
+	for i, k := range sorted {
+		cands[i], lossy[i] = Sanitize(o.Join(k.Server, k.Tool))
+		lossy[i] = lossy[i] || len(cands[i]) > o.Max
+		if !lossy[i] {
+			count[cands[i]]++ // a lossy name never takes its candidate: it cannot displace a clean one
 		}
 	}
-	var hashed []cand
-	for _, c := range cands {
-		if c.lossy || count[c.name] > 1 {
-			hashed = append(hashed, c)
-			continue
+	// keeper holds the clean candidates that may be kept; queue the tools
+	// that take a hash suffix. A kept candidate that is the first choice
+	// of a suffixed tool (a tool listed under another's hashed name) yields
+	// and is suffixed in turn, so the hashed name stays with the tool it
+	// was made for, whoever else is listed.
+	keeper := map[string]int{}
+	var queue []int
+	hashed := make([]bool, len(sorted))
+	for i := range sorted {
+		_, fixedName := m.keys[cands[i]]
+		if lossy[i] || count[cands[i]] > 1 || fixedName {
+			hashed[i] = true
+			queue = append(queue, i)
+		} else {
+			keeper[cands[i]] = i
 		}
-		if _, taken := m.keys[c.name]; taken { // a fixed name took it
-			hashed = append(hashed, c)
-			continue
-		}
-		m.names[c.k], m.keys[c.name] = c.name, c.k
 	}
-	// Suffixed names: 8 hex digits, more for those that still meet one
-	// another or a name already given. Each round is over the sorted
-	// remainder, so the outcome depends only on the set of keys.
-	for digits := 8; len(hashed) > 0; digits += 4 {
-		names := make([]string, len(hashed))
-		seen := map[string]int{}
-		for i, c := range hashed {
-			names[i] = suffixed(c.name, c.k, digits, o.Max)
-			seen[names[i]]++
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		if j, ok := keeper[suffixed(cands[i], sorted[i], 0, o.Max)]; ok && !hashed[j] {
+			hashed[j] = true
+			queue = append(queue, j)
 		}
-		var again []cand
-		for i, c := range hashed {
-			_, taken := m.keys[names[i]]
-			if seen[names[i]] > 1 || taken {
-				if digits >= sha256.Size*2 {
-					// 64 hex digits of SHA-256 that agree: not going to happen.
-					return nil, fmt.Errorf("toolname: cannot name %s/%s", c.k.Server, c.k.Tool)
-				}
-				again = append(again, c)
-				continue
+	}
+	for i, k := range sorted {
+		if !hashed[i] {
+			m.names[k], m.keys[cands[i]] = cands[i], k
+		}
+	}
+	// Suffixed names, in key order. One taken already (a fixed name, or a
+	// crafted collision of 8 hex digits) makes its tool hash a counter too:
+	// the name keeps its length, so it still fits Max.
+	for i, k := range sorted {
+		if !hashed[i] {
+			continue
+		}
+		for n := 0; ; n++ {
+			name := suffixed(cands[i], k, n, o.Max)
+			if _, taken := m.keys[name]; !taken {
+				m.names[k], m.keys[name] = name, k
+				break
 			}
-			m.names[c.k], m.keys[names[i]] = names[i], c.k
 		}
-		hashed = again
 	}
 	return m, nil
 }
 
-func suffixed(name string, k Key, digits, max int) string {
-	sum := sha256.Sum256([]byte(k.Server + "\x00" + k.Tool))
-	h := hex.EncodeToString(sum[:])[:min(digits, sha256.Size*2)]
-	keep := max - len(h) - 1
-	if keep < 1 {
-		keep = 1
+// suffixLen is the length of the hash suffix: "_" and 8 hex digits.
+const suffixLen = 9
+
+// suffixed is name cut to leave room within max, "_", and 8 hex digits of
+// the key's hash (with the counter n, past the first choice).
+func suffixed(name string, k Key, n, max int) string {
+	if len(name) > max-suffixLen {
+		name = name[:max-suffixLen]
 	}
-	if len(name) > keep {
-		name = name[:keep]
+	return name + "_" + hash(k, n)
+}
+
+// hash is 8 hex digits of SHA-256 of the key. The server's length comes
+// first so that no two keys hash the same bytes ("a\x00b"/"c" and
+// "a"/"b\x00c" would, joined by NUL alone).
+func hash(k Key, n int) string {
+	h := sha256.New()
+	h.Write(strconv.AppendInt(nil, int64(len(k.Server)), 10))
+	h.Write([]byte{0})
+	h.Write([]byte(k.Server))
+	h.Write([]byte{0})
+	h.Write([]byte(k.Tool))
+	if n > 0 {
+		h.Write([]byte{0})
+		h.Write(strconv.AppendInt(nil, int64(n), 10))
 	}
-	return name + "_" + h
+	return hex.EncodeToString(h.Sum(nil))[:8]
 }
 
 func compareKeys(a, b Key) int {
