@@ -27,14 +27,27 @@ import (
 //	      "timeoutMs": 30000,
 //	      "autoRestart": true,
 //	      "lifecycle": "keep-alive"
+//	    },
+//	    "remote": {
+//	      "type": "http",
+//	      "url": "https://example.com/mcp",
+//	      "headers": {"X-Tenant": "a"}
 //	    }
 //	  }
 //	}
 //
-// Only command is required. Fields this package does not know are
-// ignored, so one file can serve several hosts. A VS Code file (.vscode/
-// mcp.json), whose servers are under "servers" instead, is read the same
-// way when it has no "mcpServers".
+// An entry has either "command" (a stdio server, run as a child process)
+// or "url" (a Streamable HTTP server; "type", when present, is "http" or
+// "streamable-http", and "headers" is an object of strings sent with every
+// request). Fields this package does not know are ignored, so one file
+// can serve several hosts. A VS Code file (.vscode/mcp.json), whose
+// servers are under "servers" instead, is read the same way when it has
+// no "mcpServers".
+//
+// This package runs stdio servers only: it does not link net/http, so
+// that a stdio client does not pay for it. A "url" entry is parsed here
+// and connected by mcp/mcphttp (mcphttp.NewStream, then Connect); the
+// Manager refuses it with ErrRemoteServer.
 type Config struct {
 	// Servers are the configured servers by name.
 	Servers map[string]*ServerConfig
@@ -56,8 +69,16 @@ const (
 type ServerConfig struct {
 	// Name is the entry's key.
 	Name string
+	// URL is the endpoint of a Streamable HTTP server (http or https, no
+	// user:password part); empty for a stdio server. Exactly one of URL
+	// and Command is set.
+	URL string
+	// Headers are sent with every request to URL (names as written, no
+	// two equal but for case). Their values may be credentials: never log
+	// them.
+	Headers map[string]string
 	// Command, Args, Env and Cwd say what to run, with which extra
-	// environment, where.
+	// environment, where (stdio servers only).
 	Command string
 	Args    []string
 	Env     map[string]string
@@ -264,6 +285,43 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 		return nil
 	}
 	sc := &ServerConfig{Name: name, Lifecycle: KeepAlive, path: path}
+	if _, remote := m["url"]; remote {
+		p.remote(path, m, sc)
+	} else {
+		p.stdio(path, m, sc)
+	}
+	if raw, ok := m["disabled"]; ok {
+		sc.Disabled = p.boolean(member(path, "disabled"), raw)
+	}
+	if raw, ok := m["autoRestart"]; ok {
+		sc.AutoRestart = p.boolean(member(path, "autoRestart"), raw)
+	}
+	if raw, ok := m["timeoutMs"]; ok {
+		tp := member(path, "timeoutMs")
+		n, isNum := raw.(json.Number)
+		if !isNum {
+			p.fail(tp, "want number, got %s", jsonType(raw))
+		} else if f, err := n.Float64(); err != nil || f <= 0 || f != math.Trunc(f) || f > float64(math.MaxInt64/int64(time.Millisecond)) {
+			p.fail(tp, "want a positive whole number of milliseconds, got %s", n)
+		} else {
+			sc.Timeout = time.Duration(f) * time.Millisecond
+		}
+	}
+	if raw, ok := m["lifecycle"]; ok {
+		if s, ok := p.str(member(path, "lifecycle"), raw); ok {
+			switch Lifecycle(s) {
+			case KeepAlive, Ephemeral:
+				sc.Lifecycle = Lifecycle(s)
+			default:
+				p.fail(member(path, "lifecycle"), "want \"keep-alive\" or \"ephemeral\", got %q", s)
+			}
+		}
+	}
+	return sc
+}
+
+// stdio parses the fields of a server run as a command.
+func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	if raw, ok := m["command"]; ok {
 		if s, ok := p.str(member(path, "command"), raw); ok {
 			if s == "" {
@@ -272,15 +330,15 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 			sc.Command = s
 		}
 	} else {
-		why := "missing"
-		if _, ok := m["url"]; ok {
-			why = "missing (only stdio servers, run as a command, are supported)"
-		}
-		p.fail(member(path, "command"), "%s", why)
+		p.fail(member(path, "command"), "missing (or \"url\", for a Streamable HTTP server)")
 	}
 	if raw, ok := m["type"]; ok {
 		if s, ok := p.str(member(path, "type"), raw); ok && s != "stdio" {
-			p.fail(member(path, "type"), "%q servers are not supported; want \"stdio\"", s)
+			if s == "http" || s == "streamable-http" {
+				p.fail(member(path, "url"), "missing (\"type\" is %q)", s)
+			} else {
+				p.fail(member(path, "type"), "%q servers are not supported; want \"stdio\" with \"command\", or \"http\" with \"url\"", s)
+			}
 		}
 	}
 	if raw, ok := m["args"]; ok {
@@ -311,34 +369,6 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 	if raw, ok := m["cwd"]; ok {
 		sc.Cwd, _ = p.str(member(path, "cwd"), raw)
 	}
-	if raw, ok := m["disabled"]; ok {
-		sc.Disabled = p.boolean(member(path, "disabled"), raw)
-	}
-	if raw, ok := m["autoRestart"]; ok {
-		sc.AutoRestart = p.boolean(member(path, "autoRestart"), raw)
-	}
-	if raw, ok := m["timeoutMs"]; ok {
-		tp := member(path, "timeoutMs")
-		n, isNum := raw.(json.Number)
-		if !isNum {
-			p.fail(tp, "want number, got %s", jsonType(raw))
-		} else if f, err := n.Float64(); err != nil || f <= 0 || f != math.Trunc(f) || f > float64(math.MaxInt64/int64(time.Millisecond)) {
-			p.fail(tp, "want a positive whole number of milliseconds, got %s", n)
-		} else {
-			sc.Timeout = time.Duration(f) * time.Millisecond
-		}
-	}
-	if raw, ok := m["lifecycle"]; ok {
-		if s, ok := p.str(member(path, "lifecycle"), raw); ok {
-			switch Lifecycle(s) {
-			case KeepAlive, Ephemeral:
-				sc.Lifecycle = Lifecycle(s)
-			default:
-				p.fail(member(path, "lifecycle"), "want \"keep-alive\" or \"ephemeral\", got %q", s)
-			}
-		}
-	}
-	return sc
 }
 
 // CommandSpec returns the Command that runs the server.

@@ -79,7 +79,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 // Manager runs the servers of an "mcpServers" configuration as one: it
 // starts them concurrently, offers their tools as one list with names
 // that cannot collide, routes each call to its server, reports each
-// server's status, and stops them all on Close.
+// server's status, and stops them all on Close. It runs stdio servers
+// only: a "url" entry fails with ErrRemoteServer (in Start, Tools and
+// Status), and the others serve regardless.
 type Manager struct {
 	opts   ManagerOptions
 	log    *slog.Logger
@@ -131,6 +133,9 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	}
 	for name, sc := range cfg.Servers {
 		ms := &managed{m: m, cfg: sc, opts: m.opts.Process}
+		if sc.URL != "" {
+			ms.lastErr = ErrRemoteServer // what Status says of it
+		}
 		ms.opts.Logger = m.log.With("mcpServer", name)
 		if m.opts.Process.Logger != nil {
 			ms.opts.Logger = m.opts.Process.Logger.With("mcpServer", name)
@@ -223,6 +228,9 @@ func (ms *managed) startPolicy() *RestartPolicy {
 // callers share one start. After a failed start it fails at once with a
 // *StartError until the backoff has passed.
 func (ms *managed) process(ctx context.Context) (*Process, error) {
+	if ms.cfg.URL != "" {
+		return nil, ErrRemoteServer
+	}
 	ms.mu.Lock()
 	if p := ms.proc; p != nil {
 		if s := p.State(); s != StateStopped && s != StateFailed {

@@ -265,7 +265,7 @@ func TestParseConfigErrorsNameThePath(t *testing.T) {
 		{`{"mcpServers":{"my server":{"command":"x","timeoutMs":-5}}}`, `mcpServers["my server"].timeoutMs: want a positive whole number`},
 		{`{"mcpServers":{"fs":{"command":"x","lifecycle":"forever"}}}`, `mcpServers.fs.lifecycle: want "keep-alive" or "ephemeral", got "forever"`},
 		{`{"mcpServers":{"fs":{"command":"x","disabled":"yes"}}}`, "mcpServers.fs.disabled: want boolean, got string"},
-		{`{"mcpServers":{"web":{"url":"https://example.com/mcp"}}}`, "mcpServers.web.command: missing (only stdio servers"},
+		{`{"mcpServers":{"web":{"type":"http"}}}`, `mcpServers.web.url: missing ("type" is "http")`},
 		{`{"mcpServers":[]}`, "mcpServers: want object, got array"},
 		{`{}`, "mcpServers: missing"},
 		{"{\n  \"mcpServers\": {,}\n}", "line 2, column 18"},
@@ -297,5 +297,37 @@ func TestParseConfigFull(t *testing.T) {
 	cmd := fs.CommandSpec()
 	if !cmd.IsNpx() || cmd.Dir != "/tmp" || !slices.Equal(cmd.Env, []string{"DEBUG=1"}) {
 		t.Errorf("command %+v", cmd)
+	}
+}
+
+// A "url" entry parses, and the Manager, which runs stdio servers only,
+// refuses it with ErrRemoteServer while the stdio servers beside it serve.
+func TestManagerRefusesURLServers(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{
+		"local": helperServerJSON(t, nil),
+		"web":   map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp"},
+	})
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Start(ctx); !errors.Is(err, client.ErrRemoteServer) || !strings.Contains(err.Error(), "web: ") {
+		t.Errorf("Start: %v, want web: ErrRemoteServer", err)
+	}
+	tools, err := m.Tools(ctx)
+	if !errors.Is(err, client.ErrRemoteServer) || len(tools) == 0 {
+		t.Errorf("Tools: %d, %v", len(tools), err)
+	}
+	if _, err := m.Server(ctx, "web"); !errors.Is(err, client.ErrRemoteServer) {
+		t.Errorf("Server(web): %v", err)
+	}
+	for _, st := range m.Status() {
+		if st.Name == "web" && (!errors.Is(st.Err, client.ErrRemoteServer) || st.Running) {
+			t.Errorf("status %+v", st)
+		}
+		if st.Name == "local" && !st.Running {
+			t.Errorf("status %+v", st)
+		}
 	}
 }

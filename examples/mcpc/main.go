@@ -1,14 +1,25 @@
-// Command mcpc is a command-line MCP client: it starts a server, runs one
-// request and prints the result as JSON.
+// Command mcpc is a command-line MCP client: it starts a server (or
+// connects to a remote one), runs one request and prints the result as
+// JSON.
 //
 //	mcpc [FLAGS] SUBCOMMAND [ARGS...] [-- COMMAND ARGS...]
 //
 // The server is chosen by --config FILE --server NAME (an "mcpServers"
-// file, as Claude Desktop reads, or a VS Code "servers" file), by --npx
-// PACKAGE[@VERSION] [ARGS after --], or by the command after --. The
-// server inherits the allowlisted environment of client.DefaultEnv (home,
-// network, certificates, locale); -e KEY=VALUE adds to it, -e KEY passes
-// this process's KEY, and --inherit-env passes everything. Subcommands:
+// file, as Claude Desktop reads, or a VS Code "servers" file, whose entry
+// runs a "command" or names a Streamable HTTP "url"), by --npx
+// PACKAGE[@VERSION] [ARGS after --], by --url URL (a remote server over
+// Streamable HTTP), or by the command after --.
+//
+// A remote server that asks for OAuth authorization gets the token that
+// mcpc login stored (--store, the same default file), refreshed when it
+// expires; with none stored, mcpc runs the browser flow, printing the URL
+// to open on stderr, and stores the result. A config entry whose
+// "headers" carry its own Authorization is sent as it is, without OAuth.
+//
+// A server run as a command inherits the allowlisted environment of
+// client.DefaultEnv (home, network, certificates, locale); -e KEY=VALUE
+// adds to it, -e KEY passes this process's KEY, and --inherit-env passes
+// everything. Subcommands:
 //
 //	tools               list the tools
 //	call TOOL [JSON]    call a tool with JSON arguments
@@ -22,7 +33,8 @@
 //	mcpc login [--store FILE] [--port N] [--client-id ID] URL
 //
 // authorizes in a browser (the URL to open is printed; the redirect comes
-// back to 127.0.0.1) and keeps the credentials in FILE, mode 0600.
+// back to 127.0.0.1) and keeps the credentials in FILE, mode 0600, for
+// later runs with --url URL (or a config entry with that "url").
 //
 // The exit status is 0 on success, 1 when a tool result has isError, and
 // 2 on any other failure, with the error on stderr. Progress notifications
@@ -38,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -61,6 +74,8 @@ const (
 
 type flags struct {
 	config, server, npx, protocol string
+	url, store, clientID          string // a remote server, and its OAuth client
+	port                          int
 	timeout                       time.Duration
 	verbose, progress, version    bool
 	inheritEnv                    bool
@@ -112,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
 	}
-	cmd, copts, sc, err := serverCommand(f, command)
+	cmd, rem, copts, sc, err := serverCommand(f, command)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
@@ -126,7 +141,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("the -timeout of %v expired: %w", f.timeout, context.DeadlineExceeded))
 	defer cancel()
 
-	p, err := launch(ctx, f, cmd, copts, stderr)
+	var p session
+	if rem != nil {
+		p, err = connectRemote(ctx, f, *rem, copts, stderr)
+	} else {
+		p, err = launch(ctx, f, cmd, copts, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpc:", err)
 		return exitFailure
@@ -169,6 +189,7 @@ func usage(fs *flag.FlagSet, w io.Writer) func() {
 subcommands: tools | call TOOL [JSON] | resources | read URI | prompts | get PROMPT [JSON]
             login [--store FILE] [--port N] [--client-id ID] URL   (OAuth, remote servers)
 server: --config FILE --server NAME | --npx PACKAGE[@VERSION] [-- ARGS] | -- COMMAND ARGS...
+        | --url URL   (Streamable HTTP; OAuth with the tokens of mcpc login, --store)
 environment: the server gets the home, network (proxies, certificates), locale and temp-dir
   variables, never one that looks like a credential; -e KEY=VALUE adds one, --inherit-env all
 
@@ -187,6 +208,10 @@ func parseArgs(args []string, stderr io.Writer) (f flags, sub string, subArgs, c
 	fs.StringVar(&f.config, "config", "", "an mcpServers JSON `file`")
 	fs.StringVar(&f.server, "server", "", "the `name` of the server in --config")
 	fs.StringVar(&f.npx, "npx", "", "run the npm `package` with npx -y (arguments after --)")
+	fs.StringVar(&f.url, "url", "", "the Streamable HTTP `URL` of a remote server")
+	fs.StringVar(&f.store, "store", defaultStore(), "the OAuth token `file` of a remote server (what mcpc login writes)")
+	fs.StringVar(&f.clientID, "client-id", "", "a pre-registered OAuth client `id` for a remote server (default: dynamic registration)")
+	fs.IntVar(&f.port, "port", 0, "the loopback `port` of the OAuth redirect (0: any free one)")
 	fs.StringVar(&f.protocol, "protocol", "", "pin the protocol `version` (default: negotiate)")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "bound on the whole run, start-up included")
 	fs.BoolVar(&f.verbose, "v", false, "show the server's stderr")
@@ -231,16 +256,16 @@ func parseArgs(args []string, stderr io.Writer) (f flags, sub string, subArgs, c
 		return f, "", nil, nil, errors.New("no subcommand (tools, call, resources, read, prompts, get; -help for more)")
 	}
 	sources := 0
-	for _, set := range []bool{f.config != "", f.npx != "", f.npx == "" && len(command) > 0} {
+	for _, set := range []bool{f.config != "", f.npx != "", f.url != "", f.npx == "" && len(command) > 0} {
 		if set {
 			sources++
 		}
 	}
 	switch {
 	case sources == 0:
-		return f, "", nil, nil, errors.New("no server: use --config and --server, --npx, or -- COMMAND")
+		return f, "", nil, nil, errors.New("no server: use --config and --server, --npx, --url, or -- COMMAND")
 	case sources > 1:
-		return f, "", nil, nil, errors.New("choose one server: --config, --npx or -- COMMAND")
+		return f, "", nil, nil, errors.New("choose one server: --config, --npx, --url or -- COMMAND")
 	case f.timeout <= 0:
 		return f, "", nil, nil, errors.New("--timeout must be positive")
 	}
@@ -256,36 +281,57 @@ func isTerminal(w io.Writer) bool {
 	return ok && cli.IsTerminal(f)
 }
 
-// serverCommand resolves the chosen server to a command and its client
-// options, reading the config file if there is one (and returning its
-// entry).
-func serverCommand(f flags, command []string) (*client.Command, *client.Options, *client.ServerConfig, error) {
+// serverCommand resolves the chosen server to a command, or to a remote
+// server, and its client options, reading the config file if there is one
+// (and returning its entry).
+func serverCommand(f flags, command []string) (*client.Command, *remote, *client.Options, *client.ServerConfig, error) {
 	copts := &client.Options{ProtocolVersion: f.protocol, ClientInfo: &mcp.Implementation{Name: "mcpc", Version: "0.1.0"}}
 	var cmd *client.Command
+	var rem *remote
 	var sc *client.ServerConfig
 	switch {
 	case f.config != "":
 		cfg, err := client.LoadConfig(f.config)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		sc, err = pickServer(cfg, f.config, f.server)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		cmd = sc.CommandSpec()
 		copts = sc.ClientOptions(copts)
+		if sc.URL != "" {
+			rem = &remote{endpoint: sc.URL, headers: sc.Headers}
+		} else {
+			cmd = sc.CommandSpec()
+		}
+	case f.url != "":
+		u, err := url.Parse(f.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, nil, nil, nil, fmt.Errorf("--url: want an http or https URL, got %q", f.url)
+		}
+		if u.User != nil {
+			// It would be printed with every error that names the server.
+			return nil, nil, nil, nil, errors.New("--url: has a user:password part; mcpc authorizes with OAuth (mcpc login)")
+		}
+		rem = &remote{endpoint: f.url}
 	case f.npx != "":
 		var err error
 		if cmd, err = client.Npx(f.npx, command...); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	default:
 		cmd = &client.Command{Path: command[0], Args: command[1:]}
 	}
+	if rem != nil {
+		if len(f.env) > 0 || f.inheritEnv || len(command) > 0 {
+			return nil, nil, nil, nil, fmt.Errorf("-e, --inherit-env and -- COMMAND apply to a server run as a command, not to %s", rem.endpoint)
+		}
+		return nil, rem, copts, sc, nil
+	}
 	cmd.Env = append(cmd.Env, f.env...)
 	cmd.InheritEnv = f.inheritEnv
-	return cmd, copts, sc, nil
+	return cmd, nil, copts, sc, nil
 }
 
 // pickServer finds the --server of a config, or says which there are.
@@ -404,8 +450,17 @@ func checkSubcommand(sub string, args []string) error {
 	return fmt.Errorf("unknown subcommand %q (tools, call, resources, read, prompts, get)", sub)
 }
 
+// session is the connected server: a *client.Process, or the
+// *remoteSession of a remote one.
+type session interface {
+	ListTools(ctx context.Context, opts ...client.CallOption) ([]*mcp.Tool, error)
+	CallTool(ctx context.Context, name string, args any, opts ...client.CallOption) (*mcp.CallToolResult, error)
+	Call(ctx context.Context, method string, params, result any, opts ...client.CallOption) error
+	Close() error
+}
+
 // request runs the subcommand and returns what to print.
-func request(ctx context.Context, p *client.Process, sub string, args []string, opts ...client.CallOption) (any, error) {
+func request(ctx context.Context, p session, sub string, args []string, opts ...client.CallOption) (any, error) {
 	if err := checkSubcommand(sub, args); err != nil {
 		return nil, err
 	}
@@ -455,7 +510,7 @@ func request(ctx context.Context, p *client.Process, sub string, args []string, 
 
 // listAll follows a list method's cursors and merges the pages' items
 // (the one array member besides nextCursor and _meta) into one result.
-func listAll(ctx context.Context, p *client.Process, method string, out *json.RawMessage) error {
+func listAll(ctx context.Context, p session, method string, out *json.RawMessage) error {
 	merged := map[string]json.RawMessage{}
 	var items []json.RawMessage
 	key := ""

@@ -1,0 +1,79 @@
+package client_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+)
+
+// One file may mix servers run as commands and Streamable HTTP servers,
+// under "mcpServers" or VS Code's "servers".
+func TestParseConfigMixesStdioAndURL(t *testing.T) {
+	for _, root := range []string{"mcpServers", "servers"} {
+		cfg, err := client.ParseConfig([]byte(`{"` + root + `":{
+			"fs":{"command":"npx","args":["-y","pkg"]},
+			"web":{"type":"http","url":"https://example.com/mcp","headers":{"X-Tenant":"a","Authorization":"Bearer s3cret"},"timeoutMs":2500},
+			"web2":{"type":"streamable-http","url":"http://127.0.0.1:8080/mcp","disabled":true},
+			"plain":{"url":"https://example.org/mcp"}}}`))
+		if err != nil {
+			t.Fatalf("%s: %v", root, err)
+		}
+		fs, web, web2, plain := cfg.Servers["fs"], cfg.Servers["web"], cfg.Servers["web2"], cfg.Servers["plain"]
+		if fs == nil || fs.Command != "npx" || fs.URL != "" {
+			t.Errorf("fs: %+v", fs)
+		}
+		if web == nil || web.URL != "https://example.com/mcp" || web.Command != "" || web.Headers["X-Tenant"] != "a" ||
+			web.Headers["Authorization"] != "Bearer s3cret" || web.Timeout != 2500*time.Millisecond || web.Path() != root+".web" {
+			t.Errorf("web: %+v", web)
+		}
+		if web2 == nil || !web2.Disabled || web2.URL == "" || plain == nil || plain.URL != "https://example.org/mcp" {
+			t.Errorf("web2 %+v, plain %+v", web2, plain)
+		}
+	}
+}
+
+// Every malformed url entry is a *ConfigError naming its path, and a
+// header value, which may be a credential, is never echoed.
+func TestParseConfigURLErrors(t *testing.T) {
+	long := strings.Repeat("v", 9<<10)
+	var hb strings.Builder
+	for i := range 65 {
+		if i > 0 {
+			hb.WriteString(",")
+		}
+		hb.WriteString(`"H` + strings.Repeat("x", i) + `":"v"`)
+	}
+	for _, tc := range []struct{ doc, want string }{
+		{`{"mcpServers":{"b":{"url":"ftp://x"}}}`, `mcpServers.b.url: want an http or https URL, got "ftp://x"`},
+		{`{"mcpServers":{"b":{"url":"https://"}}}`, `mcpServers.b.url: want an http or https URL`},
+		{`{"mcpServers":{"b":{"url":7}}}`, `mcpServers.b.url: want string, got number`},
+		{`{"mcpServers":{"b":{"url":"https://me:pw@h/mcp"}}}`, `mcpServers.b.url: has a user:password part`},
+		{`{"mcpServers":{"c":{"url":"http://h/mcp","type":"sse"}}}`, `mcpServers.c.type: want "http" or "streamable-http" with "url" (SSE servers are not supported), got "sse"`},
+		{`{"mcpServers":{"c":{"url":"http://h/mcp","type":"stdio"}}}`, `mcpServers.c.type: want "http"`},
+		{`{"mcpServers":{"c":{"command":"x","type":"sse"}}}`, `mcpServers.c.type: "sse" servers are not supported`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"k":1}}}}`, `mcpServers.d.headers.k: want string, got number`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":[]}}}`, `mcpServers.d.headers: want object, got array`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"Bad Name":"v"}}}}`, `mcpServers.d.headers: invalid header name "Bad Name"`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"v","x-a":"w"}}}}`, `the same header as "X-A"`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"secret\r\nX-Evil: 1"}}}}`, `mcpServers.d.headers.X-A: value has a control character`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"secret\u0000"}}}}`, `mcpServers.d.headers.X-A: value has a control character`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"` + long + `"}}}}`, `mcpServers.d.headers.X-A: value of 9216 bytes; at most 8192`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{` + hb.String() + `}}}}`, `mcpServers.d.headers: 65 headers; at most 64`},
+		{`{"mcpServers":{"e":{"url":"http://h","command":"x"}}}`, `mcpServers.e: has both "command" and "url"`},
+		{`{"mcpServers":{"e":{"url":"http://h","args":["x"]}}}`, `mcpServers.e.args: only for a server run as a "command"`},
+		{`{"mcpServers":{"e":{"url":"http://h","timeoutMs":0}}}`, `mcpServers.e.timeoutMs: want a positive whole number`},
+		{`{"mcpServers":{"e":{"url":"http://h","disabled":"no"}}}`, `mcpServers.e.disabled: want boolean`},
+	} {
+		_, err := client.ParseConfig([]byte(tc.doc))
+		var ce *client.ConfigError
+		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseConfig(%.120s) = %v, want a *ConfigError containing %q", tc.doc, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("the error shows a header value: %v", err)
+		}
+	}
+}
