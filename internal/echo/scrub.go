@@ -20,10 +20,15 @@ var (
 	colonRE = regexp.MustCompile(`([A-Za-z0-9_.-]{1,64})(:[ \t]*)("[^"]*"|'[^']*'|[^\s/&;,"'][^\s&;,"']*)`)
 	// --name value, -name value (a flag, then its value as the next word)
 	flagRE = regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]{0,63})(\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`)
+	// ?code=... an OAuth authorization code in a redirect URL
+	codeRE = regexp.MustCompile(`([?&]code=)([^&#\s"']+)`)
+	// -u user:password, --user=user:password (curl, wget and others)
+	userFlagRE = regexp.MustCompile(`(^|\s)(-u|--user)(\s+|=)([^\s:"']*:)([^\s"']+)`)
 )
 
 // Scrub masks the secrets that text carries inside it: the password of a
-// URL's user info, the credential after Bearer/Basic/Digest/token, and
+// URL's user info, the credential after Bearer/Basic/Digest/token, an
+// OAuth code in a query (?code=), the password of -u user:password, and
 // the value of every name=value, name: value, "name":"value" or
 // --name value whose name is Sensitive. The rest is kept.
 func (e *Echo) Scrub(s string) string {
@@ -32,6 +37,8 @@ func (e *Echo) Scrub(s string) string {
 	}
 	s = userinfoRE.ReplaceAllString(s, "${1}"+Masked+"@")
 	s = schemeRE.ReplaceAllString(s, "${1}${2}"+Masked)
+	s = codeRE.ReplaceAllString(s, "${1}"+Masked)
+	s = userFlagRE.ReplaceAllString(s, "${1}${2}${3}${4}"+Masked)
 	s = quotedRE.ReplaceAllStringFunc(s, func(m string) string {
 		g := quotedRE.FindStringSubmatch(m)
 		if !e.Sensitive(g[1]) {
