@@ -15,6 +15,8 @@ const (
 	DefaultMaxInFlight = 256
 	// DefaultShutdownTimeout is ServerOptions.ShutdownTimeout when unset.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultMaxSubscriptions is ServerOptions.MaxSubscriptions when unset.
+	DefaultMaxSubscriptions = 1024
 )
 
 // CodeServerBusy answers a request that arrived while the session already

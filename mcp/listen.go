@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/winbridge/winbridge/transport"
@@ -50,6 +51,10 @@ func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.R
 	}
 	if !ci.stateless {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: subscriptions/listen exists from " + Version20260728 + "; use resources/subscribe and list_changed notifications"}
+	}
+	if n := len(p.Notifications.ResourceSubscriptions); n > ss.srv.opts.MaxSubscriptions {
+		return nil, invalidParams("subscriptions/listen names "+strconv.Itoa(n)+" resources, more than "+
+			strconv.Itoa(ss.srv.opts.MaxSubscriptions)+" (ServerOptions.MaxSubscriptions)", nil)
 	}
 	l := &listener{ss: ss, id: r.ID, filter: p.Notifications}
 	// The acknowledgement is the stream's first message: it goes out

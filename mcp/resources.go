@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/winbridge/winbridge/transport"
@@ -236,6 +237,11 @@ func (ss *ServerSession) subscribe(_ context.Context, r *transport.Request) (any
 		ss.subscriptions = map[string]bool{}
 	}
 	if r.Method == "resources/subscribe" {
+		if !ss.subscriptions[p.URI] && len(ss.subscriptions) >= ss.srv.opts.MaxSubscriptions {
+			ss.mu.Unlock()
+			return nil, invalidParams("this session is already subscribed to "+strconv.Itoa(ss.srv.opts.MaxSubscriptions)+
+				" resources (ServerOptions.MaxSubscriptions); unsubscribe from one first", nil)
+		}
 		ss.subscriptions[p.URI] = true
 	} else {
 		delete(ss.subscriptions, p.URI)

@@ -42,6 +42,13 @@ type ServerOptions struct {
 	// running. Zero means DefaultShutdownTimeout (10 s); a negative value
 	// means no wait.
 	ShutdownTimeout time.Duration
+	// MaxSubscriptions bounds the resource URIs one legacy session may be
+	// subscribed to (resources/subscribe); a new URI beyond it is refused
+	// with CodeInvalidParams, so a client cannot grow the session's memory
+	// by subscribing to ever new URIs. It also bounds the resources one
+	// subscriptions/listen request may name. Zero means
+	// DefaultMaxSubscriptions (1024).
+	MaxSubscriptions int
 	// PageSize is how many items a list result holds; zero means 100.
 	PageSize int
 	// Versions are the protocol revisions offered, newest first; nil means
@@ -100,6 +107,9 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxInFlight <= 0 {
 		s.opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if s.opts.MaxSubscriptions <= 0 {
+		s.opts.MaxSubscriptions = DefaultMaxSubscriptions
 	}
 	if s.opts.ShutdownTimeout == 0 {
 		s.opts.ShutdownTimeout = DefaultShutdownTimeout
