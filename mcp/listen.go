@@ -16,6 +16,7 @@ type listener struct {
 	ss     *ServerSession
 	id     transport.ID // the request's id, which is the subscription's id
 	filter SubscriptionFilter
+	notify coalescer // notifications being sent, per method and URI
 }
 
 // wants reports whether the listener asked for notifications of method
@@ -92,7 +93,7 @@ func (s *Server) notifyListeners(method, uri string) {
 	}
 	s.mu.RUnlock()
 	for _, l := range to {
-		go func() {
+		l.notify.post(method+" "+uri, func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			var params any = &NotificationParams{Meta: l.meta()}
@@ -100,6 +101,6 @@ func (s *Server) notifyListeners(method, uri string) {
 				params = &ResourceUpdatedParams{URI: uri, Meta: l.meta()}
 			}
 			_ = l.ss.conn.Notify(ctx, method, params)
-		}()
+		})
 	}
 }

@@ -235,15 +235,18 @@ func (s *Server) RemoveTools(names ...string) {
 }
 
 // changed tells every initialized legacy session that a list changed.
+// Changes in quick succession are coalesced per session (coalescer), so a
+// client that does not read costs one goroutine per list, not one per
+// change.
 func (s *Server) changed(method string) {
 	s.notifyListeners(method, "")
 	for _, ss := range s.Sessions() {
 		if ss.initializedLegacy() {
-			go func() {
+			ss.notify.post(method, func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				_ = ss.conn.Notify(ctx, method, &struct{}{})
-			}()
+			})
 		}
 	}
 }

@@ -39,6 +39,7 @@ type ServerSession struct {
 	clientCaps    ClientCapabilities
 	logLevel      LoggingLevel    // "" until logging/setLevel
 	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
+	notify        coalescer       // list_changed notifications being sent
 	running       map[string]*inflight
 	done          chan struct{}
 
