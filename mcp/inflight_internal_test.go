@@ -238,3 +238,77 @@ func TestPipelinedOverPipesStopsReading(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The requests in flight are bounded in bytes as well as in number: a
+// client cannot make a session hold MaxInFlight requests of the largest
+// message size. Here two 1 KiB requests fill a 2.5 KiB budget, and the
+// third is not run (the read loop waits) until one of them is done.
+func TestInFlightBytesAreBounded(t *testing.T) {
+	srv := NewServer(&Implementation{Name: "s", Version: "1"}, &ServerOptions{MaxInFlightBytes: 2500})
+	started := make(chan string, 3)
+	release := make(chan struct{})
+	AddTool(srv, &Tool{Name: "hold"}, func(ctx context.Context, _ *CallToolRequest, in struct {
+		Pad string `json:"pad"`
+		N   string `json:"n"`
+	}) (*CallToolResult, any, error) {
+		started <- in.N
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &CallToolResult{}, nil, nil
+	})
+	stalled := make(chan struct{}, 1)
+	hook := func(*ServerSession) {
+		select {
+		case stalled <- struct{}{}:
+		default:
+		}
+	}
+	testHookAdmitWait.Store(&hook)
+	t.Cleanup(func() { testHookAdmitWait.Store(nil) })
+
+	pad := make([]byte, 1000)
+	for i := range pad {
+		pad[i] = 'x'
+	}
+	call := func(i int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"hold","arguments":{"pad":"` + string(pad) + `","n":"` + strconv.Itoa(i) + `"}}}`)
+	}
+	f := &floodFramer{
+		pre: [][]byte{
+			[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+			[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		},
+		n:       3,
+		req:     func(i int) []byte { return call(i + 1) },
+		allRead: make(chan struct{}),
+		gate:    make(chan struct{}),
+		out:     make(chan []byte, 16),
+		done:    make(chan struct{}),
+	}
+	close(f.gate)
+	ss := srv.Connect(transport.NewStream(f, nil))
+	t.Cleanup(func() {
+		ss.Close()
+		<-ss.Done()
+		ss.awaitHandlers(5 * time.Second)
+	})
+	got := map[string]bool{<-started: true, <-started: true}
+	select {
+	case <-stalled:
+	case n := <-started:
+		t.Fatalf("request %s ran with %v holding the whole byte budget", n, got)
+	}
+	select {
+	case n := <-started:
+		t.Fatalf("request %s ran with %v holding the whole byte budget", n, got)
+	default:
+	}
+	release <- struct{}{} // let one finish
+	n := <-started
+	if got[n] {
+		t.Fatalf("request %s started twice", n)
+	}
+	close(release)
+}

@@ -35,6 +35,14 @@ type ServerOptions struct {
 	// for are still read. A value below MaxConcurrency also caps
 	// concurrent tool calls.
 	MaxInFlight int
+	// MaxInFlightBytes bounds the params the requests in flight of one
+	// session hold, together; zero means DefaultMaxInFlightBytes (64 MiB).
+	// Beyond it the session stops reading (or answers CodeServerBusy) as
+	// at MaxInFlight: without it, MaxInFlight requests of the largest
+	// message size (transport.NewLineFramer's maxSize, 32 MiB) would hold
+	// 8 GiB. A single request larger than the bound still runs when it is
+	// the only one in flight.
+	MaxInFlightBytes int64
 	// ShutdownTimeout bounds how long Run waits, once the session has
 	// ended (end of input, or ctx done), for the handlers it cancelled to
 	// return: a tool that ran a process tree kills it on cancellation, and
@@ -107,6 +115,9 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxInFlight <= 0 {
 		s.opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if s.opts.MaxInFlightBytes <= 0 {
+		s.opts.MaxInFlightBytes = DefaultMaxInFlightBytes
 	}
 	if s.opts.MaxSubscriptions <= 0 {
 		s.opts.MaxSubscriptions = DefaultMaxSubscriptions

@@ -44,10 +44,11 @@ type ServerSession struct {
 	done          chan struct{}
 
 	// In-flight accounting (inflight.go), under mu.
-	active   int           // admitted requests not finished: running, or reply not yet written
-	onClient int           // handlers waiting on the client
-	wake     chan struct{} // closed at the next change of active or onClient
-	ending   bool          // the session is closing: nothing more is admitted
+	active      int           // admitted requests not finished: running, or reply not yet written
+	activeBytes int64         // the size of their params
+	onClient    int           // handlers waiting on the client
+	wake        chan struct{} // closed at the next change of active or onClient
+	ending      bool          // the session is closing: nothing more is admitted
 
 	// who is the last stateless request's client, as sent in _meta and as
 	// decoded: a client sends the same on every request, and decoding it
@@ -112,7 +113,8 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		ss.notification(r)
 		return
 	}
-	if ok, busy := ss.admit(ctx); !ok {
+	size := len(r.Params)
+	if ok, busy := ss.admit(ctx, size); !ok {
 		if busy {
 			ss.busy(ctx, r)
 		}
@@ -124,7 +126,7 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		result, err := ss.dispatch(ctx, r)
 		go func() {
 			ss.reply(r, result, err, false)
-			ss.leave()
+			ss.leave(size)
 		}()
 		return
 	}
@@ -135,7 +137,7 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 	ss.mu.Unlock()
 	ss.spawn(func() {
 		ss.serve(ctx, inf, r)
-		ss.leave()
+		ss.leave(size)
 	})
 }
 
