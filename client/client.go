@@ -63,6 +63,13 @@ type Options struct {
 	// answered at once with a CodeBusy (-32000) error: a server that floods
 	// the client costs it no more than that many handlers and goroutines.
 	MaxServerRequests, MaxQueuedServerRequests int
+	// MaxListBytes bounds the pages of one list (ListTools, ListResources,
+	// ListResourceTemplates, ListPrompts, and so the Manager's Tools)
+	// together, as received; beyond it the list fails with
+	// ErrListTooLarge. Zero means DefaultMaxListBytes (64 MiB). Without
+	// it a server whose cursors never end could make the client gather
+	// 10000 pages of the largest message size.
+	MaxListBytes int64
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 
