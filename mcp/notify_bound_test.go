@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
@@ -66,5 +67,42 @@ func TestListChangedToAStalledClientIsCoalesced(t *testing.T) {
 	}
 	if changes < 1 || changes > 2 {
 		t.Errorf("got %d list_changed notifications for 1000 changes, want 1 or 2", changes)
+	}
+}
+
+// A client that stops reading holds up neither the server's call to
+// ResourceUpdated nor the update to other clients: each session gets its
+// update on its own, coalesced per URI like list changes.
+func TestResourceUpdatedNotHeldByAStalledClient(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	open := func() *wire {
+		a, b := net.Pipe()
+		ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
+		t.Cleanup(func() {
+			a.Close()
+			<-ss.Done()
+		})
+		w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
+		w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+		w.recv()
+		w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		w.send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///x"}}`)
+		w.recv()
+		return w
+	}
+	open() // stalled: reads nothing from here on
+	reader := open()
+	done := make(chan struct{})
+	go func() {
+		srv.ResourceUpdated(context.Background(), "file:///x")
+		close(done)
+	}()
+	if got := reader.recv(); !strings.Contains(got, "notifications/resources/updated") {
+		t.Fatalf("the reading client got %s", got)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("ResourceUpdated is held by the client that does not read")
 	}
 }

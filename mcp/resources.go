@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -76,15 +77,24 @@ func (s *Server) RemoveResources(uris ...string) {
 
 // ResourceUpdated tells the sessions subscribed to uri (resources/subscribe)
 // and the open subscriptions/listen requests that asked for uri that it
-// changed.
+// changed. It does not wait for the notifications to be written: each
+// session gets its own, coalesced per URI (see Server.changed), so a
+// client that reads slowly or not at all holds up neither the caller nor
+// the other clients. Each send gets 5 s and the values, not the
+// cancellation, of ctx.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 	s.notifyListeners("notifications/resources/updated", uri)
+	ctx = context.WithoutCancel(ctx)
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		subscribed := ss.subscriptions[uri]
 		ss.mu.Unlock()
 		if subscribed {
-			_ = ss.conn.Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri})
+			ss.notify.post("notifications/resources/updated "+uri, func() {
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				_ = ss.conn.Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri})
+			})
 		}
 	}
 }
