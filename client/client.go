@@ -300,7 +300,7 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 	default:
 		if !r.IsNotification() {
 			c.serve(ctx, conn, r, func() {
-				_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + r.Method})
+				_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + truncate([]byte(r.Method), 128)})
 			})
 		}
 	}

@@ -8,10 +8,12 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -311,4 +313,65 @@ func TestInFlightBytesAreBounded(t *testing.T) {
 		t.Fatalf("request %s started twice", n)
 	}
 	close(release)
+}
+
+// The byte bound counts a request's id and method as well as its params:
+// a client could otherwise send ids or method names of the message size
+// with empty params, and have the replies (which repeat them) held while
+// it does not read.
+func TestInFlightBytesCountIDAndMethod(t *testing.T) {
+	srv := NewServer(&Implementation{Name: "s", Version: "1"}, &ServerOptions{MaxInFlightBytes: 2500})
+	long := make([]byte, 1200)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, shape := range []string{"id", "method"} {
+		t.Run(shape, func(t *testing.T) {
+			stalled := make(chan struct{}, 1)
+			hook := func(*ServerSession) {
+				select {
+				case stalled <- struct{}{}:
+				default:
+				}
+			}
+			testHookAdmitWait.Store(&hook)
+			t.Cleanup(func() { testHookAdmitWait.Store(nil) })
+			f := &floodFramer{
+				n: 50,
+				req: func(i int) []byte {
+					if shape == "id" {
+						return []byte(`{"jsonrpc":"2.0","id":"` + string(long) + strconv.Itoa(i) + `","method":"nope"}`)
+					}
+					return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"` + string(long) + `"}`)
+				},
+				allRead: make(chan struct{}),
+				gate:    make(chan struct{}), // replies are never taken
+				out:     make(chan []byte, 64),
+				done:    make(chan struct{}),
+			}
+			ss := srv.Connect(transport.NewStream(f, nil))
+			t.Cleanup(func() {
+				ss.Close()
+				<-ss.Done()
+				ss.awaitHandlers(5 * time.Second)
+			})
+			select {
+			case <-stalled:
+			case <-f.allRead:
+				t.Fatalf("the server read all 50 requests with %d-byte %ss and no reply taken, with a budget of 2500 bytes", len(long), shape)
+			}
+		})
+	}
+}
+
+// An unknown method's name is repeated in the error cut short, so that a
+// reply is not as large as the request that asked for it.
+func TestUnknownMethodNameCut(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	if got := methodText(long); len(got) > 140 || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+		t.Errorf("methodText kept %d bytes: %q", len(got), got)
+	}
+	if got := methodText("tools/lisst"); got != "tools/lisst" {
+		t.Errorf("a short name changed: %q", got)
+	}
 }

@@ -35,8 +35,8 @@ type ServerOptions struct {
 	// for are still read. A value below MaxConcurrency also caps
 	// concurrent tool calls.
 	MaxInFlight int
-	// MaxInFlightBytes bounds the params the requests in flight of one
-	// session hold, together; zero means DefaultMaxInFlightBytes (64 MiB).
+	// MaxInFlightBytes bounds the bytes (id, method and params) the
+	// requests in flight of one session hold, together; zero means DefaultMaxInFlightBytes (64 MiB).
 	// Beyond it the session stops reading (or answers CodeServerBusy) as
 	// at MaxInFlight: without it, MaxInFlight requests of the largest
 	// message size (transport.NewLineFramer's maxSize, 32 MiB) would hold

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -113,7 +114,8 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		ss.notification(r)
 		return
 	}
-	size := len(r.Params)
+	// What the request holds, and its reply repeats: id, method, params.
+	size := len(r.Params) + len(r.Method) + len(r.ID.Raw())
 	if ok, busy := ss.admit(ctx, size); !ok {
 		if busy {
 			ss.busy(ctx, r)
@@ -235,7 +237,7 @@ func (ss *ServerSession) dispatch(ctx context.Context, r *transport.Request) (re
 	}()
 	h, ok := serverMethods[r.Method]
 	if !ok {
-		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + r.Method}
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + methodText(r.Method)}
 	}
 	return h(ss, ctx, r)
 }
@@ -335,4 +337,18 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 		env.Meta = Meta{}
 	}
 	env.Meta[MetaServerInfo] = ss.srv.impl
+}
+
+// methodText is an unknown method's name as an error repeats it: cut at
+// 128 bytes, since the name is the peer's and may be as long as a message.
+func methodText(m string) string {
+	const max = 128
+	if len(m) <= max {
+		return m
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "…"
 }
