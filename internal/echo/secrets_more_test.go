@@ -75,3 +75,15 @@ func TestSecretShapesNestedAndPaired(t *testing.T) {
 		}
 	}
 }
+
+// A frame's method and id are the peer's and are cut to the text limit
+// like every other value the echo shows.
+func TestLogFrameCutsMethodAndID(t *testing.T) {
+	var b strings.Builder
+	e := New(Config{Writer: &b, MaxText: 64})
+	long := strings.Repeat("m", 100000)
+	e.LogFrame("recv", []byte(`{"jsonrpc":"2.0","id":"`+long+`","method":"`+long+`"}`))
+	if n := b.Len(); n > 1000 {
+		t.Errorf("one frame logged %d bytes with a 64-byte limit", n)
+	}
+}
