@@ -275,26 +275,12 @@ func (c *Client) ListToolsPage(ctx context.Context, cursor string, opts ...CallO
 	return &res, nil
 }
 
-// maxPages stops a server whose cursors never end from looping a client
-// forever.
-const maxPages = 10000
-
-// ListTools returns all of the server's tools, following every page.
+// ListTools returns all of the server's tools, following every page, up
+// to Options.MaxListBytes in all (ErrListTooLarge beyond).
 func (c *Client) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool, error) {
-	var all []*mcp.Tool
-	cursor := ""
-	for range maxPages {
-		page, err := c.ListToolsPage(ctx, cursor, opts...)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, page.Tools...)
-		if page.NextCursor == "" {
-			return all, nil
-		}
-		cursor = page.NextCursor
-	}
-	return nil, fmt.Errorf("tools/list: more than %d pages", maxPages)
+	return listAll(ctx, c, "tools/list", func(r *mcp.ListToolsResult) ([]*mcp.Tool, string) {
+		return r.Tools, r.NextCursor
+	}, opts)
 }
 
 // CallTool calls a tool. args is encoded as the tool's arguments (nil means

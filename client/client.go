@@ -68,6 +68,13 @@ type Options struct {
 	// fail tools that run only as tasks. By default CallTool awaits the
 	// tasks servers create, and StartTool hands them out.
 	DisableTasks bool
+	// MaxListBytes bounds the pages of one list (ListTools, ListResources,
+	// ListResourceTemplates, ListPrompts, and so the Manager's Tools)
+	// together, as received; beyond it the list fails with
+	// ErrListTooLarge. Zero means DefaultMaxListBytes (64 MiB). Without
+	// it a server whose cursors never end could make the client gather
+	// 10000 pages of the largest message size.
+	MaxListBytes int64
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -298,7 +305,7 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 	default:
 		if !r.IsNotification() {
 			c.serve(ctx, conn, r, func() {
-				_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + r.Method})
+				_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + truncate([]byte(r.Method), 128)})
 			})
 		}
 	}

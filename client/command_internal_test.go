@@ -104,7 +104,7 @@ func TestInheritedNames(t *testing.T) {
 	for _, name := range []string{
 		"PATH", "HOME", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
 		"ALL_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
-		"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "npm_config_proxy", "NPM_CONFIG_CAFILE",
+		"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_TIME", "LC_TELEPHONE", "TZ", "TMPDIR", "npm_config_proxy", "NPM_CONFIG_CAFILE",
 		"npm_config_registry",
 	} {
 		if !inheritedName(name, false) {
@@ -122,12 +122,17 @@ func TestInheritedNames(t *testing.T) {
 		"LC_API_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SSH_AUTH_SOCK", "Path_", "PROXY_PASSWORD",
 		"HTTPS_PROXY_PASSWORD", "Https_Proxy", "lang", "DEBUG", "NODE_OPTIONS", "",
 		"NODE_TLS_REJECT_UNAUTHORIZED", "npm_config_strict_ssl",
+		// sshd passes LC_* by default (AcceptEnv LC_*), so people carry
+		// other values through it under LC_ names.
+		"GH_TOKEN", "AZURE_CLIENT_SECRET", "MYSQL_PWD", "DOCKER_CREDENTIALS", "KUBECONFIG",
+		"GOOGLE_APPLICATION_CREDENTIALS", "VAULT_ADDR", "AWS_PROFILE",
+		"LC_DB_PWD", "LC_GH_PAT", "LC_KEY", "LC_CREDS", "LC_VAULT", "LC_MYAPP_SETTING", "LC_",
 	} {
 		if inheritedName(name, false) {
 			t.Errorf("%q is inherited on POSIX", name)
 		}
 	}
-	for _, name := range []string{"GITHUB_TOKEN", "npm_config__authToken", "LC_SECRET", "AZURE_CLIENT_SECRET"} {
+	for _, name := range []string{"GITHUB_TOKEN", "npm_config__authToken", "LC_SECRET", "AZURE_CLIENT_SECRET", "lc_db_pwd", "LC_GH_PAT"} {
 		if inheritedName(name, true) {
 			t.Errorf("%q is inherited on Windows", name)
 		}

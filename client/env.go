@@ -38,9 +38,14 @@ var (
 		"npm_config_registry",
 	}
 
-	// localeEnv: the language and time zone of messages and arguments
-	// (LC_* are matched as a prefix), and where temporary files go.
-	localeEnv = []string{"LANG", "LANGUAGE", "TZ", "TMPDIR", "TMP", "TEMP"}
+	// localeEnv: the language and time zone of messages and arguments,
+	// and where temporary files go. The LC_ names are the POSIX and glibc
+	// locale categories only, not a prefix: sshd accepts LC_* from the
+	// client by default, so people smuggle other values (LC_GH_PAT) under
+	// LC_ names, and those must not reach every server.
+	localeEnv = []string{"LANG", "LANGUAGE", "TZ", "TMPDIR", "TMP", "TEMP",
+		"LC_ALL", "LC_ADDRESS", "LC_COLLATE", "LC_CTYPE", "LC_IDENTIFICATION", "LC_MEASUREMENT",
+		"LC_MESSAGES", "LC_MONETARY", "LC_NAME", "LC_NUMERIC", "LC_PAPER", "LC_TELEPHONE", "LC_TIME"}
 )
 
 // inheritedName reports whether a variable of this process passes to a
@@ -71,11 +76,11 @@ func inheritedName(name string, windows bool) bool {
 			}
 		}
 	}
-	return strings.HasPrefix(name, "LC_") || (windows && strings.HasPrefix(strings.ToUpper(name), "LC_"))
+	return false
 }
 
 // secretWords are the parts of a name that mark a credential.
-var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "AUTH", "APIKEY", "API_KEY", "PRIVATE", "SESSION", "COOKIE"}
+var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "CREDENTIAL", "CREDS", "AUTH", "APIKEY", "API_KEY", "PRIVATE", "SESSION", "COOKIE"}
 
 // looksSecret reports whether a variable's name suggests it holds a
 // credential: it contains TOKEN, SECRET, PASS, AUTH, API_KEY, ... in any
@@ -105,11 +110,12 @@ func looksSecret(name string) bool {
 //     npm's npm_config_proxy, _https_proxy, _noproxy, _cafile and
 //     _registry (not the switches that turn certificate checks off,
 //     NODE_TLS_REJECT_UNAUTHORIZED and npm_config_strict_ssl);
-//   - the locale and temporary files: LANG, LANGUAGE, LC_*, TZ, TMPDIR,
-//     TMP, TEMP.
+//   - the locale and temporary files: LANG, LANGUAGE, the locale
+//     categories LC_ALL, LC_CTYPE, LC_MESSAGES, ... (not other LC_
+//     names), TZ, TMPDIR, TMP, TEMP.
 //
 // A name that looks like a credential (it contains TOKEN, SECRET,
-// PASSWORD, PASS, AUTH, API_KEY, CREDENTIAL, PRIVATE, SESSION or COOKIE)
+// PASSWORD, PASS, PWD, CREDS, AUTH, API_KEY, CREDENTIAL, PRIVATE, SESSION or COOKIE)
 // never passes, and neither does a value that starts with "()" (an
 // exported shell function, an old attack vector). Command.Env adds what a
 // server needs beyond this, such as its own token.

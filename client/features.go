@@ -2,29 +2,9 @@ package client
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/winbridge/winbridge/mcp"
 )
-
-// listAll follows the cursors of a list method, collecting every page.
-func listAll[R any, T any](ctx context.Context, c *Client, method string, items func(*R) ([]T, string), opts []CallOption) ([]T, error) {
-	var all []T
-	cursor := ""
-	for range maxPages {
-		var res R
-		if err := c.call(ctx, method, &mcp.PaginatedParams{Cursor: cursor}, &res, opts...); err != nil {
-			return nil, err
-		}
-		page, next := items(&res)
-		all = append(all, page...)
-		if next == "" {
-			return all, nil
-		}
-		cursor = next
-	}
-	return nil, fmt.Errorf("%s: more than %d pages", method, maxPages)
-}
 
 // ListResources returns all of the server's resources.
 func (c *Client) ListResources(ctx context.Context, opts ...CallOption) ([]*mcp.Resource, error) {

@@ -15,6 +15,10 @@ const (
 	DefaultMaxInFlight = 256
 	// DefaultShutdownTimeout is ServerOptions.ShutdownTimeout when unset.
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultMaxInFlightBytes is ServerOptions.MaxInFlightBytes when unset.
+	DefaultMaxInFlightBytes = 64 << 20
+	// DefaultMaxSubscriptions is ServerOptions.MaxSubscriptions when unset.
+	DefaultMaxSubscriptions = 1024
 )
 
 // CodeServerBusy answers a request that arrived while the session already
@@ -36,17 +40,25 @@ const CodeServerBusy = -32010
 // reading what that handler waits for, so the request is refused at once
 // with CodeServerBusy instead, and reading goes on.
 //
+// The slots also count the bytes of the requests' params (size), which
+// the session holds while they wait and run: MaxInFlight requests of the
+// largest message size would otherwise be gigabytes. A request larger
+// than MaxInFlightBytes alone is still admitted when nothing else is in
+// flight.
+//
 // admit reports whether the request may run; false with busy false means
 // the session ended while it waited.
-func (ss *ServerSession) admit(ctx context.Context) (ok, busy bool) {
+func (ss *ServerSession) admit(ctx context.Context, size int) (ok, busy bool) {
 	for {
 		ss.mu.Lock()
 		switch {
 		case ss.ending:
 			ss.mu.Unlock()
 			return false, false
-		case ss.active < ss.srv.opts.MaxInFlight:
+		case ss.active < ss.srv.opts.MaxInFlight &&
+			(ss.active == 0 || ss.activeBytes+int64(size) <= ss.srv.opts.MaxInFlightBytes):
 			ss.active++
+			ss.activeBytes += int64(size)
 			ss.mu.Unlock()
 			return true, false
 		case ss.onClient > 0:
@@ -89,11 +101,12 @@ func (ss *ServerSession) changedLocked() {
 	}
 }
 
-// leave gives back the slot admit took, once the request's reply is
-// written or the request was released.
-func (ss *ServerSession) leave() {
+// leave gives back the slot and bytes admit took, once the request's
+// reply is written or the request was released.
+func (ss *ServerSession) leave(size int) {
 	ss.mu.Lock()
 	ss.active--
+	ss.activeBytes -= int64(size)
 	ss.changedLocked()
 	ss.mu.Unlock()
 }
@@ -118,7 +131,7 @@ func (ss *ServerSession) waitOnClient() (done func()) {
 func (ss *ServerSession) busy(ctx context.Context, r *transport.Request) {
 	n := strconv.Itoa(ss.srv.opts.MaxInFlight)
 	_ = ss.conn.ReplyError(ctx, r, &Error{Code: CodeServerBusy,
-		Message: "server busy: this session already has " + n + " requests in progress (ServerOptions.MaxInFlight); retry when some have completed"})
+		Message: "server busy: this session already has up to " + n + " requests in progress (ServerOptions.MaxInFlight, MaxInFlightBytes); retry when some have completed"})
 }
 
 // shutdown marks the session as ending and cancels every handler still

@@ -8,10 +8,12 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -236,5 +238,140 @@ func TestPipelinedOverPipesStopsReading(t *testing.T) {
 	}
 	if err := <-wrote; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The requests in flight are bounded in bytes as well as in number: a
+// client cannot make a session hold MaxInFlight requests of the largest
+// message size. Here two 1 KiB requests fill a 2.5 KiB budget, and the
+// third is not run (the read loop waits) until one of them is done.
+func TestInFlightBytesAreBounded(t *testing.T) {
+	srv := NewServer(&Implementation{Name: "s", Version: "1"}, &ServerOptions{MaxInFlightBytes: 2500})
+	started := make(chan string, 3)
+	release := make(chan struct{})
+	AddTool(srv, &Tool{Name: "hold"}, func(ctx context.Context, _ *CallToolRequest, in struct {
+		Pad string `json:"pad"`
+		N   string `json:"n"`
+	}) (*CallToolResult, any, error) {
+		started <- in.N
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &CallToolResult{}, nil, nil
+	})
+	stalled := make(chan struct{}, 1)
+	hook := func(*ServerSession) {
+		select {
+		case stalled <- struct{}{}:
+		default:
+		}
+	}
+	testHookAdmitWait.Store(&hook)
+	t.Cleanup(func() { testHookAdmitWait.Store(nil) })
+
+	pad := make([]byte, 1000)
+	for i := range pad {
+		pad[i] = 'x'
+	}
+	call := func(i int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"hold","arguments":{"pad":"` + string(pad) + `","n":"` + strconv.Itoa(i) + `"}}}`)
+	}
+	f := &floodFramer{
+		pre: [][]byte{
+			[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+			[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		},
+		n:       3,
+		req:     func(i int) []byte { return call(i + 1) },
+		allRead: make(chan struct{}),
+		gate:    make(chan struct{}),
+		out:     make(chan []byte, 16),
+		done:    make(chan struct{}),
+	}
+	close(f.gate)
+	ss := srv.Connect(transport.NewStream(f, nil))
+	t.Cleanup(func() {
+		ss.Close()
+		<-ss.Done()
+		ss.awaitHandlers(5 * time.Second)
+	})
+	got := map[string]bool{<-started: true, <-started: true}
+	select {
+	case <-stalled:
+	case n := <-started:
+		t.Fatalf("request %s ran with %v holding the whole byte budget", n, got)
+	}
+	select {
+	case n := <-started:
+		t.Fatalf("request %s ran with %v holding the whole byte budget", n, got)
+	default:
+	}
+	release <- struct{}{} // let one finish
+	n := <-started
+	if got[n] {
+		t.Fatalf("request %s started twice", n)
+	}
+	close(release)
+}
+
+// The byte bound counts a request's id and method as well as its params:
+// a client could otherwise send ids or method names of the message size
+// with empty params, and have the replies (which repeat them) held while
+// it does not read.
+func TestInFlightBytesCountIDAndMethod(t *testing.T) {
+	srv := NewServer(&Implementation{Name: "s", Version: "1"}, &ServerOptions{MaxInFlightBytes: 2500})
+	long := make([]byte, 1200)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, shape := range []string{"id", "method"} {
+		t.Run(shape, func(t *testing.T) {
+			stalled := make(chan struct{}, 1)
+			hook := func(*ServerSession) {
+				select {
+				case stalled <- struct{}{}:
+				default:
+				}
+			}
+			testHookAdmitWait.Store(&hook)
+			t.Cleanup(func() { testHookAdmitWait.Store(nil) })
+			f := &floodFramer{
+				n: 50,
+				req: func(i int) []byte {
+					if shape == "id" {
+						return []byte(`{"jsonrpc":"2.0","id":"` + string(long) + strconv.Itoa(i) + `","method":"nope"}`)
+					}
+					return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"` + string(long) + `"}`)
+				},
+				allRead: make(chan struct{}),
+				gate:    make(chan struct{}), // replies are never taken
+				out:     make(chan []byte, 64),
+				done:    make(chan struct{}),
+			}
+			ss := srv.Connect(transport.NewStream(f, nil))
+			t.Cleanup(func() {
+				ss.Close()
+				<-ss.Done()
+				ss.awaitHandlers(5 * time.Second)
+			})
+			select {
+			case <-stalled:
+			case <-f.allRead:
+				t.Fatalf("the server read all 50 requests with %d-byte %ss and no reply taken, with a budget of 2500 bytes", len(long), shape)
+			}
+		})
+	}
+}
+
+// An unknown method's name is repeated in the error cut short, so that a
+// reply is not as large as the request that asked for it.
+func TestUnknownMethodNameCut(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	if got := methodText(long); len(got) > 140 || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+		t.Errorf("methodText kept %d bytes: %q", len(got), got)
+	}
+	if got := methodText("tools/lisst"); got != "tools/lisst" {
+		t.Errorf("a short name changed: %q", got)
 	}
 }

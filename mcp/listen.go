@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/winbridge/winbridge/transport"
@@ -15,6 +16,7 @@ type listener struct {
 	ss     *ServerSession
 	id     transport.ID // the request's id, which is the subscription's id
 	filter SubscriptionFilter
+	notify coalescer // notifications being sent, per method and URI
 }
 
 // wants reports whether the listener asked for notifications of method
@@ -50,6 +52,10 @@ func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.R
 	}
 	if !ci.stateless {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: subscriptions/listen exists from " + Version20260728 + "; use resources/subscribe and list_changed notifications"}
+	}
+	if n := len(p.Notifications.ResourceSubscriptions); n > ss.srv.opts.MaxSubscriptions {
+		return nil, invalidParams("subscriptions/listen names "+strconv.Itoa(n)+" resources, more than "+
+			strconv.Itoa(ss.srv.opts.MaxSubscriptions)+" (ServerOptions.MaxSubscriptions)", nil)
 	}
 	l := &listener{ss: ss, id: r.ID, filter: p.Notifications}
 	// The acknowledgement is the stream's first message: it goes out
@@ -87,7 +93,7 @@ func (s *Server) notifyListeners(method, uri string) {
 	}
 	s.mu.RUnlock()
 	for _, l := range to {
-		go func() {
+		l.notify.post(method+" "+uri, func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			var params any = &NotificationParams{Meta: l.meta()}
@@ -95,6 +101,6 @@ func (s *Server) notifyListeners(method, uri string) {
 				params = &ResourceUpdatedParams{URI: uri, Meta: l.meta()}
 			}
 			_ = l.ss.conn.Notify(ctx, method, params)
-		}()
+		})
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -75,15 +77,24 @@ func (s *Server) RemoveResources(uris ...string) {
 
 // ResourceUpdated tells the sessions subscribed to uri (resources/subscribe)
 // and the open subscriptions/listen requests that asked for uri that it
-// changed.
+// changed. It does not wait for the notifications to be written: each
+// session gets its own, coalesced per URI (see Server.changed), so a
+// client that reads slowly or not at all holds up neither the caller nor
+// the other clients. Each send gets 5 s and the values, not the
+// cancellation, of ctx.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 	s.notifyListeners("notifications/resources/updated", uri)
+	ctx = context.WithoutCancel(ctx)
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()
 		subscribed := ss.subscriptions[uri]
 		ss.mu.Unlock()
 		if subscribed {
-			_ = ss.conn.Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri})
+			ss.notify.post("notifications/resources/updated "+uri, func() {
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				_ = ss.conn.Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri})
+			})
 		}
 	}
 }
@@ -236,6 +247,11 @@ func (ss *ServerSession) subscribe(_ context.Context, r *transport.Request) (any
 		ss.subscriptions = map[string]bool{}
 	}
 	if r.Method == "resources/subscribe" {
+		if !ss.subscriptions[p.URI] && len(ss.subscriptions) >= ss.srv.opts.MaxSubscriptions {
+			ss.mu.Unlock()
+			return nil, invalidParams("this session is already subscribed to "+strconv.Itoa(ss.srv.opts.MaxSubscriptions)+
+				" resources (ServerOptions.MaxSubscriptions); unsubscribe from one first", nil)
+		}
 		ss.subscriptions[p.URI] = true
 	} else {
 		delete(ss.subscriptions, p.URI)

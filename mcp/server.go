@@ -35,6 +35,14 @@ type ServerOptions struct {
 	// for are still read. A value below MaxConcurrency also caps
 	// concurrent tool calls.
 	MaxInFlight int
+	// MaxInFlightBytes bounds the bytes (id, method and params) the
+	// requests in flight of one session hold, together; zero means DefaultMaxInFlightBytes (64 MiB).
+	// Beyond it the session stops reading (or answers CodeServerBusy) as
+	// at MaxInFlight: without it, MaxInFlight requests of the largest
+	// message size (transport.NewLineFramer's maxSize, 32 MiB) would hold
+	// 8 GiB. A single request larger than the bound still runs when it is
+	// the only one in flight.
+	MaxInFlightBytes int64
 	// ShutdownTimeout bounds how long Run waits, once the session has
 	// ended (end of input, or ctx done), for the handlers it cancelled to
 	// return: a tool that ran a process tree kills it on cancellation, and
@@ -42,6 +50,13 @@ type ServerOptions struct {
 	// running. Zero means DefaultShutdownTimeout (10 s); a negative value
 	// means no wait.
 	ShutdownTimeout time.Duration
+	// MaxSubscriptions bounds the resource URIs one legacy session may be
+	// subscribed to (resources/subscribe); a new URI beyond it is refused
+	// with CodeInvalidParams, so a client cannot grow the session's memory
+	// by subscribing to ever new URIs. It also bounds the resources one
+	// subscriptions/listen request may name. Zero means
+	// DefaultMaxSubscriptions (1024).
+	MaxSubscriptions int
 	// PageSize is how many items a list result holds; zero means 100.
 	PageSize int
 	// Versions are the protocol revisions offered, newest first; nil means
@@ -128,6 +143,12 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxInFlight <= 0 {
 		s.opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if s.opts.MaxInFlightBytes <= 0 {
+		s.opts.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
+	if s.opts.MaxSubscriptions <= 0 {
+		s.opts.MaxSubscriptions = DefaultMaxSubscriptions
 	}
 	if s.opts.ShutdownTimeout == 0 {
 		s.opts.ShutdownTimeout = DefaultShutdownTimeout
@@ -265,15 +286,18 @@ func (s *Server) RemoveTools(names ...string) {
 }
 
 // changed tells every initialized legacy session that a list changed.
+// Changes in quick succession are coalesced per session (coalescer), so a
+// client that does not read costs one goroutine per list, not one per
+// change.
 func (s *Server) changed(method string) {
 	s.notifyListeners(method, "")
 	for _, ss := range s.Sessions() {
 		if ss.initializedLegacy() {
-			go func() {
+			ss.notify.post(method, func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				_ = ss.conn.Notify(ctx, method, &struct{}{})
-			}()
+			})
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -39,14 +40,16 @@ type ServerSession struct {
 	clientCaps    ClientCapabilities
 	logLevel      LoggingLevel    // "" until logging/setLevel
 	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
+	notify        coalescer       // list_changed notifications being sent
 	running       map[string]*inflight
 	done          chan struct{}
 
 	// In-flight accounting (inflight.go), under mu.
-	active   int           // admitted requests not finished: running, or reply not yet written
-	onClient int           // handlers waiting on the client
-	wake     chan struct{} // closed at the next change of active or onClient
-	ending   bool          // the session is closing: nothing more is admitted
+	active      int           // admitted requests not finished: running, or reply not yet written
+	activeBytes int64         // the size of their params
+	onClient    int           // handlers waiting on the client
+	wake        chan struct{} // closed at the next change of active or onClient
+	ending      bool          // the session is closing: nothing more is admitted
 
 	// who is the last stateless request's client, as sent in _meta and as
 	// decoded: a client sends the same on every request, and decoding it
@@ -112,7 +115,9 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		ss.notification(r)
 		return
 	}
-	if ok, busy := ss.admit(ctx); !ok {
+	// What the request holds, and its reply repeats: id, method, params.
+	size := len(r.Params) + len(r.Method) + len(r.ID.Raw())
+	if ok, busy := ss.admit(ctx, size); !ok {
 		if busy {
 			ss.busy(ctx, r)
 		}
@@ -124,7 +129,7 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		result, err := ss.dispatch(ctx, r)
 		go func() {
 			ss.reply(r, result, err, false)
-			ss.leave()
+			ss.leave(size)
 		}()
 		return
 	}
@@ -135,7 +140,7 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 	ss.mu.Unlock()
 	ss.spawn(func() {
 		ss.serve(ctx, inf, r)
-		ss.leave()
+		ss.leave(size)
 	})
 }
 
@@ -233,7 +238,7 @@ func (ss *ServerSession) dispatch(ctx context.Context, r *transport.Request) (re
 	}()
 	h, ok := serverMethods[r.Method]
 	if !ok {
-		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + r.Method}
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found: " + methodText(r.Method)}
 	}
 	return h(ss, ctx, r)
 }
@@ -333,4 +338,18 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 		env.Meta = Meta{}
 	}
 	env.Meta[MetaServerInfo] = ss.srv.impl
+}
+
+// methodText is an unknown method's name as an error repeats it: cut at
+// 128 bytes, since the name is the peer's and may be as long as a message.
+func methodText(m string) string {
+	const max = 128
+	if len(m) <= max {
+		return m
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "…"
 }

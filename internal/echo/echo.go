@@ -141,6 +141,14 @@ func SSEData(body []byte) [][]byte {
 	return out
 }
 
+// Summarize is the package's Summarize with the method and id cut to the
+// text limit: both are the peer's, and may be as long as a message.
+func (e *Echo) Summarize(msg []byte) Summary {
+	s := Summarize(msg)
+	s.Method, s.ID = e.Cut(s.Method, 0), e.Cut(s.ID, 0)
+	return s
+}
+
 // Summary is what a message says at a glance.
 type Summary struct {
 	Method  string
@@ -219,7 +227,7 @@ func (e *Echo) LogFrame(dir string, msg []byte) {
 	if !e.Enabled() {
 		return
 	}
-	s := Summarize(msg)
+	s := e.Summarize(msg)
 	attrs := []slog.Attr{slog.String("dir", dir)}
 	if s.Method != "" {
 		attrs = append(attrs, slog.String("rpc", s.Method))

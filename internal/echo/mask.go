@@ -110,42 +110,94 @@ var maskedNode = &node{kind: '"', text: Masked}
 // "name" that is Sensitive ({"name":"DB_PASS","value":"..."}), the
 // argument after a flag that is ("--password", "..."), and secrets inside
 // strings (Scrub).
-func (e *Echo) mask(n *node) {
+func (e *Echo) mask(n *node) { e.maskAt(n, 0) }
+
+// maskAt masks n, found level quotings deep inside strings.
+func (e *Echo) maskAt(n *node, level int) {
 	switch n.kind {
 	case '"':
-		n.text = e.Scrub(n.text)
+		n.text = e.scrubNested(n.text, level)
 	case '{':
-		secretPair := false
+		// An object whose naming member (name, key, header, ...) names a
+		// secret holds that secret in its other members, whatever they are
+		// called (value, val, content): only the naming members show.
+		secretPair, grant := false, false
 		for i, k := range n.keys {
-			nk := normalizeName(k)
-			if (nk == "name" || nk == "key") && n.vals[i].kind == '"' && e.Sensitive(n.vals[i].text) {
+			grant = grant || normalizeName(k) == "granttype"
+			if namingKeys[normalizeName(k)] && n.vals[i].kind == '"' && e.Sensitive(n.vals[i].text) {
 				secretPair = true
 			}
 		}
 		for i, k := range n.keys {
-			switch nk := normalizeName(k); {
-			case e.Sensitive(k):
+			switch {
+			case secretPair && namingKeys[normalizeName(k)] && n.vals[i].kind == '"':
+				// The name of the secret, shown.
+			case secretPair:
+				maskAll(n.vals[i])
+			case e.Sensitive(k), grant && normalizeName(k) == "code":
+				// An OAuth token request's code is a secret; elsewhere
+				// "code" is an error code or source text.
 				n.vals[i] = maskedNode
 			case maskAllUnder(k):
 				maskAll(n.vals[i])
-			case secretPair && (nk == "value" || nk == "values"):
-				n.vals[i] = maskedNode
 			default:
-				e.mask(n.vals[i])
+				e.maskAt(n.vals[i], level)
 			}
 		}
 	case '[':
-		afterFlag := false
+		// A pair ["X-Api-Key", "..."] is a name and its value, as in a
+		// header list.
+		if len(n.vals) == 2 && n.vals[0].kind == '"' && isName(n.vals[0].text) && e.Sensitive(n.vals[0].text) {
+			maskAll(n.vals[1])
+			return
+		}
+		afterFlag, afterUser := false, false
 		for i, v := range n.vals {
+			if afterUser && v.kind == '"' {
+				if u, _, ok := strings.Cut(v.text, ":"); ok {
+					n.vals[i] = &node{kind: '"', text: u + ":" + Masked}
+					afterUser, afterFlag = false, false
+					continue
+				}
+			}
+			afterUser = v.kind == '"' && (v.text == "-u" || v.text == "--user")
 			if afterFlag && v.kind != '{' && v.kind != '[' {
 				n.vals[i] = maskedNode
 				afterFlag = false
 				continue
 			}
 			afterFlag = v.kind == '"' && e.Sensitive(flagName(v.text))
-			e.mask(v)
+			e.maskAt(v, level)
 		}
 	}
+}
+
+// isName reports whether s reads as a bare name (X-Api-Key, DB_PASS), not
+// a flag, an assignment or text.
+func isName(s string) bool {
+	return s != "" && s[0] != '-' && !strings.ContainsAny(s, "= \t:")
+}
+
+// maxNested bounds how many times JSON quoted inside a string inside a
+// string is unwrapped. Each level at least doubles the escapes, so a
+// bounded capture bounds it anyway; this keeps the work small.
+const maxNested = 8
+
+// scrubNested masks a string value. A string that is itself JSON (a tool
+// result's text, an argument passed as serialised JSON, and so on at any
+// depth of quoting) is masked as JSON, so its member names count as they
+// would unquoted; other text goes through Scrub.
+func (e *Echo) scrubNested(s string, level int) string {
+	t := strings.TrimSpace(s)
+	if level < maxNested && len(t) > 1 && (t[0] == '{' || t[0] == '[') {
+		if n, err := parseJSON([]byte(t)); err == nil {
+			e.maskAt(n, level+1)
+			var b strings.Builder
+			render(&b, n)
+			return b.String()
+		}
+	}
+	return e.Scrub(s)
 }
 
 // maskAll masks every value of an environment or a header set: the value

@@ -51,6 +51,8 @@ var secretParts = []string{
 	"token", "secret", "passw", "passphrase", "credential", "cookie",
 	"apikey", "accesskey", "secretkey", "privatekey", "signingkey", "encryptionkey",
 	"signature", "bearer", "sessionid", "sessionkey", "jwt",
+	// OAuth: a PKCE verifier, a client assertion, a DPoP proof.
+	"verifier", "assertion", "dpop",
 }
 
 // secretWords are secrets only as whole words of a name: "key" but not
@@ -105,13 +107,29 @@ func (e *Echo) Sensitive(name string) bool {
 	return false
 }
 
-// containerNames hold values that are all secrets, whatever their names:
-// a program's environment and a request's headers.
-var containerNames = map[string]bool{
-	"env": true, "environ": true, "environment": true, "envvars": true,
-	"headers": true, "header": true, "httpheaders": true,
+// containerWords end the names of members whose values are all secrets,
+// whatever their own names: a program's environment and a request's
+// headers (env, environment, headers, requestHeaders, extra_headers).
+var containerWords = map[string]bool{
+	"env": true, "environ": true, "environment": true, "envs": true,
+	"headers": true, "header": true,
 }
 
 // maskAllUnder reports whether every value under a member named name is
-// masked.
-func maskAllUnder(name string) bool { return containerNames[normalizeName(name)] }
+// masked: its last word is env or headers, or it names environment
+// variables (envVars, environmentVariables).
+func maskAllUnder(name string) bool {
+	n := normalizeName(name)
+	if strings.HasSuffix(n, "envvars") || strings.HasSuffix(n, "environmentvariables") {
+		return true
+	}
+	w := nameWords(name)
+	return len(w) > 0 && containerWords[w[len(w)-1]]
+}
+
+// namingKeys name the member that says what its object holds:
+// {"name":"DB_PASSWORD","value":"..."}, {"header":"X-Api-Key","value":...}.
+var namingKeys = map[string]bool{
+	"name": true, "key": true, "header": true, "field": true, "variable": true,
+	"var": true, "param": true, "parameter": true, "headername": true, "envname": true,
+}

@@ -15,15 +15,23 @@ var (
 	// "name": "value" (JSON quoted inside a string)
 	quotedRE = regexp.MustCompile(`"([^"\\]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
 	// name=value, --name=value, ?name=value&
-	assignRE = regexp.MustCompile(`([A-Za-z0-9_.-]{1,64})(\s*=\s*)("[^"]*"|'[^']*'|[^\s&;,"']+)`)
+	// (A name is a whole run of name characters: a counted repeat such as
+	// {1,64} made the matcher try every position of a long run, 0.3 s per
+	// 100 KB of letters, per regexp.)
+	assignRE = regexp.MustCompile(`([A-Za-z0-9_.-]+)(\s*=\s*)("[^"]*"|'[^']*'|[^\s&;,"']+)`)
 	// Name: value (a header or YAML line; not scheme://)
-	colonRE = regexp.MustCompile(`([A-Za-z0-9_.-]{1,64})(:[ \t]*)("[^"]*"|'[^']*'|[^\s/&;,"'][^\s&;,"']*)`)
+	colonRE = regexp.MustCompile(`([A-Za-z0-9_.-]+)(:[ \t]*)("[^"]*"|'[^']*'|[^\s/&;,"'][^\s&;,"']*)`)
 	// --name value, -name value (a flag, then its value as the next word)
 	flagRE = regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]{0,63})(\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`)
+	// ?code=... an OAuth authorization code in a redirect URL
+	codeRE = regexp.MustCompile(`([?&]code=)([^&#\s"']+)`)
+	// -u user:password, --user=user:password (curl, wget and others)
+	userFlagRE = regexp.MustCompile(`(^|\s)(-u|--user)(\s+|=)([^\s:"']*:)([^\s"']+)`)
 )
 
 // Scrub masks the secrets that text carries inside it: the password of a
-// URL's user info, the credential after Bearer/Basic/Digest/token, and
+// URL's user info, the credential after Bearer/Basic/Digest/token, an
+// OAuth code in a query (?code=), the password of -u user:password, and
 // the value of every name=value, name: value, "name":"value" or
 // --name value whose name is Sensitive. The rest is kept.
 func (e *Echo) Scrub(s string) string {
@@ -32,6 +40,8 @@ func (e *Echo) Scrub(s string) string {
 	}
 	s = userinfoRE.ReplaceAllString(s, "${1}"+Masked+"@")
 	s = schemeRE.ReplaceAllString(s, "${1}${2}"+Masked)
+	s = codeRE.ReplaceAllString(s, "${1}"+Masked)
+	s = userFlagRE.ReplaceAllString(s, "${1}${2}${3}${4}"+Masked)
 	s = quotedRE.ReplaceAllStringFunc(s, func(m string) string {
 		g := quotedRE.FindStringSubmatch(m)
 		if !e.Sensitive(g[1]) {

@@ -164,6 +164,9 @@ func FuzzRender(f *testing.F) {
 		`{"a":"https://u:p@h/?access_token=t&x=1"}`,
 		`{"a":1} {"b":2}`,
 		`"just a string with Bearer abc"`,
+		`{"text":"{\"body\":\"{\\\"password\\\":\\\"x\\\"}\"}"}`,
+		`{"h":[{"header":"X-Api-Key","value":"v"}],"p":[["Cookie","c"]]}`,
+		`{"requestHeaders":{"A":"b"},"envVars":{"C":"d"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -201,6 +204,12 @@ func FuzzRender(f *testing.F) {
 			case []any:
 				for _, x := range v {
 					walk(x)
+				}
+			case string:
+				// JSON quoted inside a string is held to the same rule.
+				var inner any
+				if json.Unmarshal([]byte(v), &inner) == nil {
+					walk(inner)
 				}
 			}
 		}

@@ -1,6 +1,10 @@
 package jsonscan
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // DecodeAny decodes b, which must be valid JSON (see Valid), into an any
 // exactly as a json.Decoder with UseNumber decodes into an interface value:
@@ -15,50 +19,106 @@ import "encoding/json"
 // largest single item of a small call's CPU in that era.
 func DecodeAny(b []byte) (any, bool) {
 	i := skipSpace(b, 0)
-	end := len(b)
-	for end > i && isSpace(b[end-1]) {
-		end--
-	}
-	if i >= end {
+	if i >= len(b) {
 		return nil, false
 	}
-	return decodeValue(b[i:end])
+	v, end, ok := decodeAt(b, i)
+	return v, ok && skipSpace(b, end) == len(b)
 }
 
-func decodeValue(b []byte) (any, bool) {
-	switch b[0] {
+// decodeAt decodes the value that starts at b[i] and returns the index
+// just past it. One pass: each byte is read once, however deep the value
+// nests (skipping each nested value to find its end, then decoding it,
+// cost its size once per level).
+func decodeAt(b []byte, i int) (v any, end int, ok bool) {
+	switch b[i] {
 	case '{':
 		m := map[string]any{}
-		ok := true
-		err := MembersBytes(b, func(k, v []byte) bool {
-			var x any
-			if x, ok = decodeValue(v); ok {
-				m[string(k)] = x
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return m, i + 1, true
+		}
+		for i < len(b) && b[i] == '"' {
+			kend := skipString(b, i)
+			key := b[i+1 : kend-1]
+			var k string
+			if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+				var err error
+				if k, err = decodeKey(b[i:kend]); err != nil {
+					return nil, i, false
+				}
+			} else {
+				k = string(key)
 			}
-			return ok
-		})
-		return m, ok && err == nil
+			i = skipSpace(b, kend)
+			if i >= len(b) || b[i] != ':' {
+				return nil, i, false
+			}
+			if i = skipSpace(b, i+1); i >= len(b) {
+				return nil, i, false
+			}
+			var x any
+			if x, i, ok = decodeAt(b, i); !ok {
+				return nil, i, false
+			}
+			m[k] = x
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				return m, i + 1, true
+			}
+			break
+		}
+		return nil, i, false
 	case '[':
 		s := []any{}
-		ok := true
-		err := Elements(b, func(v []byte) bool {
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return s, i + 1, true
+		}
+		for i < len(b) {
 			var x any
-			if x, ok = decodeValue(v); ok {
-				s = append(s, x)
+			if x, i, ok = decodeAt(b, i); !ok {
+				return nil, i, false
 			}
-			return ok
-		})
-		return s, ok && err == nil
+			s = append(s, x)
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				if i = skipSpace(b, i+1); i >= len(b) {
+					return nil, i, false
+				}
+				continue
+			}
+			if i < len(b) && b[i] == ']' {
+				return s, i + 1, true
+			}
+			break
+		}
+		return nil, i, false
 	case '"':
-		return Unquote(b)
-	case 't':
-		return true, string(b) == "true"
-	case 'f':
-		return false, string(b) == "false"
-	case 'n':
-		return nil, string(b) == "null"
+		end = skipString(b, i)
+		str, ok := Unquote(b[i:end])
+		return str, end, ok
 	}
-	return json.Number(b), true
+	end = Skip(b, i) // a literal or a number: up to the next delimiter
+	if end == i {
+		return nil, i, false
+	}
+	switch t := string(b[i:end]); {
+	case t == "true":
+		return true, end, true
+	case t == "false":
+		return false, end, true
+	case t == "null":
+		return nil, end, true
+	case b[i] == 't' || b[i] == 'f' || b[i] == 'n':
+		return nil, end, false
+	default:
+		return json.Number(t), end, true
+	}
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -11,6 +11,7 @@ import (
 var decodeSeeds = []string{
 	`{}`, `[]`, `{"a":1,"b":[true,false,null,"x",-1.5e3,{"c":{}}],"a":2}`, ` {"k\u00e9y":"v\n"} `,
 	`"s"`, `12345678901234567890123`, `[[],[[]]]`, "{\"bad\":\"\xff\"}", `{"a":{"b":{"c":[1,"2",{"d":null}]}}}`,
+	`{"a\"b" : [ 1 , "x\\" , { } , [ ] ] , "c\\\"" : "\"" }`, `[ "a" , [ "b" , [ "c\u0022" ] ] ]`, "[1,\n2\t,\r3]",
 	`{"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"roots":{"listChanged":true}}}`,
 }
 

@@ -164,27 +164,27 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i].
-// It looks for the closing quote and for backslashes with
-// bytes.IndexByte, remembering the next of each: every byte is searched at
-// most once for each, so text with many escapes stays linear.
+// It finds the next quote with bytes.IndexByte and looks for a backslash
+// only before that quote: a search for backslashes that ran on to the end
+// of b made every string cost the rest of the message, and a message of
+// many short strings quadratic time. The quote is remembered across
+// escapes and searched again only once an escape consumed it, so each byte
+// is searched at most once for each, and text with many escapes stays
+// linear too.
 func skipString(b []byte, i int) int {
 	i++
-	q, bs := -1, -1 // next quote and backslash at or after i; -1: search again
+	q := -1 // the next quote at or after i
 	for {
 		if q < i {
 			if q = indexFrom(b, i, '"'); q < 0 {
 				return len(b)
 			}
 		}
-		if bs < i {
-			if bs = indexFrom(b, i, '\\'); bs < 0 {
-				bs = len(b)
-			}
-		}
-		if q < bs {
+		bs := bytes.IndexByte(b[i:q], '\\')
+		if bs < 0 {
 			return q + 1
 		}
-		i = bs + 2 // a backslash and the character it escapes
+		i += bs + 2 // a backslash and the character it escapes
 	}
 }
 

@@ -38,13 +38,21 @@ type ClientOptions struct {
 	// interrupted SSE stream; zero means 3, negative means none.
 	MaxRetries int
 	// RetryDelay is the wait before reconnecting when the server gave no
-	// "retry:" hint; zero means one second.
+	// "retry:" hint; zero means one second. A hint is honoured down to
+	// MinRetryDelay only.
 	RetryDelay time.Duration
 	// Logger receives the transport's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 	// Stream configures the Stream that NewStream returns.
 	Stream *transport.StreamOptions
 }
+
+// MinRetryDelay is the shortest wait before reconnecting that a server's
+// "retry:" hint can set: without a floor, "retry: 1" and streams that end
+// at once made the client reconnect every millisecond, forever (a stream
+// that delivered something resets the count of failures MaxRetries
+// bounds).
+const MinRetryDelay = 250 * time.Millisecond
 
 // ErrSessionExpired matches a *SessionExpiredError: the server no longer
 // knows the session (HTTP 404), so the connection is over and a new one

@@ -60,7 +60,7 @@ func logRequest(e *echo.Echo, r *http.Request, ew *echoWriter, req *echo.Capture
 	if status == 0 {
 		status = http.StatusOK
 	}
-	in := echo.Summarize(req.Bytes())
+	in := e.Summarize(req.Bytes())
 	respSSE := isSSE(ew.Header().Get("Content-Type"))
 	outcome := ""
 	if respSSE {

@@ -358,7 +358,7 @@ func (h *Handler) expireSessions() {
 	}
 	h.mu.Unlock()
 	for _, s := range expired {
-		h.log.Debug("mcphttp: closing an idle session", "session", s.id)
+		h.log.Debug("mcphttp: closing an idle session", s.logRef())
 		s.end()
 	}
 }

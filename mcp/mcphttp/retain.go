@@ -46,7 +46,7 @@ func (s *httpSession) retainLocked(pushed *eventStream) {
 		if len(idle)-i <= o.MaxRetainedStreams && total <= o.MaxRetainedBytes && now.Sub(c.left) < o.RetainFor {
 			break // sorted by age: the rest are younger
 		}
-		s.h.log.Debug("mcphttp: dropped a stream nobody reads", "session", s.id, "stream", c.es.id, "bytes", c.bytes)
+		s.h.log.Debug("mcphttp: dropped a stream nobody reads", s.logRef(), "stream", c.es.id, "bytes", c.bytes)
 		delete(s.streams, c.es.id)
 		c.es.close()
 		total -= c.bytes

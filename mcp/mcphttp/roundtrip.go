@@ -120,7 +120,7 @@ func (f *Framer) readEvents(ctx context.Context, body io.Reader, m *outMsg) (ans
 		}
 		if ev.retry > 0 {
 			f.mu.Lock()
-			f.retryHint = ev.retry
+			f.retryHint = max(ev.retry, MinRetryDelay)
 			f.mu.Unlock()
 		}
 		if ev.tooLarge != nil {

@@ -114,7 +114,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		id, err := transport.ParseID(env.ID)
 		p := s.pending[id.Key()]
 		if err != nil || p == nil {
-			s.h.log.Debug("mcphttp: dropped a response nobody waits for", "session", s.id, "id", string(env.ID))
+			s.h.log.Debug("mcphttp: dropped a response nobody waits for", s.logRef(), "id", string(env.ID))
 			return nil
 		}
 		s.forgetLocked(id.Key())
@@ -213,7 +213,7 @@ func (s *httpSession) idle() {
 		s.mu.Unlock()
 		return
 	}
-	s.h.log.Debug("mcphttp: closing an idle session", "session", s.id)
+	s.h.log.Debug("mcphttp: closing an idle session", s.logRef())
 	s.end()
 }
 

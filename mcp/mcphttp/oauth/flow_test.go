@@ -268,6 +268,9 @@ func TestNoSecretInLogsOrErrors(t *testing.T) {
 	creds, _ := store.Load(ctx, p.url)
 	logger.Debug("credentials", "creds", creds, "token", creds.Token)
 	logger.Debug("printed", "s", fmtAll(creds))
+	// The Transport itself, with the flows and tokens it holds, printed
+	// and logged whole.
+	logger.Debug("transport", "tr", tr, "s", fmt.Sprintf("%v %+v %#v", tr, tr, tr))
 
 	// Refusals: a state that does not match, a code the server refuses, a
 	// redirect carrying an error.

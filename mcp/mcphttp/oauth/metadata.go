@@ -53,6 +53,12 @@ type ServerMetadata struct {
 // (RFC 9728 §3.3): the client refuses to authorize for it.
 var ErrResourceMismatch = errors.New("oauth: protected resource metadata names another resource")
 
+// ErrInsecureResource matches the error of a request that needs
+// authorization from an MCP server that is plain http on a host that is
+// not loopback: a token sent there would travel in clear, so the client
+// neither authorizes for it nor sends one (Config.InsecureHTTP allows it).
+var ErrInsecureResource = errors.New("oauth: the resource is plain http on a host that is not loopback; a token would travel in clear")
+
 // ErrIssuerMismatch matches the error of authorization server metadata
 // whose issuer differs from the issuer it was fetched for (RFC 8414 §3.3),
 // and of an authorization response whose iss differs (RFC 9207).

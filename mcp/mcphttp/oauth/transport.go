@@ -46,8 +46,10 @@ type Config struct {
 	// the client's secret elsewhere).
 	HTTPClient *http.Client
 	// InsecureHTTP lets the flow use plain-http authorization servers and
-	// metadata off loopback, where anyone on the path reads the
-	// credentials: for closed test networks only.
+	// metadata off loopback, and tokens go to plain-http MCP servers off
+	// loopback, where anyone on the path reads the credentials: for closed
+	// test networks only. Without it such a server that asks for
+	// authorization gets none (ErrInsecureResource).
 	InsecureHTTP bool
 	// DisableDPoP keeps tokens bearer tokens even where the authorization
 	// server offers DPoP binding.
@@ -193,6 +195,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.Clone(ctx)
 		req.Body = io.NopCloser(bytes.NewReader(b))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	if !secureURL(endpointKey(req.URL), t.cfg().InsecureHTTP) {
+		// No token leaves for plain http beyond loopback, none is asked
+		// for, and none stored earlier is used; a server that needs
+		// none still works.
+		resp, err := t.base().RoundTrip(req)
+		if err != nil || resp.StatusCode != http.StatusUnauthorized {
+			return resp, err
+		}
+		drain(resp)
+		return nil, fmt.Errorf("%w: %s (Config.InsecureHTTP allows it)", ErrInsecureResource, redactURL(req.URL.String()))
 	}
 	s := t.stateFor(endpointKey(req.URL))
 	creds, err := t.credentials(ctx, s)

@@ -1,0 +1,61 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// DefaultMaxListBytes is Options.MaxListBytes when unset.
+const DefaultMaxListBytes = 64 << 20
+
+// ErrListTooLarge is the error of a list (tools, resources, templates,
+// prompts) whose pages together exceed Options.MaxListBytes.
+var ErrListTooLarge = errors.New("client: list too large")
+
+// maxPages stops a server whose cursors never end from looping a client
+// forever, even with pages too small for MaxListBytes to stop it soon.
+const maxPages = 10000
+
+// listAll follows the cursors of a list method, collecting every page. A
+// page is counted in bytes before it is decoded: a server whose cursors
+// never end, or whose pages are each as large as a message may be, would
+// otherwise make the client gather pages times the message size.
+func listAll[R any, T any](ctx context.Context, c *Client, method string, items func(*R) ([]T, string), opts []CallOption) ([]T, error) {
+	var all []T
+	cursor := ""
+	var total int64
+	for range maxPages {
+		var raw json.RawMessage
+		if err := c.call(ctx, method, &mcp.PaginatedParams{Cursor: cursor}, &raw, opts...); err != nil {
+			return nil, err
+		}
+		total += int64(len(raw))
+		if total > c.maxListBytes() {
+			return nil, fmt.Errorf("%s: %w: the pages hold more than %s bytes (Options.MaxListBytes)",
+				method, ErrListTooLarge, strconv.FormatInt(c.maxListBytes(), 10))
+		}
+		var res R
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		page, next := items(&res)
+		all = append(all, page...)
+		if next == "" {
+			return all, nil
+		}
+		cursor = next
+	}
+	return nil, fmt.Errorf("%s: %w: more than %d pages", method, ErrListTooLarge, maxPages)
+}
+
+func (c *Client) maxListBytes() int64 {
+	if c.opts.MaxListBytes > 0 {
+		return c.opts.MaxListBytes
+	}
+	return DefaultMaxListBytes
+}
