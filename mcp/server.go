@@ -143,7 +143,7 @@ func (s *Server) Run(ctx context.Context, stream *transport.Stream) error {
 		<-ss.Done()
 		err = ctx.Err()
 	}
-	ss.awaitHandlers(s.opts.ShutdownTimeout)
+	_ = ss.awaitHandlers(context.Background(), s.opts.ShutdownTimeout)
 	return err
 }
 
