@@ -137,3 +137,26 @@ func TestPowerShellStringsAreNotDates(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWireStringsSurvivePwsh: whatever the strings of a request, the
+// bootstrap reads them back unchanged even through PowerShell 7's date
+// conversion (pwshLine): no string of the wire form is a date.
+func FuzzWireStringsSurvivePwsh(f *testing.F) {
+	f.Add("2024-01-01", "2024-01-01T10:00:00", `\\wsl.localhost\d\2024-01-01`, "K=2024-01-01")
+	f.Add("/Date(0)/", `\/Date(1700000000000)\/`, "C:\\", "A=/Date(0)/")
+	f.Add("cmd.exe", "", "", "")
+	f.Fuzz(func(t *testing.T, exe, cmdline, cwd, env string) {
+		w := wireRequest{ID: 1, Exe: []byte(exe), CmdLine: []byte(cmdline), Cwd: []byte(cwd), Env: [][]byte{[]byte(env)}, Stdin: []byte{}}
+		line, err := json.Marshal(&w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got wireRequest
+		if err := json.Unmarshal([]byte(pwshLine(string(line))), &got); err != nil {
+			t.Fatal(err)
+		}
+		if string(got.Exe) != exe || string(got.CmdLine) != cmdline || string(got.Cwd) != cwd || len(got.Env) != 1 || string(got.Env[0]) != env {
+			t.Fatalf("changed in transit: %q %q %q %q -> %q %q %q %q", exe, cmdline, cwd, env, got.Exe, got.CmdLine, got.Cwd, got.Env)
+		}
+	})
+}
