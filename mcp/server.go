@@ -39,8 +39,9 @@ type ServerOptions struct {
 	// ended (end of input, or ctx done), for the handlers it cancelled to
 	// return: a tool that ran a process tree kills it on cancellation, and
 	// a program that exits as soon as Run returns would otherwise leave it
-	// running. Zero means DefaultShutdownTimeout (10 s); a negative value
-	// means no wait.
+	// running. ServerSession.Wait, which mcphttp.Handler.Shutdown uses
+	// for every HTTP session, waits as long. Zero means
+	// DefaultShutdownTimeout (10 s); a negative value means no wait.
 	ShutdownTimeout time.Duration
 	// PageSize is how many items a list result holds; zero means 100.
 	PageSize int
