@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -146,10 +147,30 @@ func (ss *ServerSession) shutdown() {
 	ss.mu.Unlock()
 }
 
+// ErrHandlersRunning is returned by ServerSession.Wait when handlers were
+// still running after ServerOptions.ShutdownTimeout.
+var ErrHandlersRunning = errors.New("mcp: request handlers still running after the shutdown timeout")
+
+// Wait waits until the session has ended and every request it admitted
+// has finished (its handler returned, cancelled when the session ended,
+// and its reply was written or dropped), at most
+// ServerOptions.ShutdownTimeout after the end, or until ctx is done. It
+// returns nil, ErrHandlersRunning or ctx.Err(). Run waits this way;
+// transports that end sessions themselves (mcphttp) call Wait so that a
+// program does not exit while a tool is still killing its process tree.
+func (ss *ServerSession) Wait(ctx context.Context) error {
+	select {
+	case <-ss.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return ss.awaitHandlers(ctx, ss.srv.opts.ShutdownTimeout)
+}
+
 // awaitHandlers waits until every admitted request has finished (its
 // handler returned and its reply was written or dropped), or until grace
-// has passed. It reports whether all finished.
-func (ss *ServerSession) awaitHandlers(grace time.Duration) bool {
+// has passed (ErrHandlersRunning) or ctx is done.
+func (ss *ServerSession) awaitHandlers(ctx context.Context, grace time.Duration) error {
 	var expired <-chan time.Time
 	if grace > 0 {
 		t := time.NewTimer(grace)
@@ -161,19 +182,21 @@ func (ss *ServerSession) awaitHandlers(grace time.Duration) bool {
 		n := ss.active
 		if n == 0 {
 			ss.mu.Unlock()
-			return true
+			return nil
 		}
 		wake := ss.wakeLocked()
 		ss.mu.Unlock()
 		if grace < 0 {
-			return false
+			return ErrHandlersRunning
 		}
 		select {
 		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
 		case <-expired:
 			ss.srv.log.Warn("mcp: handlers still running after the shutdown timeout; giving up on them",
 				"count", n, "timeout", grace)
-			return false
+			return ErrHandlersRunning
 		}
 	}
 }

@@ -112,7 +112,7 @@ func TestPipelinedRequestsWithoutReadingAreBounded(t *testing.T) {
 	t.Cleanup(func() {
 		ss.Close()
 		<-ss.Done()
-		ss.awaitHandlers(5 * time.Second)
+		ss.awaitHandlers(context.Background(), 5*time.Second)
 		testHookAdmitWait.Store(nil)
 	})
 	select {
@@ -196,7 +196,7 @@ func TestPipelinedOverPipesStopsReading(t *testing.T) {
 		outR.Close()
 		ss.Close()
 		<-ss.Done()
-		ss.awaitHandlers(5 * time.Second)
+		ss.awaitHandlers(context.Background(), 5*time.Second)
 		testHookAdmitWait.Store(nil)
 		inR.Close()
 	})

@@ -47,8 +47,9 @@ type ServerOptions struct {
 	// ended (end of input, or ctx done), for the handlers it cancelled to
 	// return: a tool that ran a process tree kills it on cancellation, and
 	// a program that exits as soon as Run returns would otherwise leave it
-	// running. Zero means DefaultShutdownTimeout (10 s); a negative value
-	// means no wait.
+	// running. ServerSession.Wait, which mcphttp.Handler.Shutdown uses
+	// for every HTTP session, waits as long. Zero means
+	// DefaultShutdownTimeout (10 s); a negative value means no wait.
 	ShutdownTimeout time.Duration
 	// MaxSubscriptions bounds the resource URIs one legacy session may be
 	// subscribed to (resources/subscribe); a new URI beyond it is refused
@@ -199,7 +200,7 @@ func (s *Server) Run(ctx context.Context, stream *transport.Stream) error {
 		<-ss.Done()
 		err = ctx.Err()
 	}
-	ss.awaitHandlers(s.opts.ShutdownTimeout)
+	_ = ss.awaitHandlers(context.Background(), s.opts.ShutdownTimeout)
 	return err
 }
 

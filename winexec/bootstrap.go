@@ -11,13 +11,20 @@ import (
 //
 // Protocol (one JSON object per line, in both directions):
 //
-//	-> ready  {"t":"ready","v":1,"cp":<console code page>}
-//	<- request {"id":N,"exe":"…","cmdline":"…","cwd":"…","env":["K=V"],"stdin":"<base64>","timeoutMs":N}
+//	-> ready  {"t":"ready","v":2,"cp":<console code page>}
+//	<- request {"id":N,"exe":"<b64>","cmdline":"<b64>","cwd":"<b64>","env":["<b64 of K=V>"],"stdin":"<b64>","timeoutMs":N}
 //	-> chunks {"t":"o"|"e","id":N,"d":"<base64>"}   (stdout / stderr, as read)
 //	-> end    {"t":"x","id":N,"code":N,"timedOut":b,"cancelled":b,"ms":N}
 //	          {"t":"x","id":N,"err":"<base64 UTF-8 message>"} when the start failed
 //	<- "cancel" during a request kills the request's tree; EOF on stdin does
 //	   the same and then ends the script.
+//
+// Every string of a request is base64 of its UTF-8 bytes, so no JSON reader
+// can reinterpret one: PowerShell 7's ConvertFrom-Json turns a string that
+// looks like a date ("2024-01-01T10:00:00") into a DateTime, and Windows
+// PowerShell's JavaScriptSerializer does the same to "\/Date(N)\/"; the
+// script would then pass the DateTime's text, not the argument. Base64 has
+// no character either reader treats as a date (no '-', ':' or '(').
 //
 // The script starts the target with ProcessStartInfo.Arguments set to our
 // command line (PowerShell 5.1 runs on .NET Framework, which has no
@@ -28,7 +35,7 @@ import (
 // taskkill /T /F /PID and Process.Kill as fallbacks. The exit code is
 // the full 32-bit value from Process.ExitCode. It loops until stdin ends, so
 // the same script serves the one-shot PowerShell backend and PSHost.
-const Bootstrap = `# winbridge winexec bootstrap v1: requests arrive as JSON lines on stdin.
+const Bootstrap = `# winbridge winexec bootstrap v2: requests arrive as JSON lines on stdin.
 $ErrorActionPreference = 'Stop'
 $ProgressPreference = 'SilentlyContinue'
 $cp = 0
@@ -86,6 +93,10 @@ function Send([string]$s) {
 
 function B64([string]$s) { [Convert]::ToBase64String($utf8.GetBytes($s)) }
 
+# Request strings arrive as base64 of UTF-8, never as JSON strings that a
+# reader could take for dates.
+function Str($v) { if ($null -eq $v) { return '' }; return $utf8.GetString([Convert]::FromBase64String([string]$v)) }
+
 function JBool([bool]$b) { if ($b) { 'true' } else { 'false' } }
 
 function Stop-Tree($p) {
@@ -119,18 +130,20 @@ function Invoke-Request([string]$line) {
     $script:curId = [long]$r.id
     $timeoutMs = [long]$r.timeoutMs
     $psi = New-Object System.Diagnostics.ProcessStartInfo
-    $psi.FileName = [string]$r.exe
-    $psi.Arguments = [string]$r.cmdline
+    $psi.FileName = Str $r.exe
+    $psi.Arguments = Str $r.cmdline
     $psi.UseShellExecute = $false
     $psi.CreateNoWindow = $true
     $psi.RedirectStandardInput = $true
     $psi.RedirectStandardOutput = $true
     $psi.RedirectStandardError = $true
-    if ($r.cwd) { $psi.WorkingDirectory = [string]$r.cwd }
-    foreach ($kv in @($r.env)) {
-      if ($kv) {
-        $i = ([string]$kv).IndexOf('=')
-        $psi.EnvironmentVariables[([string]$kv).Substring(0, $i)] = ([string]$kv).Substring($i + 1)
+    $cwd = Str $r.cwd
+    if ($cwd) { $psi.WorkingDirectory = $cwd }
+    foreach ($e in @($r.env)) {
+      if ($e) {
+        $kv = Str $e
+        $i = $kv.IndexOf('=')
+        $psi.EnvironmentVariables[$kv.Substring(0, $i)] = $kv.Substring($i + 1)
       }
     }
     $data = [Convert]::FromBase64String([string]$r.stdin)
@@ -225,7 +238,7 @@ function Invoke-Request([string]$line) {
 }
 
 $script:pending = $in.ReadLineAsync()
-Send ('{"t":"ready","v":1,"cp":' + $cp + '}')
+Send ('{"t":"ready","v":2,"cp":' + $cp + '}')
 while ($true) {
   $line = $script:pending.Result
   if ($null -eq $line) { break }

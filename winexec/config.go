@@ -65,6 +65,18 @@ type Config struct {
 	// tests.
 	Launcher []string
 
+	// JobHelper is the absolute path, in Windows or Linux form, of
+	// jobrun.exe, a Windows build of winexec/jobrun
+	// (WINBRIDGE_JOB_HELPER; build it with
+	// GOOS=windows go build -o jobrun.exe ./winexec/jobrun). The direct
+	// backend then runs every program inside a kill-on-close Job Object,
+	// so that a timeout or a cancel kills the whole Windows tree (see
+	// Direct.JobHelper). Empty means no helper: under WSL a timeout kills
+	// only the direct Windows child, under wine descendants in a new
+	// console or process group survive. The PowerShell backends make
+	// their own Job Object and ignore it.
+	JobHelper string
+
 	// CodePage decodes output that is not UTF-8 (WIN_CODEPAGE). Zero means
 	// auto: what the backend detects on the Windows side.
 	CodePage int
@@ -88,7 +100,8 @@ type Config struct {
 	// Runner, when not nil, is the backend New puts behind the policy
 	// instead of creating the one Backend names (tests, custom
 	// transports); the fields that only shape a created backend
-	// (Backend, PowerShellExe, Launcher, PoolSize, QueueTimeout, WinCwd)
+	// (Backend, PowerShellExe, Launcher, JobHelper, PoolSize,
+	// QueueTimeout, WinCwd)
 	// are then unused.
 	Runner Backend
 
@@ -155,6 +168,12 @@ func configFrom(getenv func(string) string) (Config, error) {
 	c.MaxTimeout = positiveMs(getenv, "MAX_TIMEOUT_MS", bad)
 	c.QueueTimeout = positiveMs(getenv, "WINBRIDGE_QUEUE_TIMEOUT_MS", bad)
 	c.Launcher = strings.Fields(getenv("WINBRIDGE_LAUNCHER"))
+	c.JobHelper = strings.TrimSpace(getenv("WINBRIDGE_JOB_HELPER"))
+	if c.JobHelper != "" {
+		if err := CheckJobHelper(c.JobHelper); err != nil {
+			bad("WINBRIDGE_JOB_HELPER", c.JobHelper, err)
+		}
+	}
 	if v := strings.TrimSpace(getenv("WIN_CODEPAGE")); v != "" && !strings.EqualFold(v, "auto") {
 		n, err := strconv.Atoi(v)
 		switch {
@@ -182,6 +201,21 @@ func configFrom(getenv func(string) string) (Config, error) {
 	}
 	c.WinCwd = strings.TrimSpace(getenv("WINBRIDGE_WIN_CWD"))
 	return c, errors.Join(errs...)
+}
+
+// CheckJobHelper reports whether p can name the job helper: an absolute
+// path, in Windows (C:\tools\jobrun.exe) or Linux form, that is a valid
+// program. A bare name is refused: the helper decides what contains every
+// tree, so it is never looked up on a search path. CheckJobHelper does not
+// look at the file; winbridge -check does.
+func CheckJobHelper(p string) error {
+	if !isDrivePath(p) && !strings.HasPrefix(p, "/") {
+		return errors.New("want an absolute path (C:\\...\\jobrun.exe or /.../jobrun.exe)")
+	}
+	if _, err := parseProgram(p); err != nil {
+		return err
+	}
+	return nil
 }
 
 // positiveMs reads a duration in milliseconds; unset is zero.

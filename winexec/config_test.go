@@ -25,6 +25,7 @@ func TestConfigFromEnv(t *testing.T) {
 		"WINBRIDGE_WIN_CWD":          `D:\work`,
 		"MAX_TIMEOUT_MS":             "120000",
 		"WINBRIDGE_QUEUE_TIMEOUT_MS": "2500",
+		"WINBRIDGE_JOB_HELPER":       ` C:\tools\jobrun.exe `,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +43,7 @@ func TestConfigFromEnv(t *testing.T) {
 		WinCwd:         `D:\work`,
 		MaxTimeout:     2 * time.Minute,
 		QueueTimeout:   2500 * time.Millisecond,
+		JobHelper:      `C:\tools\jobrun.exe`,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -74,6 +76,7 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		"ALLOW_ENV":                  "A:PATH",
 		"MAX_TIMEOUT_MS":             "0",
 		"WINBRIDGE_QUEUE_TIMEOUT_MS": "99999999999999",
+		"WINBRIDGE_JOB_HELPER":       "jobrun.exe",
 	} {
 		_, err := configFrom(envOf(map[string]string{setting: value}))
 		var ce *ConfigError
@@ -115,5 +118,30 @@ func TestNewPicksBackend(t *testing.T) {
 	t.Setenv("WSL_DISTRO_NAME", "Ubuntu")
 	if !IsWSL() || AutoBackend(&Config{}) != BackendPSHost {
 		t.Errorf("WSL_DISTRO_NAME set: IsWSL %v auto %s", IsWSL(), AutoBackend(&Config{}))
+	}
+}
+
+// TestJobHelperSetting: the helper is an absolute path, never a name
+// looked up on a search path, and New hands it to the direct backend.
+func TestJobHelperSetting(t *testing.T) {
+	for _, p := range []string{"jobrun.exe", `tools\jobrun.exe`, "./jobrun.exe", `\\server\share\jobrun.exe`, `\\?\C:\jobrun.exe`, `C:\jobrun.exe" x`, "/opt/job\x00run.exe", "C:"} {
+		_, err := configFrom(envOf(map[string]string{"WINBRIDGE_JOB_HELPER": p}))
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Setting != "WINBRIDGE_JOB_HELPER" {
+			t.Errorf("WINBRIDGE_JOB_HELPER=%q: err = %v, want a ConfigError", p, err)
+		}
+		if _, err := New(Config{Backend: BackendDirect, JobHelper: p}); !errors.As(err, &ce) {
+			t.Errorf("New with JobHelper %q: err = %v, want a ConfigError", p, err)
+		}
+	}
+	for _, p := range []string{`C:\tools\jobrun.exe`, "/opt/winbridge/jobrun.exe", `D:/jobrun.exe`} {
+		c, err := configFrom(envOf(map[string]string{"WINBRIDGE_JOB_HELPER": p, "WINBRIDGE_BACKEND": "direct"}))
+		if err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		e := mustNew(t, c)
+		if d, ok := e.backend.(*Direct); !ok || d.JobHelper != p {
+			t.Errorf("%q: backend %#v, want a Direct with the helper", p, e.backend)
+		}
 	}
 }

@@ -33,6 +33,11 @@ func New(cfg Config) (*Executor, error) {
 			log.Warn("winexec: ALLOW_EXE entry allows nothing", "err", err)
 		}
 	}
+	if cfg.JobHelper != "" {
+		if err := CheckJobHelper(cfg.JobHelper); err != nil {
+			return nil, &ConfigError{Setting: "WINBRIDGE_JOB_HELPER", Value: cfg.JobHelper, Err: err}
+		}
+	}
 	if cfg.Runner != nil {
 		return &Executor{cfg: cfg, backend: cfg.Runner, name: fmt.Sprintf("%T", cfg.Runner), log: log}, nil
 	}
@@ -46,7 +51,7 @@ func New(cfg Config) (*Executor, error) {
 	case BackendLocal:
 		b = &Local{Logger: log}
 	case BackendDirect:
-		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, Logger: log}
+		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, Logger: log}
 	case BackendPowerShell:
 		b = &ps
 	case BackendPSHost:

@@ -30,7 +30,8 @@ import (
 // the PowerShell parser test and the acceptance checklist in
 // docs/WINDOWS.md.
 //
-// Modes: normal, noise (non-protocol lines around frames), crash (dies in
+// Modes: normal, pwsh (reads strings as PowerShell 7's ConvertFrom-Json
+// does: a string that is a date becomes one, see pwshLine), noise (non-protocol lines around frames), crash (dies in
 // the middle of a request), hang (never answers a request), garbage (writes
 // an endless line that is not the protocol).
 //
@@ -66,7 +67,7 @@ func fakePowerShell(mode string) int {
 	if mode == "noise" {
 		f.raw("WARNING: this is not the protocol\n")
 	}
-	f.send(map[string]any{"t": "ready", "v": 1, "cp": 437})
+	f.send(map[string]any{"t": "ready", "v": 2, "cp": 437})
 	for l := range lines {
 		if l == "" || l == "cancel" {
 			continue
@@ -102,6 +103,9 @@ func (f *fakeHost) send(v map[string]any) {
 
 // handle runs one request; it reports whether stdin ended meanwhile.
 func (f *fakeHost) handle(line string, lines <-chan string) (eof bool) {
+	if f.mode == "pwsh" {
+		line = pwshLine(line)
+	}
 	var req wireRequest
 	if err := json.Unmarshal([]byte(line), &req); err != nil {
 		f.send(map[string]any{"t": "x", "id": 0, "err": []byte(err.Error())})
@@ -120,27 +124,30 @@ func (f *fakeHost) handle(line string, lines <-chan string) (eof bool) {
 		f.raw(junk)
 		return false
 	}
-	if code, ok := strings.CutPrefix(req.Exe, "fake-exit-"); ok {
+	if code, ok := strings.CutPrefix(string(req.Exe), "fake-exit-"); ok {
 		n, _ := strconv.ParseInt(code, 0, 64)
 		f.send(map[string]any{"t": "x", "id": req.ID, "code": int32(uint32(n)), "timedOut": false, "cancelled": false, "ms": 0})
 		return false
 	}
-	argv := SplitCommandLine(`"` + req.Exe + `" ` + req.CmdLine)
+	argv := SplitCommandLine(`"` + string(req.Exe) + `" ` + string(req.CmdLine))
 	// Windows would find the program by its UNC path; we need it back in
 	// Linux form.
 	if p, err := WinToWSL(argv[0]); err == nil {
 		argv[0] = p
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	if req.Cwd != "" {
-		dir, err := WinToWSL(req.Cwd)
+	if len(req.Cwd) > 0 {
+		dir, err := WinToWSL(string(req.Cwd))
 		if err != nil {
 			f.send(map[string]any{"t": "x", "id": req.ID, "err": []byte(err.Error())})
 			return false
 		}
 		cmd.Dir = dir
 	}
-	cmd.Env = append(os.Environ(), req.Env...)
+	cmd.Env = os.Environ()
+	for _, kv := range req.Env {
+		cmd.Env = append(cmd.Env, string(kv))
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, _ := cmd.StdinPipe()
 	so, _ := cmd.StdoutPipe()

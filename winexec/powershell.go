@@ -119,7 +119,10 @@ func (p *PowerShell) wire(req *Request, id int64) (*wireRequest, error) {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
-	w := &wireRequest{ID: id, Exe: exe, CmdLine: cmdline, Cwd: cwd, Env: env, Stdin: req.Stdin}
+	w := &wireRequest{ID: id, Exe: []byte(exe), CmdLine: []byte(cmdline), Cwd: []byte(cwd), Stdin: req.Stdin}
+	for _, kv := range env {
+		w.Env = append(w.Env, []byte(kv))
+	}
 	if w.Stdin == nil {
 		w.Stdin = []byte{}
 	}

@@ -11,14 +11,17 @@ import (
 	"strconv"
 )
 
-// wireRequest is a request as the Bootstrap reads it.
+// wireRequest is a request as the Bootstrap reads it. Every string is a
+// []byte, which encoding/json sends as base64: a JSON reader that turns
+// date-looking strings into dates (PowerShell 7's ConvertFrom-Json) finds
+// none to turn, so the program gets exactly these bytes.
 type wireRequest struct {
 	ID        int64    `json:"id"`
-	Exe       string   `json:"exe"`
-	CmdLine   string   `json:"cmdline"`
-	Cwd       string   `json:"cwd,omitempty"`
-	Env       []string `json:"env,omitempty"`
-	Stdin     []byte   `json:"stdin"` // base64 by encoding/json
+	Exe       []byte   `json:"exe"`
+	CmdLine   []byte   `json:"cmdline"`
+	Cwd       []byte   `json:"cwd,omitempty"`
+	Env       [][]byte `json:"env,omitempty"` // K=V each
+	Stdin     []byte   `json:"stdin"`
 	TimeoutMs int64    `json:"timeoutMs"`
 }
 

@@ -200,7 +200,7 @@ func (s *psSession) do(ctx context.Context, wr *wireRequest, maxOut int, grace t
 				stderr.Write(f.D)
 			case "x":
 				if f.Err != nil {
-					return nil, &StartError{Exe: wr.Exe, Err: errors.New(string(f.Err))}
+					return nil, &StartError{Exe: string(wr.Exe), Err: errors.New(string(f.Err))}
 				}
 				res := partial()
 				// Windows exit codes are DWORDs; show them as int32 like

@@ -204,3 +204,29 @@ func TestWineLocalWindowsJob(t *testing.T) {
 		t.Fatalf("windows tests under wine: %v\n%s", err, out)
 	}
 }
+
+// TestWineJobHelperFromConfig: the helper named by WINBRIDGE_JOB_HELPER
+// reaches the direct backend New makes, and contains the tree: a
+// grandchild in a new process group, which escapes without it
+// (TestWineDirectMissesEscapedGrandchild), dies on timeout.
+func TestWineJobHelperFromConfig(t *testing.T) {
+	e := needWine(t)
+	cfg, err := ConfigFromEnvFunc(func(k string) string {
+		switch k {
+		case "WINBRIDGE_BACKEND":
+			return BackendDirect
+		case "WINBRIDGE_JOB_HELPER":
+			return wintest.GoWindowsExe(t, "jobrun")
+		case "ALLOW_EXE":
+			return "*"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Launcher = e.direct.Launcher // the launcher wintest set up (its prefix)
+	ex := mustNew(t, cfg)
+	hb := heartbeatPath(t)
+	checkTreeKilled(t, executorBackend{ex}, Request{Exe: e.wprobe, Args: []string{"spawnflags", "group", hb}, Timeout: 6 * time.Second}, hb)
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -40,6 +41,9 @@ func check(s *settings, out io.Writer) int {
 			problems = append([]string{fmt.Sprintf("the launcher %q is not on PATH", cfg.Launcher[0])}, problems...)
 		}
 	}
+	if p := jobHelperProblem(&cfg); p != "" {
+		problems = append(problems, p)
+	}
 	codepage := "detect per call (UTF-8 first)"
 	if cfg.CodePage != 0 {
 		codepage = fmt.Sprint(cfg.CodePage)
@@ -63,6 +67,33 @@ func check(s *settings, out io.Writer) int {
 		fmt.Fprintf(out, "problem:    %s\n", p)
 	}
 	return 1
+}
+
+// jobHelperProblem says what is wrong with the job helper setting: a
+// helper that is not there (every direct call would fail to start), or
+// one the backend does not use.
+func jobHelperProblem(cfg *winexec.Config) string {
+	if cfg.JobHelper == "" {
+		return ""
+	}
+	if b := backendOf(cfg); b != winexec.BackendDirect {
+		return fmt.Sprintf("-job-helper (or WINBRIDGE_JOB_HELPER) is set but the %s backend does not use it; only direct does", b)
+	}
+	path := cfg.JobHelper
+	if winexec.IsWindowsPath(path) {
+		if len(cfg.Launcher) > 0 {
+			return "" // where the launcher maps a Windows path is its own business
+		}
+		p, err := winexec.WinToWSL(path)
+		if err != nil {
+			return fmt.Sprintf("the job helper %s has no Linux path: %v", cfg.JobHelper, err)
+		}
+		path = p
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Sprintf("the job helper %s is not a file: every direct call would fail to start; build it with GOOS=windows go build -o jobrun.exe ./winexec/jobrun", cfg.JobHelper)
+	}
+	return ""
 }
 
 func lookPath(launcher []string, name string) (string, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func printGuards(s *settings, out io.Writer) {
 	}
 	g("powershell", "%d hosts at most; a call waits at most %v for one (-queue-timeout), then fails and nothing runs",
 		pool, orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout))
+	g("trees", "%s", treeGuard(&cfg))
 	maxOut := cfg.MaxOutput
 	if maxOut <= 0 {
 		maxOut = winexec.DefaultMaxOutput
@@ -70,6 +72,33 @@ func printGuards(s *settings, out io.Writer) {
 	g("http", "%s: %s, %s; %d sessions, idle %v; %d retained streams (%d bytes, %v) per session; bodies %d bytes",
 		s.httpAddr, access, token, mcphttp.DefaultMaxSessions, mcphttp.DefaultSessionTimeout,
 		mcphttp.DefaultMaxRetainedStreams, mcphttp.DefaultMaxRetainedBytes, mcphttp.DefaultRetainFor, mcphttp.DefaultMaxBody)
+}
+
+// backendOf is the backend New would pick for cfg.
+func backendOf(cfg *winexec.Config) string {
+	if cfg.Backend == "" || cfg.Backend == winexec.BackendAuto {
+		return winexec.AutoBackend(cfg)
+	}
+	return cfg.Backend
+}
+
+// treeGuard says whether a timeout or a cancel kills a call's whole
+// process tree: whether the tree is contained by a Job Object.
+func treeGuard(cfg *winexec.Config) string {
+	switch backendOf(cfg) {
+	case winexec.BackendDirect:
+		if cfg.JobHelper != "" {
+			return "contained by a kill-on-close Windows Job Object (job helper " + cfg.JobHelper + ")"
+		}
+		return "NOT contained by a job: a timeout kills the Linux process group, which under WSL ends only the direct Windows child and under wine misses descendants in a new console or process group; set -job-helper (docs/WINDOWS.md, \"Tree kill\")"
+	case winexec.BackendPowerShell, winexec.BackendPSHost:
+		return "contained by a kill-on-close Windows Job Object per call (made by the PowerShell bootstrap; taskkill /T as fallback)"
+	default:
+		if runtime.GOOS == "windows" {
+			return "contained by a kill-on-close Windows Job Object per call"
+		}
+		return "the call's process group is killed (a descendant that leaves the group, e.g. with setsid, is not)"
+	}
 }
 
 // allowedPrograms says what ALLOW_EXE allows, in words.

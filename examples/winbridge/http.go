@@ -47,9 +47,15 @@ func serveHTTP(ctx context.Context, s *settings, srv *mcp.Server, log *slog.Logg
 	log.Info("winbridge: serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "token", ep.Token != "")
 	go func() {
 		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// h.Shutdown cancels every session's calls and waits for them
+		// (each at most mcp.DefaultShutdownTimeout after its session
+		// ended), so that win_exec has killed its process trees before
+		// Serve returns and the bridge exits.
+		sctx, cancel := context.WithTimeout(context.Background(), mcp.DefaultShutdownTimeout+5*time.Second)
 		defer cancel()
-		_ = h.Shutdown(sctx)
+		if err := h.Shutdown(sctx); err != nil {
+			log.Warn("winbridge: HTTP shutdown did not finish", "err", err)
+		}
 		_ = hs.Shutdown(sctx)
 	}()
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

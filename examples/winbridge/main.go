@@ -8,9 +8,10 @@
 // and every problem in plain words. Started by hand on a terminal, it says
 // on stderr that it is an MCP server and how to connect a client.
 //
-// At the end of standard input, or on SIGINT or SIGTERM, every call still
-// running is cancelled (win_exec kills its process tree) and the server
-// exits once they have returned, or after mcp.DefaultShutdownTimeout.
+// At the end of standard input, or on SIGINT or SIGTERM (stdio or -http),
+// every call still running is cancelled (win_exec kills its process tree)
+// and the server exits once they have returned, or after
+// mcp.DefaultShutdownTimeout.
 package main
 
 import (

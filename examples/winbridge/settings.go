@@ -33,6 +33,7 @@ type settings struct {
 var flagOf = map[string]string{
 	"WINBRIDGE_BACKEND": "-backend", "WIN_PS_EXE": "-ps-exe", "HDC_EXE": "-hdc-exe", "ALLOW_EXE": "-allow-exe",
 	"ALLOW_ENV": "-allow-env", "DEFAULT_TIMEOUT_MS": "-timeout", "WINBRIDGE_LAUNCHER": "-launcher", "WIN_CODEPAGE": "-codepage",
+	"WINBRIDGE_JOB_HELPER": "-job-helper",
 }
 
 // envErrors keeps the problems of environment variables whose flag was not
@@ -82,6 +83,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
 	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
+	jobHelper := fs.String("job-helper", cfg.JobHelper, "absolute `path` of jobrun.exe (GOOS=windows go build -o jobrun.exe ./winexec/jobrun): the direct backend runs every program in a kill-on-close Windows Job Object, so a timeout kills the whole tree [WINBRIDGE_JOB_HELPER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
 	fs.BoolVar(&s.dotNaming, "dotted-names", getenv("WINBRIDGE_DOTTED_NAMES") == "1", "name tools win.exec, hdc.shell, ... as earlier releases did; hosts such as Claude Desktop reject them [WINBRIDGE_DOTTED_NAMES=1]")
 	fs.Bool("snake-case", false, "deprecated and ignored: tool names are win_exec, hdc_shell, ... by default")
@@ -117,6 +119,12 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 		return nil, fmt.Errorf("-max-timeout and -queue-timeout must be positive")
 	}
 	s.cfg.Launcher = strings.Fields(*launcher)
+	s.cfg.JobHelper = strings.TrimSpace(*jobHelper)
+	if s.cfg.JobHelper != "" {
+		if err := winexec.CheckJobHelper(s.cfg.JobHelper); err != nil {
+			return nil, fmt.Errorf("-job-helper (or WINBRIDGE_JOB_HELPER) %q: %w", s.cfg.JobHelper, err)
+		}
+	}
 	s.cfg.CodePage = *codepage
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("-log-level (or WINBRIDGE_LOG_LEVEL): %w", err)

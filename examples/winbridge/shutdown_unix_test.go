@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -115,5 +116,89 @@ func TestShutdownKillsRunningProcessTrees(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The same over -http: SIGTERM ends every HTTP session, and the bridge
+// exits only once their win_exec handlers have returned, having killed
+// their process trees.
+func TestHTTPShutdownKillsRunningProcessTrees(t *testing.T) {
+	bin := build(t)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "WINBRIDGE_BACKEND=local", "ALLOW_EXE=sh", "DEFAULT_TIMEOUT_MS=120000")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stderr := readLog(pipe)
+	url := stderr.waitURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// Two sessions, several calls each.
+	const sessions, trees = 2, 4
+	for s := range sessions {
+		stream, err := mcphttp.NewStream(ctx, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.Connect(ctx, stream, nil)
+		if err != nil {
+			t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+		}
+		defer c.Close()
+		for i := range trees {
+			go c.CallTool(ctx, "win_exec", map[string]any{"exe": "sh", "args": []string{"-c",
+				`sleep 300 & echo $$ $! > "$1.tmp" && mv "$1.tmp" "$1"; wait`, "sh", pidFile + strconv.Itoa(s*trees+i)}})
+		}
+	}
+	var pids []int
+	defer func() {
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for i := range sessions * trees {
+		for {
+			b, err := os.ReadFile(pidFile + strconv.Itoa(i))
+			if err == nil {
+				for _, f := range strings.Fields(string(b)) {
+					n, _ := strconv.Atoi(f)
+					pids = append(pids, n)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("win_exec did not start its trees\nstderr: %s", stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	exitErr := make(chan error, 1)
+	go func() {
+		for range stderr.lines {
+		}
+		exitErr <- cmd.Wait()
+	}()
+	select {
+	case <-exitErr:
+	case <-time.After(40 * time.Second):
+		t.Fatalf("the bridge did not exit\nstderr: %s", stderr.String())
+	}
+	for _, p := range pids {
+		deadline := time.Now().Add(5 * time.Second)
+		for !exited(p) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d of win_exec's tree outlived the bridge\nstderr: %s", p, stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }

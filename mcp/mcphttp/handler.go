@@ -167,6 +167,8 @@ type Handler struct {
 	closed   bool
 	active   sync.WaitGroup // ServeHTTP calls in progress; Add only under mu while !closed
 	done     chan struct{}  // closed by Shutdown
+	draining int            // sessions whose handlers may still run (drain.go)
+	drained  chan struct{}  // closed when draining drops to 0
 }
 
 // NewHandler returns a handler that serves srv. Mount it on one path,
@@ -278,8 +280,13 @@ func (h *Handler) enter() bool {
 }
 
 // Shutdown stops accepting requests, closes every session (which ends
-// their SSE streams and fails their pending requests), and waits for the
-// requests in progress to return or for ctx to end. Call it before
+// their SSE streams, fails their pending requests and cancels their
+// handlers), and waits for the requests in progress to return and for
+// every session's handlers to return, or for ctx to end. A session's
+// handlers are awaited at most the server's ShutdownTimeout
+// (mcp.ServerOptions) after it ended, as mcp.Server.Run does on stdio, so
+// that a program exiting after Shutdown leaves no tool's process tree
+// behind. Call it before
 // http.Server.Shutdown, which would otherwise wait for SSE streams that
 // never end on their own (or register it with http.Server.RegisterOnShutdown).
 func (h *Handler) Shutdown(ctx context.Context) error {
@@ -303,10 +310,10 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-idle:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	return h.awaitHandlers(ctx)
 }
 
 // SessionCount returns the number of open legacy sessions.

@@ -78,6 +78,7 @@ func (h *Handler) newSession(id string) *httpSession {
 		}
 	}
 	s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
+	h.track(s.ss)
 	return s
 }
 
