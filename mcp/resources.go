@@ -77,6 +77,10 @@ func (s *Server) RemoveResources(uris ...string) {
 // and the open subscriptions/listen requests that asked for uri that it
 // changed.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	s.announce(ctx, Change{Method: "notifications/resources/updated", URI: uri})
+}
+
+func (s *Server) resourceUpdated(ctx context.Context, uri string) {
 	s.notifyListeners("notifications/resources/updated", uri)
 	for _, ss := range s.Sessions() {
 		ss.mu.Lock()

@@ -134,6 +134,24 @@ type HandlerOptions struct {
 	MaxSessions int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger
+	// Sessions, if set, keeps legacy sessions where every replica of the
+	// server reaches them, so that a session initialized on one replica
+	// is served by any (the replica replays the session's state into a
+	// session of its own). Each request of a session then loads it from
+	// the store and keeps it there for SessionTimeout (or
+	// DefaultSessionTimeout when SessionTimeout is negative); a store
+	// that fails gets 503 with Retry-After. A session holds at most
+	// MaxStateMessages state changes (subscriptions, log levels). Nil
+	// means this process only.
+	Sessions SessionStore
+	// Events, if set, keeps the events of legacy sessions' POST streams
+	// where every replica reaches them, for RetainFor after the last,
+	// so that a client resumes a stream with Last-Event-ID on any
+	// replica, even after the one that served it is gone. A stream
+	// resumed on a replica that does not serve it is written up to its
+	// stored end and closed; the client resumes again for more. Nil
+	// means this process only.
+	Events EventStore
 }
 
 // Handler serves an mcp.Server over the Streamable HTTP transport on one
@@ -147,8 +165,10 @@ type Handler struct {
 	opts HandlerOptions
 	log  *slog.Logger
 
-	now    func() time.Time // the clock of timeouts; tests replace it
-	bodies budget           // MaxBodyMemory
+	now     func() time.Time // the clock of timeouts; tests replace it
+	bodies  budget           // MaxBodyMemory
+	replica string           // prefix of stream ids, unique to this Handler when Events is set
+	adoptMu sync.Mutex       // one adoption of a stored session at a time
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -209,6 +229,9 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = srv.Logger()
+	}
+	if h.opts.Events != nil {
+		h.replica = newSessionID()[:8] + "-"
 	}
 	return h
 }

@@ -57,6 +57,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enter()
 	defer s.leave()
+	if e := s.record(r.Context(), m); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
 	h.exchange(w, r, s, m)
 }
 
@@ -146,7 +150,10 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
 			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+mcp.LatestVersion+" with its _meta").withID(m)
 	}
-	s := h.session(sid)
+	s, e := h.shared(r.Context(), sid, m)
+	if e != nil {
+		return nil, e
+	}
 	if s == nil {
 		return nil, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
 	}
@@ -193,6 +200,10 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessa
 		}
 		if json.Unmarshal(resp, &out) == nil && out.Error != nil {
 			s.end()
+		} else if e := s.keep(r.Context(), m.raw); e != nil {
+			s.end()
+			writeHTTPError(w, e.withID(m))
+			return
 		} else {
 			w.Header().Set(HeaderSessionID, s.id)
 		}
@@ -460,6 +471,10 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if last, ok := headerValue(r, HeaderLastEventID); ok {
 		if id, n, ok := parseEventID(last); ok {
 			found := s.stream(id)
+			if found == nil && h.opts.Events != nil {
+				h.resumeStored(w, r, s, id, n)
+				return
+			}
 			if found == nil {
 				writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
 					"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
@@ -494,6 +509,10 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	s, e := h.lookup(r, nil)
 	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	if e := h.forgetShared(r.Context(), s.id); e != nil {
 		writeHTTPError(w, e)
 		return
 	}

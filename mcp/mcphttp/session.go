@@ -46,6 +46,7 @@ type httpSession struct {
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
 	busy       int       // POSTs and GETs in progress
+	replicated           // its state in HandlerOptions.Sessions
 	lastUsed   time.Time // when busy last changed
 	timer      *time.Timer
 }
@@ -105,6 +106,8 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(msg, &env)
+	var kept storedPush // appended to HandlerOptions.Events once unlocked
+	defer func() { s.store(kept) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if env.Method == nil {
@@ -116,7 +119,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		}
 		s.forgetLocked(id.Key())
 		if p.stream != nil {
-			p.stream.push(msg, true)
+			kept = storedPush{p.stream, p.stream.push(msg, true), msg, true}
 			s.retainLocked(p.stream)
 		} else {
 			p.resp <- msg
@@ -145,7 +148,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", *env.Method)
 		return nil
 	}
-	target.push(msg, false)
+	kept = storedPush{target, target.push(msg, false), msg, false}
 	s.retainLocked(target)
 	return nil
 }
@@ -259,7 +262,8 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 		id := ""
 		if s.id != "" {
 			s.nextStream++
-			id = strconv.Itoa(s.nextStream)
+			// Unique across replicas: each numbers its own streams.
+			id = s.h.replica + strconv.Itoa(s.nextStream)
 		}
 		// The POST that asks owns its stream until it is done with it,
 		// so retention never drops a stream that a request still serves.
