@@ -1,0 +1,62 @@
+package mcphttp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/replicatest"
+)
+
+// memReplicas serves three replicas of one server, each its own Server and
+// Handler, sharing in-memory stores, a bus and a keyring: what Redis
+// shares between processes.
+func memReplicas(t *testing.T) ([]*mcp.Server, []string) {
+	t.Helper()
+	store := &mcphttp.MemoryStore{}
+	bus := &mcphttp.MemoryBus{}
+	keys := mcphttp.NewKeyring([]byte("0123456789abcdef0123456789abcdef"))
+	var srvs []*mcp.Server
+	var urls []string
+	for range 3 {
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, Bus: bus, StateKeys: keys})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+		srvs = append(srvs, srv)
+		urls = append(urls, u)
+	}
+	return srvs, urls
+}
+
+func TestReplicasLegacySession(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.LegacySession(t, urls)
+}
+
+func TestReplicasResumeElsewhere(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.ResumeElsewhere(t, urls)
+}
+
+func TestReplicasListenAcross(t *testing.T) {
+	srvs, urls := memReplicas(t)
+	replicatest.ListenAcross(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
+// Without stores, a replica does not know another's session: the
+// scenarios above fail on one process's state, which is what they test.
+func TestReplicasWithoutStoresDoNotShare(t *testing.T) {
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}), nil)
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	resp := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("status %d, want 404", resp.StatusCode)
+	}
+}

@@ -1,0 +1,343 @@
+// Package replicatest checks that replicas of one MCP server behind
+// different URLs serve clients as one server: the scenarios of
+// docs/DEPLOY.md, run by mcphttp's tests on in-memory stores and by
+// redisstore's on Redis. The server under test must have the tools of
+// Server: "sum" (adds a and b) and "count" (reports steps progress
+// notifications, then the count).
+package replicatest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// Server returns a server with the tools the scenarios call, configured
+// by opts.
+func Server(opts *mcp.ServerOptions) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "replica", Version: "1.0.0"}, opts)
+	type sumIn struct {
+		A float64 `json:"a"`
+		B float64 `json:"b"`
+	}
+	type out struct {
+		Sum float64 `json:"sum"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "sum", Description: "Adds."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, out, error) {
+			return nil, out{Sum: in.A + in.B}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "count", Description: "Reports progress, then the count."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			Steps int `json:"steps"`
+		}) (*mcp.CallToolResult, out, error) {
+			for i := 1; i <= in.Steps; i++ {
+				if err := req.Progress(ctx, float64(i), float64(in.Steps), ""); err != nil {
+					return nil, out{}, err
+				}
+			}
+			return nil, out{Sum: float64(in.Steps)}, nil
+		})
+	text := "x"
+	srv.AddResource(&mcp.Resource{URI: "test://watched", Name: "watched"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://watched", Text: &text}}}, nil
+		})
+	return srv
+}
+
+// Event is one SSE event.
+type Event struct {
+	ID   string
+	Data string
+}
+
+// Events reads SSE events from a response body.
+type Events struct{ r *bufio.Reader }
+
+// NewEvents reads the events of body.
+func NewEvents(body io.Reader) *Events { return &Events{bufio.NewReader(body)} }
+
+// Next returns the next event with data (comments and priming events
+// without data are returned too, with empty Data), or io.EOF.
+func (e *Events) Next() (Event, error) {
+	var ev Event
+	seen := false
+	for {
+		line, err := e.r.ReadString('\n')
+		if err != nil {
+			return ev, io.EOF
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "":
+			if seen {
+				return ev, nil
+			}
+		case strings.HasPrefix(line, "id:"):
+			ev.ID, seen = strings.TrimSpace(line[3:]), true
+		case strings.HasPrefix(line, "data:"):
+			ev.Data, seen = ev.Data+strings.TrimSpace(line[5:]), true
+		case strings.HasPrefix(line, "retry:"), strings.HasPrefix(line, "event:"):
+			seen = true
+		}
+	}
+}
+
+const legacyVersion = "2025-11-25"
+
+// Post sends a JSON-RPC message to url with the session's headers and
+// returns the response; the caller closes its body.
+func Post(t testing.TB, url, session, version, body string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	return resp
+}
+
+// Result reads the JSON-RPC response of a POST, answered as JSON or as
+// an SSE stream ending with it, and returns its result or fails.
+func Result(t testing.TB, resp *http.Response) json.RawMessage {
+	t.Helper()
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	var last string
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		evs := NewEvents(resp.Body)
+		for {
+			ev, err := evs.Next()
+			if err != nil {
+				break
+			}
+			if ev.Data != "" {
+				last = ev.Data
+			}
+		}
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		last = string(b)
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(last), &msg); err != nil || msg.Error != nil || msg.Result == nil {
+		t.Fatalf("not a result: %s", last)
+	}
+	return msg.Result
+}
+
+// Initialize opens a legacy session on url and returns its id.
+func Initialize(t testing.TB, url string) string {
+	t.Helper()
+	resp := Post(t, url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyVersion+`","capabilities":{},"clientInfo":{"name":"replicatest","version":"1"}}}`, nil)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	Result(t, resp)
+	if sid == "" {
+		t.Fatal("initialize named no session")
+	}
+	resp = Post(t, url, sid, legacyVersion, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: status %d", resp.StatusCode)
+	}
+	return sid
+}
+
+// Sum calls the sum tool in session sid through url.
+func Sum(t testing.TB, url, sid string, id, a, b int) {
+	t.Helper()
+	res := Result(t, Post(t, url, sid, legacyVersion,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sum","arguments":{"a":%d,"b":%d}}}`, id, a, b), nil))
+	var out struct {
+		StructuredContent struct{ Sum float64 } `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil || out.StructuredContent.Sum != float64(a+b) {
+		t.Fatalf("sum %d+%d through %s: %s", a, b, url, res)
+	}
+}
+
+// LegacySession initializes a session on urls[0], uses it through every
+// other, deletes it through the last, and checks that the first then
+// refuses it.
+func LegacySession(t *testing.T, urls []string) {
+	sid := Initialize(t, urls[0])
+	for i, u := range urls {
+		Sum(t, u, sid, 10+i, i, 2)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, urls[len(urls)-1], nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: status %d", resp.StatusCode)
+	}
+	resp = Post(t, urls[0], sid, legacyVersion, `{"jsonrpc":"2.0","id":99,"method":"tools/list"}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("a session deleted through another replica: status %d, want 404", resp.StatusCode)
+	}
+}
+
+// StartCount calls count in session sid through url and reads the
+// stream's priming event: the Last-Event-ID to resume from.
+func StartCount(t testing.TB, url, sid string, steps int) (first string, resp *http.Response) {
+	t.Helper()
+	resp = Post(t, url, sid, legacyVersion,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{"steps":%d},"_meta":{"progressToken":"p"}}}`, steps), nil)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body.Close()
+		t.Fatalf("count: status %d, %s; want a stream", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	ev, err := NewEvents(resp.Body).Next()
+	if err != nil || ev.ID == "" {
+		t.Fatalf("count: no priming event (%v)", err)
+	}
+	return ev.ID, resp
+}
+
+// Resume reads a stream through url from after Last-Event-ID last, until
+// its response, resuming again when a replica ends the stream early, and
+// returns its events with data. It fails on an event seen twice.
+func Resume(t testing.TB, url, sid, last string, deadline time.Time) []Event {
+	t.Helper()
+	var got []Event
+	seen := map[string]bool{}
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", legacyVersion)
+		req.Header.Set("Last-Event-ID", last)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			t.Fatalf("resume after %s through %s: status %d: %s", last, url, resp.StatusCode, b)
+		}
+		evs := NewEvents(resp.Body)
+		for {
+			ev, err := evs.Next()
+			if err != nil {
+				break
+			}
+			if ev.Data == "" {
+				continue
+			}
+			if seen[ev.ID] {
+				t.Fatalf("event %s delivered twice", ev.ID)
+			}
+			seen[ev.ID] = true
+			got = append(got, ev)
+			last = ev.ID
+			if strings.Contains(ev.Data, `"result"`) {
+				resp.Body.Close()
+				return got
+			}
+		}
+		resp.Body.Close()
+	}
+	t.Fatalf("the stream did not end by the deadline; got %d events", len(got))
+	return nil
+}
+
+// ResumeElsewhere runs count through urls[0], drops the stream after its
+// priming event, and resumes it through urls[1]: every progress event and
+// the result arrive, once each.
+func ResumeElsewhere(t *testing.T, urls []string) {
+	sid := Initialize(t, urls[0])
+	const steps = 3
+	first, resp := StartCount(t, urls[0], sid, steps)
+	// Read the stream to its end on A, so that every event is stored,
+	// then resume it from the start on B.
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	got := Resume(t, urls[1], sid, first, time.Now().Add(30*time.Second))
+	if len(got) != steps+1 {
+		t.Fatalf("resumed %d events, want %d progress and the result: %+v", len(got), steps, got)
+	}
+}
+
+// ListenAcross opens a 2026-07-28 subscriptions/listen stream on
+// urls[0] for uri, calls update (which makes another replica announce a
+// change of uri), and checks that the update arrives on the stream.
+func ListenAcross(t *testing.T, urls []string, uri string, update func()) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["` + uri + `"]},"_meta":{"` +
+		mcp.MetaProtocolVersion + `":"` + mcp.Version20260728 + `","` + mcp.MetaClientCapabilities + `":{}}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, urls[0], strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", mcp.Version20260728)
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("subscriptions/listen: status %d: %s", resp.StatusCode, b)
+	}
+	evs := NewEvents(resp.Body)
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatal("the listen stream ended before its acknowledgement")
+		}
+		if strings.Contains(ev.Data, "notifications/subscriptions/acknowledged") {
+			break
+		}
+	}
+	update()
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatal("the listen stream ended before the update arrived")
+		}
+		if strings.Contains(ev.Data, "notifications/resources/updated") {
+			if !strings.Contains(ev.Data, uri) {
+				t.Fatalf("update of another resource: %s", ev.Data)
+			}
+			return
+		}
+	}
+}
