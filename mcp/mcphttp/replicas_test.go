@@ -35,7 +35,7 @@ func TestReplicasLegacySession(t *testing.T) {
 
 func TestReplicasResumeElsewhere(t *testing.T) {
 	_, urls := memReplicas(t)
-	replicatest.ResumeElsewhere(t, urls)
+	replicatest.ResumeElsewhere(t, urls, replicatest.Count, nil)
 }
 
 func TestReplicasListenAcross(t *testing.T) {

@@ -84,7 +84,7 @@ func TestRedisLegacySession(t *testing.T) {
 func TestRedisResumeElsewhere(t *testing.T) {
 	r := redistest.Start(t)
 	_, urls := replicas(t, r.URL())
-	replicatest.ResumeElsewhere(t, urls)
+	replicatest.ResumeElsewhere(t, urls, replicatest.Count, nil)
 }
 
 func TestRedisListenAcross(t *testing.T) {

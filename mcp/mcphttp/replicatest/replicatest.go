@@ -1,9 +1,9 @@
 // Package replicatest checks that replicas of one MCP server behind
 // different URLs serve clients as one server: the scenarios of
 // docs/DEPLOY.md, run by mcphttp's tests on in-memory stores and by
-// redisstore's on Redis. The server under test must have the tools of
-// Server: "sum" (adds a and b) and "count" (reports steps progress
-// notifications, then the count).
+// redisstore's on Redis, in one process and as separate processes behind
+// a proxy. ListenAcross needs a resource that the update names;
+// ResumeElsewhere a tool that reports progress (Count is Server's).
 package replicatest
 
 import (
@@ -20,8 +20,8 @@ import (
 	"github.com/winbridge/winbridge/mcp"
 )
 
-// Server returns a server with the tools the scenarios call, configured
-// by opts.
+// Server returns a server with the tools of the scenarios that name
+// them (Count, and Sum's "sum"), configured by opts.
 func Server(opts *mcp.ServerOptions) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "replica", Version: "1.0.0"}, opts)
 	type sumIn struct {
@@ -193,7 +193,7 @@ func Sum(t testing.TB, url, sid string, id, a, b int) {
 func LegacySession(t *testing.T, urls []string) {
 	sid := Initialize(t, urls[0])
 	for i, u := range urls {
-		Sum(t, u, sid, 10+i, i, 2)
+		Result(t, Post(t, u, sid, legacyVersion, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 10+i), nil))
 	}
 	req, _ := http.NewRequest(http.MethodDelete, urls[len(urls)-1], nil)
 	req.Header.Set("Mcp-Session-Id", sid)
@@ -213,21 +213,24 @@ func LegacySession(t *testing.T, urls []string) {
 	}
 }
 
-// StartCount calls count in session sid through url and reads the
-// stream's priming event: the Last-Event-ID to resume from.
-func StartCount(t testing.TB, url, sid string, steps int) (first string, resp *http.Response) {
+// StartCall calls tool with args (a JSON object) and a progress token in
+// session sid through url, and reads the stream's priming event: the
+// Last-Event-ID to resume from. The tool must send progress first, so
+// that the answer is a stream.
+func StartCall(t testing.TB, url, sid, tool, args string) (first string, resp *http.Response, rest *Events) {
 	t.Helper()
 	resp = Post(t, url, sid, legacyVersion,
-		fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{"steps":%d},"_meta":{"progressToken":"p"}}}`, steps), nil)
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`,"_meta":{"progressToken":"p"}}}`, nil)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body.Close()
-		t.Fatalf("count: status %d, %s; want a stream", resp.StatusCode, resp.Header.Get("Content-Type"))
+		t.Fatalf("%s: status %d, %s; want a stream", tool, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	ev, err := NewEvents(resp.Body).Next()
+	rest = NewEvents(resp.Body)
+	ev, err := rest.Next()
 	if err != nil || ev.ID == "" {
-		t.Fatalf("count: no priming event (%v)", err)
+		t.Fatalf("%s: no priming event (%v)", tool, err)
 	}
-	return ev.ID, resp
+	return ev.ID, resp, rest
 }
 
 // Resume reads a stream through url from after Last-Event-ID last, until
@@ -278,26 +281,57 @@ func Resume(t testing.TB, url, sid, last string, deadline time.Time) []Event {
 	return nil
 }
 
-// ResumeElsewhere runs count through urls[0], drops the stream after its
-// priming event, and resumes it through urls[1]: every progress event and
-// the result arrive, once each.
-func ResumeElsewhere(t *testing.T, urls []string) {
+// ProgressTool is a tool that reports progress before its result.
+type ProgressTool struct {
+	Name, Args string // Args is a JSON object
+	Events     int    // progress notifications and the result
+}
+
+// Count is the count tool of Server with 3 steps.
+var Count = ProgressTool{Name: "count", Args: `{"steps":3}`, Events: 4}
+
+// ResumeElsewhere calls tool through urls[0], reads its stream to the end
+// there, calls between (which may kill the replica of urls[0]; nil does
+// nothing), and resumes the stream from its start through urls[1]: every
+// progress event and the result arrive again, once each, with the ids
+// they had.
+func ResumeElsewhere(t *testing.T, urls []string, tool ProgressTool, between func()) {
 	sid := Initialize(t, urls[0])
-	const steps = 3
-	first, resp := StartCount(t, urls[0], sid, steps)
-	// Read the stream to its end on A, so that every event is stored,
-	// then resume it from the start on B.
-	_, _ = io.Copy(io.Discard, resp.Body)
+	first, resp, evs := StartCall(t, urls[0], sid, tool.Name, tool.Args)
+	var ids []string
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			break
+		}
+		if ev.Data != "" {
+			ids = append(ids, ev.ID)
+		}
+	}
 	resp.Body.Close()
+	if len(ids) != tool.Events {
+		t.Fatalf("%s sent %d events, want %d", tool.Name, len(ids), tool.Events)
+	}
+	if between != nil {
+		between()
+	}
 	got := Resume(t, urls[1], sid, first, time.Now().Add(30*time.Second))
-	if len(got) != steps+1 {
-		t.Fatalf("resumed %d events, want %d progress and the result: %+v", len(got), steps, got)
+	if len(got) != len(ids) {
+		t.Fatalf("resumed %d events, want %d: %+v", len(got), len(ids), got)
+	}
+	for i, ev := range got {
+		if ev.ID != ids[i] {
+			t.Fatalf("resumed event %d has id %s, want %s", i, ev.ID, ids[i])
+		}
 	}
 }
 
 // ListenAcross opens a 2026-07-28 subscriptions/listen stream on
 // urls[0] for uri, calls update (which makes another replica announce a
-// change of uri), and checks that the update arrives on the stream.
+// change of uri), and checks that the update arrives on the stream. A bus
+// delivers to the replicas connected when a change is published, and one
+// that reconnects (after its store restarted) misses what came before, so
+// update is repeated every 100 ms until the update arrives.
 func ListenAcross(t *testing.T, urls []string, uri string, update func()) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -327,7 +361,22 @@ func ListenAcross(t *testing.T, urls []string, uri string, update func()) {
 			break
 		}
 	}
-	update()
+	arrived := make(chan struct{})
+	defer close(arrived)
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			update()
+			select {
+			case <-arrived:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
 	for {
 		ev, err := evs.Next()
 		if err != nil {
