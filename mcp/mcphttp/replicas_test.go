@@ -45,6 +45,11 @@ func TestReplicasListenAcross(t *testing.T) {
 	})
 }
 
+func TestReplicasRequestStateAcross(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.RequestStateAcross(t, urls, replicatest.Ask)
+}
+
 // Without stores, a replica does not know another's session: the
 // scenarios above fail on one process's state, which is what they test.
 func TestReplicasWithoutStoresDoNotShare(t *testing.T) {

@@ -95,6 +95,12 @@ func TestRedisListenAcross(t *testing.T) {
 	})
 }
 
+func TestRedisRequestStateAcross(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.RequestStateAcross(t, urls, replicatest.Ask)
+}
+
 // Every key the stores write is bounded: it expires, and a stream holds
 // at most MaxEvents events.
 func TestRedisKeysAreBounded(t *testing.T) {

@@ -46,6 +46,16 @@ func Server(opts *mcp.ServerOptions) *mcp.Server {
 			}
 			return nil, out{Sum: float64(in.Steps)}, nil
 		})
+	srv.AddPrompt(&mcp.Prompt{Name: "ask", Description: "Asks for a name, then greets it."},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?", RequestedSchema: &mcp.ElicitationSchema{
+				Properties: map[string]*mcp.PrimitiveSchemaDefinition{"name": {Type: "string"}}, Required: []string{"name"}}}, mcp.InputKey("who"))
+			if err != nil {
+				return nil, err
+			}
+			name, _ := res.Content["name"].(string)
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "Hello, " + name}}}}, nil
+		})
 	text := "x"
 	srv.AddResource(&mcp.Resource{URI: "test://watched", Name: "watched"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -388,5 +398,62 @@ func ListenAcross(t *testing.T, urls []string, uri string, update func()) {
 			}
 			return
 		}
+	}
+}
+
+// Asker is a prompt that asks the client for input (a multi round-trip
+// request of 2026-07-28) under Key, and whose result, given Answer (the
+// JSON of an ElicitResult), contains Want.
+type Asker struct {
+	Prompt, Key, Answer, Want string
+}
+
+// Ask is Server's "ask" prompt.
+var Ask = Asker{Prompt: "ask", Key: "who", Answer: `{"action":"accept","content":{"name":"Ada"}}`, Want: "Hello, Ada"}
+
+// stateless sends a 2026-07-28 prompts/get with extra params (a JSON
+// fragment, "" for none) and returns the raw JSON-RPC response.
+func stateless(t testing.TB, url, prompt, extra string) string {
+	t.Helper()
+	if extra != "" {
+		extra = "," + extra
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"` + prompt + `"` + extra + `,"_meta":{"` +
+		mcp.MetaProtocolVersion + `":"` + mcp.Version20260728 + `","` + mcp.MetaClientCapabilities + `":{"elicitation":{"form":{}}}}}}`
+	resp := Post(t, url, "", mcp.Version20260728, body, map[string]string{"Mcp-Method": "prompts/get", "Mcp-Name": prompt})
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// RequestStateAcross asks on urls[0] and answers on urls[1]: the
+// requestState sealed by one replica opens on the other. The same state
+// with its signature altered is refused.
+func RequestStateAcross(t *testing.T, urls []string, a Asker) {
+	first := stateless(t, urls[0], a.Prompt, "")
+	var ir struct {
+		Result struct {
+			RequestState string `json:"requestState"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(first), &ir); err != nil || ir.Result.RequestState == "" {
+		t.Fatalf("no requestState from the first round: %s", first)
+	}
+	answer := func(state string) string {
+		st, _ := json.Marshal(state)
+		return stateless(t, urls[1], a.Prompt, `"inputResponses":{"`+a.Key+`":`+a.Answer+`},"requestState":`+string(st))
+	}
+	if got := answer(ir.Result.RequestState); !strings.Contains(got, a.Want) {
+		t.Fatalf("the other replica did not accept the sealed state: %s", got)
+	}
+	st := ir.Result.RequestState
+	i := strings.LastIndexByte(st, '.') + 1
+	flip := byte('A')
+	if st[i] == 'A' {
+		flip = 'B'
+	}
+	tampered := st[:i] + string(flip) + st[i+1:]
+	if got := answer(tampered); strings.Contains(got, a.Want) || !strings.Contains(got, "requestState") {
+		t.Fatalf("a tampered requestState was not refused as such: %s", got)
 	}
 }
