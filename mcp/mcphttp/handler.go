@@ -152,6 +152,12 @@ type HandlerOptions struct {
 	// stored end and closed; the client resumes again for more. Nil
 	// means this process only.
 	Events EventStore
+	// Relay, with Sessions, carries a client's responses to the requests
+	// of a legacy session (sampling, elicitation, roots), and its
+	// cancellations, to the replica that serves the request, when the
+	// load balancer sends them to another. Nil means this process only:
+	// such requests then need a load balancer with session affinity.
+	Relay Relay
 }
 
 // Handler serves an mcp.Server over the Streamable HTTP transport on one
@@ -230,8 +236,12 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	if h.log == nil {
 		h.log = srv.Logger()
 	}
-	if h.opts.Events != nil {
+	if h.opts.Events != nil || h.opts.Relay != nil {
 		h.replica = newSessionID()[:8] + "-"
+	}
+	if h.opts.Relay != nil {
+		stop := h.opts.Relay.Receive(h.relayed)
+		go func() { <-h.done; stop() }()
 	}
 	return h
 }

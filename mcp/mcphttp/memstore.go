@@ -252,3 +252,42 @@ func (k *Keyring) Rotate(key []byte) {
 	keys := append([][]byte{slices.Clone(key)}, k.keys...)
 	k.keys = keys[:min(len(keys), keep)]
 }
+
+// MemoryRelay is a Relay in this process, for the Handlers of replicas in
+// one process (a test). The zero value is ready to use.
+type MemoryRelay struct {
+	mu   sync.Mutex
+	subs map[int]func([]byte)
+	next int
+}
+
+// Send implements Relay: it calls every receiver before returning.
+func (r *MemoryRelay) Send(_ context.Context, msg []byte) error {
+	r.mu.Lock()
+	subs := make([]func([]byte), 0, len(r.subs))
+	for _, f := range r.subs {
+		subs = append(subs, f)
+	}
+	r.mu.Unlock()
+	for _, f := range subs {
+		f(slices.Clone(msg))
+	}
+	return nil
+}
+
+// Receive implements Relay.
+func (r *MemoryRelay) Receive(deliver func([]byte)) (stop func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subs == nil {
+		r.subs = map[int]func([]byte){}
+	}
+	id := r.next
+	r.next++
+	r.subs[id] = deliver
+	return func() {
+		r.mu.Lock()
+		delete(r.subs, id)
+		r.mu.Unlock()
+	}
+}

@@ -16,12 +16,13 @@ func memReplicas(t *testing.T) ([]*mcp.Server, []string) {
 	t.Helper()
 	store := &mcphttp.MemoryStore{}
 	bus := &mcphttp.MemoryBus{}
+	relay := &mcphttp.MemoryRelay{}
 	keys := mcphttp.NewKeyring([]byte("0123456789abcdef0123456789abcdef"))
 	var srvs []*mcp.Server
 	var urls []string
 	for range 3 {
 		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, Bus: bus, StateKeys: keys})
-		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), Relay: relay})
 		srvs = append(srvs, srv)
 		urls = append(urls, u)
 	}
@@ -48,6 +49,11 @@ func TestReplicasListenAcross(t *testing.T) {
 func TestReplicasRequestStateAcross(t *testing.T) {
 	_, urls := memReplicas(t)
 	replicatest.RequestStateAcross(t, urls, replicatest.Ask)
+}
+
+func TestReplicasAnswerElsewhere(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.AnswerElsewhere(t, urls, replicatest.Greet)
 }
 
 // Without stores, a replica does not know another's session: the

@@ -61,6 +61,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, e)
 		return
 	}
+	if h.relay(r.Context(), s, m) {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	h.exchange(w, r, s, m)
 }
 

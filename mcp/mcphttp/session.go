@@ -45,9 +45,10 @@ type httpSession struct {
 	streams    map[string]*eventStream // POST streams that can be resumed, by stream id
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
-	busy       int       // POSTs and GETs in progress
-	replicated           // its state in HandlerOptions.Sessions
-	lastUsed   time.Time // when busy last changed
+	busy       int             // POSTs and GETs in progress
+	replicated                 // its state in HandlerOptions.Sessions
+	lastUsed   time.Time       // when busy last changed
+	asked      map[string]bool // ids of this replica's requests to the client, with a Relay
 	timer      *time.Timer
 }
 
@@ -110,6 +111,9 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	defer func() { s.store(kept) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if env.Method != nil && s.id != "" && s.h.opts.Relay != nil {
+		s.askingLocked(env.ID)
+	}
 	if env.Method == nil {
 		id, err := transport.ParseID(env.ID)
 		p := s.pending[id.Key()]

@@ -40,6 +40,19 @@ type SessionStore interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// Relay carries messages between the replicas' Handlers: a client's
+// response to a request that another replica's session sent it
+// (sampling, elicitation, roots in a legacy session), and its
+// notifications/cancelled for a request another replica runs, reach the
+// replica that waits for them. Send delivers msg to every Receive of
+// every replica, this one's included; the Handler encodes what it needs.
+type Relay interface {
+	Send(ctx context.Context, msg []byte) error
+	// Receive calls deliver for each message sent, until stop is called.
+	// deliver must not block for long.
+	Receive(deliver func(msg []byte)) (stop func())
+}
+
 // StoredEvent is one event of a stream in an EventStore.
 type StoredEvent struct {
 	N    int    // its number in the stream, from 1

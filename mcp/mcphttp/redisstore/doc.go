@@ -1,7 +1,8 @@
 // Package redisstore keeps the state that replicas of one MCP server
 // share on Redis: legacy sessions and the events of their streams
 // (mcphttp.SessionStore, mcphttp.EventStore), list changes and resource
-// updates (mcp.Bus, on Redis pub/sub), and the keys that seal requestState
+// updates (mcp.Bus, on Redis pub/sub), clients' answers to requests
+// another replica sent (mcphttp.Relay, on pub/sub too), and the keys that seal requestState
 // (mcp.Keyring, with rotation). It is a module of its own, so that the
 // winbridge library gains no dependency for those who do not import it.
 //

@@ -52,6 +52,7 @@ type Stores struct {
 	Sessions *SessionStore
 	Events   *EventStore
 	Bus      *Bus
+	Relay    *Relay
 	Keyring  *Keyring
 }
 
@@ -101,6 +102,7 @@ func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, err
 		_ = client.Close()
 		return nil, err
 	}
+	s.Relay = &Relay{s.Bus}
 	k, err := newKeyring(ctx, s)
 	if err != nil {
 		s.Bus.close()
@@ -124,10 +126,12 @@ func (s *Stores) ServerOptions(o *mcp.ServerOptions) {
 	o.StateKeys = s.Keyring
 }
 
-// HandlerOptions sets the session and event stores of a Handler's options.
+// HandlerOptions sets the session and event stores and the relay of a
+// Handler's options.
 func (s *Stores) HandlerOptions(o *mcphttp.HandlerOptions) {
 	o.Sessions = s.Sessions
 	o.Events = s.Events
+	o.Relay = s.Relay
 }
 
 func (s *Stores) key(parts ...string) string {

@@ -101,6 +101,12 @@ func TestRedisRequestStateAcross(t *testing.T) {
 	replicatest.RequestStateAcross(t, urls, replicatest.Ask)
 }
 
+func TestRedisAnswerElsewhere(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.AnswerElsewhere(t, urls, replicatest.Greet)
+}
+
 // Every key the stores write is bounded: it expires, and a stream holds
 // at most MaxEvents events.
 func TestRedisKeysAreBounded(t *testing.T) {

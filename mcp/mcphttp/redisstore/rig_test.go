@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -177,6 +178,10 @@ func TestRig(t *testing.T) {
 	t.Run("requestState across replicas", func(t *testing.T) {
 		replicatest.RequestStateAcross(t, urls, everythingAsk)
 	})
+	t.Run("answer through another replica", func(t *testing.T) {
+		replicatest.AnswerElsewhere(t, urls, replicatest.Elicitor{Name: "test_elicitation", Args: `{"message":"Who?"}`,
+			Answer: `{"action":"accept","content":{"username":"ada","email":"ada@example.com"}}`, Want: "ada@example.com"})
+	})
 	t.Run("listen hears the bus", func(t *testing.T) {
 		// everything-server announces test://watched-resource every 3 s
 		// on every replica; with a bus, a replica's own listeners hear
@@ -211,4 +216,30 @@ func TestRig(t *testing.T) {
 		tool := replicatest.ProgressTool{Name: "test_tool_with_progress", Args: `{}`, Events: 4}
 		replicatest.ResumeElsewhere(t, urls[:2], tool, rs[0].kill)
 	})
+}
+
+// The official conformance suite's server scenarios, both revisions,
+// through the round-robin proxy: three replicas pass as one server.
+func TestRigConformance(t *testing.T) {
+	conf := peertest.Conformance(t)
+	_, _, proxy := startRig(t)
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			argv := append(conf, "server", "--url", proxy, "--requirements", rev)
+			out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+			tail := string(out)
+			if i := strings.Index(tail, "=== SUMMARY ==="); i >= 0 {
+				tail = tail[i:]
+			}
+			if err != nil {
+				t.Fatalf("conformance %s through the proxy: %v\n%s", rev, err, tail)
+			}
+			if !strings.Contains(tail, "Total:") {
+				t.Fatalf("no summary from the suite:\n%s", tail)
+			}
+			t.Logf("%s", tail)
+		})
+	}
 }

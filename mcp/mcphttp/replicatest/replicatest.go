@@ -56,6 +56,16 @@ func Server(opts *mcp.ServerOptions) *mcp.Server {
 			name, _ := res.Content["name"].(string)
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "Hello, " + name}}}}, nil
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "greet", Description: "Asks for a name, then greets it."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?", RequestedSchema: &mcp.ElicitationSchema{
+				Properties: map[string]*mcp.PrimitiveSchemaDefinition{"name": {Type: "string"}}, Required: []string{"name"}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			name, _ := res.Content["name"].(string)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Hello, " + name}}}, nil, nil
+		})
 	text := "x"
 	srv.AddResource(&mcp.Resource{URI: "test://watched", Name: "watched"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -170,7 +180,7 @@ func Result(t testing.TB, resp *http.Response) json.RawMessage {
 // Initialize opens a legacy session on url and returns its id.
 func Initialize(t testing.TB, url string) string {
 	t.Helper()
-	resp := Post(t, url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyVersion+`","capabilities":{},"clientInfo":{"name":"replicatest","version":"1"}}}`, nil)
+	resp := Post(t, url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyVersion+`","capabilities":{"elicitation":{},"sampling":{}},"clientInfo":{"name":"replicatest","version":"1"}}}`, nil)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	Result(t, resp)
 	if sid == "" {
@@ -455,5 +465,59 @@ func RequestStateAcross(t *testing.T, urls []string, a Asker) {
 	tampered := st[:i] + string(flip) + st[i+1:]
 	if got := answer(tampered); strings.Contains(got, a.Want) || !strings.Contains(got, "requestState") {
 		t.Fatalf("a tampered requestState was not refused as such: %s", got)
+	}
+}
+
+// Elicitor is a tool that, in a legacy session, sends the client an
+// elicitation/create request before its result; answered with Answer (the
+// JSON of an ElicitResult), its result contains Want.
+type Elicitor struct {
+	Name, Args, Answer, Want string
+}
+
+// Greet is Server's "greet" tool.
+var Greet = Elicitor{Name: "greet", Args: `{}`, Answer: `{"action":"accept","content":{"name":"Ada"}}`, Want: "Hello, Ada"}
+
+// AnswerElsewhere calls tool through urls[0], and answers the request the
+// tool sends on its stream through urls[1]: the answer reaches the
+// replica that asked, and the result arrives on the first stream.
+func AnswerElsewhere(t *testing.T, urls []string, tool Elicitor) {
+	sid := Initialize(t, urls[0])
+	resp := Post(t, urls[0], sid, legacyVersion,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"`+tool.Name+`","arguments":`+tool.Args+`}}`, nil)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("%s: status %d, %s; want a stream", tool.Name, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	evs := NewEvents(resp.Body)
+	answered := false
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatalf("the stream of %s ended without its result (answered: %v)", tool.Name, answered)
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if ev.Data == "" || json.Unmarshal([]byte(ev.Data), &msg) != nil {
+			continue
+		}
+		switch {
+		case msg.Method == "elicitation/create" && !answered:
+			answered = true
+			r := Post(t, urls[1], sid, legacyVersion, `{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":`+tool.Answer+`}`, nil)
+			r.Body.Close()
+			if r.StatusCode != http.StatusAccepted {
+				t.Fatalf("the answer through another replica: status %d", r.StatusCode)
+			}
+		case msg.Method == "" && strings.Contains(ev.Data, `"result"`):
+			if !strings.Contains(ev.Data, tool.Want) {
+				t.Fatalf("result %s, want %q", ev.Data, tool.Want)
+			}
+			return
+		case msg.Method == "" && strings.Contains(ev.Data, `"error"`):
+			t.Fatalf("%s failed: %s", tool.Name, ev.Data)
+		}
 	}
 }
