@@ -3,6 +3,8 @@ package redisstore
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -10,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -241,5 +244,94 @@ func TestRigConformance(t *testing.T) {
 			}
 			t.Logf("%s", tail)
 		})
+	}
+}
+
+// Correctness under load: 64 callers share one legacy session through the
+// proxy for RIG_LOAD_SECONDS (30 by default), each calling echo with a
+// text of its own; every call must be answered, once, with its own text.
+// Throughput is logged, not judged: three replicas, Redis, the proxy and
+// the callers share the machine.
+func TestRigLoad(t *testing.T) {
+	secs := 30
+	if s := os.Getenv("RIG_LOAD_SECONDS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			secs = n
+		}
+	}
+	_, _, proxy := startRig(t)
+	sid := replicatest.Initialize(t, proxy)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 128
+	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	defer hc.CloseIdleConnections()
+	deadline := time.Now().Add(time.Duration(secs) * time.Second)
+	var calls atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for c := range 64 {
+		wg.Go(func() {
+			for n := 0; time.Now().Before(deadline); n++ {
+				id := c*1_000_000 + n
+				text := fmt.Sprintf("caller %d call %d", c, n)
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`, id, text)
+				req, _ := http.NewRequest(http.MethodPost, proxy, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Mcp-Session-Id", sid)
+				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+				resp, err := hc.Do(req)
+				if err != nil {
+					errs <- fmt.Errorf("call %d: %w", id, err)
+					return
+				}
+				got, err := answers(resp)
+				if err != nil {
+					errs <- fmt.Errorf("call %d: %w", id, err)
+					return
+				}
+				if len(got) != 1 {
+					errs <- fmt.Errorf("call %d answered %d times: %v", id, len(got), got)
+					return
+				}
+				want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`, id, text)
+				if got[0] != want {
+					errs <- fmt.Errorf("call %d answered\n%s\nwant\n%s", id, got[0], want)
+					return
+				}
+				calls.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	t.Logf("three replicas with Redis behind the proxy, 64 callers, %d s: %d calls, %.0f calls/s",
+		secs, calls.Load(), float64(calls.Load())/float64(secs))
+}
+
+// answers reads the JSON-RPC responses of a POST answered as JSON or SSE.
+func answers(resp *http.Response) ([]string, error) {
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, err := io.ReadAll(resp.Body)
+		return []string{strings.TrimSpace(string(b))}, err
+	}
+	var out []string
+	evs := replicatest.NewEvents(resp.Body)
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			return out, nil
+		}
+		if strings.Contains(ev.Data, `"result"`) || strings.Contains(ev.Data, `"error"`) {
+			out = append(out, ev.Data)
+		}
 	}
 }
