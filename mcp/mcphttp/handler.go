@@ -180,6 +180,7 @@ type Handler struct {
 	sessions map[string]*httpSession
 	closed   bool
 	active   sync.WaitGroup // ServeHTTP calls in progress; Add only under mu while !closed
+	ending   sync.WaitGroup // stateless sessions being closed; Add only inside ServeHTTP
 	done     chan struct{}  // closed by Shutdown
 }
 
@@ -317,6 +318,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	idle := make(chan struct{})
 	go func() {
 		h.active.Wait()
+		h.ending.Wait() // every Add happened inside a ServeHTTP, before active's Done
 		close(idle)
 	}()
 	select {

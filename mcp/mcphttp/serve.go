@@ -233,7 +233,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 		return
 	}
 	s := h.newSession("")
-	defer s.end()
+	defer h.endLater(s)
 	h.exchange(w, r, s, m)
 }
 
@@ -522,4 +522,17 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	}
 	s.end()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// endLater closes a stateless request's session once its response is
+// written, without holding the response: closing a session waits for its
+// read loop and connection to wind down, which cost a sequential client
+// more than the request itself (the connection stays busy until
+// ServeHTTP returns). Shutdown waits for these closes too.
+func (h *Handler) endLater(s *httpSession) {
+	h.ending.Add(1)
+	go func() {
+		defer h.ending.Done()
+		s.end()
+	}()
 }
