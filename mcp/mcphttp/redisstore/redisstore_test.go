@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,4 +240,19 @@ func TestRedisRestart(t *testing.T) {
 	replicatest.ListenAcross(t, urls, "test://watched", func() {
 		srvs[2].ResourceUpdated(context.Background(), "test://watched")
 	})
+}
+
+// A URL's password appears in no error of Open.
+func TestOpenErrorsHidePassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, url := range []string{"redis://:s3cret@[::1", "redis://:s3cret@127.0.0.1:1/0", "unix://:s3cret@/nonexistent/sock"} {
+		_, err := Open(ctx, url, &Options{Logger: quiet})
+		if err == nil {
+			t.Fatalf("Open %q succeeded", url)
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("Open's error shows the password: %v", err)
+		}
+	}
 }
