@@ -139,7 +139,8 @@ type HandlerOptions struct {
 	// is served by any (the replica replays the session's state into a
 	// session of its own). Each request of a session then loads it from
 	// the store and keeps it there for SessionTimeout (or
-	// DefaultSessionTimeout when SessionTimeout is negative); a store
+	// DefaultSessionTimeout when SessionTimeout is negative), and an open
+	// GET stream does so every third of that; a store
 	// that fails gets 503 with Retry-After. A session holds at most
 	// MaxStateMessages state changes (subscriptions, log levels). Nil
 	// means this process only.

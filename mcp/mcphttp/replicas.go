@@ -266,3 +266,48 @@ func (h *Handler) resumeStored(w http.ResponseWriter, r *http.Request, s *httpSe
 		_ = sw.write([]byte("retry: " + strconv.FormatInt(h.opts.Retry.Milliseconds(), 10) + "\n\n"))
 	}
 }
+
+// keepShared keeps a session alive in the SessionStore while a GET
+// stream of it is open here, as the stream keeps it alive in this
+// process: the client may send nothing else for longer than the
+// session's timeout. It loads the session every third of the timeout,
+// and ends the session here if the store no longer has it (deleted
+// through another replica). The returned func stops it.
+func (h *Handler) keepShared(s *httpSession) (stop func()) {
+	st := h.opts.Sessions
+	if st == nil {
+		return func() {}
+	}
+	ttl := h.storeTTL()
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-s.done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+				_, err := st.Load(ctx, s.id, ttl)
+				cancel()
+				switch {
+				case errors.Is(err, ErrNotFound):
+					h.log.Debug("mcphttp: the session was deleted through another replica", "session", s.id)
+					s.end()
+					return
+				case err != nil:
+					h.log.Warn("mcphttp: keeping a session alive in the store failed", "session", s.id, "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}

@@ -2,7 +2,10 @@ package mcphttp_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
@@ -69,5 +72,55 @@ func TestReplicasWithoutStoresDoNotShare(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 404 {
 		t.Fatalf("status %d, want 404", resp.StatusCode)
+	}
+}
+
+// An open GET stream keeps its session alive in the store, as it does in
+// one process, and a session deleted through another replica ends the
+// stream.
+func TestReplicasGetStreamKeepsSession(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	const timeout = 300 * time.Millisecond
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), SessionTimeout: timeout})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	req, _ := http.NewRequest(http.MethodGet, urls[0], nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: status %d", resp.StatusCode)
+	}
+	// Three timeouts with nothing but the GET stream open.
+	<-time.After(3 * timeout)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("a session whose GET stream is open expired from the store: status %d", r.StatusCode)
+	}
+	del, _ := http.NewRequest(http.MethodDelete, urls[1], nil)
+	del.Header.Set("Mcp-Session-Id", sid)
+	del.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if r, err := http.DefaultClient.Do(del); err != nil || r.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", r, err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the GET stream of a session deleted through another replica did not end")
 	}
 }

@@ -471,6 +471,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enter()
 	defer s.leave()
+	defer h.keepShared(s)()
 	es, after, resumed := s.standalone, -1, false
 	if last, ok := headerValue(r, HeaderLastEventID); ok {
 		if id, n, ok := parseEventID(last); ok {
