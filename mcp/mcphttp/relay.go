@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/winbridge/winbridge/transport"
@@ -51,7 +52,10 @@ func (s *httpSession) answers(m *rpcMessage) bool {
 // relay sends through the Relay what another replica may be waiting for,
 // and reports whether that is all there is to do: a response to a request
 // this replica did not send goes only there; a notifications/cancelled
-// goes there and is delivered here too.
+// goes there and is delivered here too; a change of the session's state
+// (already recorded in the store) tells the replicas that serve the
+// session to catch up with it now, so that, say, a GET stream open on
+// another replica hears of a resource subscribed to here.
 func (h *Handler) relay(ctx context.Context, s *httpSession, m *rpcMessage) bool {
 	if h.opts.Relay == nil || s.id == "" {
 		return false
@@ -62,6 +66,7 @@ func (h *Handler) relay(ctx context.Context, s *httpSession, m *rpcMessage) bool
 			return false
 		}
 	case m.method == "notifications/cancelled":
+	case stateMethods[m.method] && h.opts.Sessions != nil:
 	default:
 		return false
 	}
@@ -87,9 +92,27 @@ func (h *Handler) relayed(b []byte) {
 	if e != nil || (m.response && !s.answers(m)) {
 		return
 	}
+	if stateMethods[m.method] {
+		go h.catchUpShared(s)
+		return
+	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
 		defer cancel()
 		s.deliver(ctx, m.raw)
 	}()
+}
+
+// catchUpShared brings this replica's copy of a session up to its record
+// in the store.
+func (h *Handler) catchUpShared(s *httpSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	msgs, err := h.opts.Sessions.Load(ctx, s.id, h.storeTTL())
+	if err == nil {
+		err = s.catchUp(ctx, msgs)
+	}
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", "session", s.id, "err", err)
+	}
 }

@@ -59,6 +59,13 @@ func TestReplicasAnswerElsewhere(t *testing.T) {
 	replicatest.AnswerElsewhere(t, urls, replicatest.Greet)
 }
 
+func TestReplicasSubscribeElsewhere(t *testing.T) {
+	srvs, urls := memReplicas(t)
+	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
 // Without stores, a replica does not know another's session: the
 // scenarios above fail on one process's state, which is what they test.
 func TestReplicasWithoutStoresDoNotShare(t *testing.T) {

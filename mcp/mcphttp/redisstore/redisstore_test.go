@@ -108,6 +108,14 @@ func TestRedisAnswerElsewhere(t *testing.T) {
 	replicatest.AnswerElsewhere(t, urls, replicatest.Greet)
 }
 
+func TestRedisSubscribeElsewhere(t *testing.T) {
+	r := redistest.Start(t)
+	srvs, urls := replicas(t, r.URL())
+	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
 // Every key the stores write is bounded: it expires, and a stream holds
 // at most MaxEvents events.
 func TestRedisKeysAreBounded(t *testing.T) {

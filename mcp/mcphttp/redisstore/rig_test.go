@@ -191,6 +191,9 @@ func TestRig(t *testing.T) {
 		// only what comes back through Redis, so an update here crossed it.
 		replicatest.ListenAcross(t, urls, "test://watched-resource", func() {})
 	})
+	t.Run("subscribe through another replica", func(t *testing.T) {
+		replicatest.SubscribeElsewhere(t, urls, "test://watched-resource", func() {})
+	})
 	t.Run("redis restarted", func(t *testing.T) {
 		sid := replicatest.Initialize(t, proxy)
 		r.Stop()

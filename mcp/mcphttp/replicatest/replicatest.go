@@ -521,3 +521,52 @@ func AnswerElsewhere(t *testing.T, urls []string, tool Elicitor) {
 		}
 	}
 }
+
+// SubscribeElsewhere opens a session's GET stream on urls[0], subscribes
+// to uri through urls[1], and calls update (which makes a replica
+// announce a change of uri) every 100 ms until the update arrives on the
+// GET stream, for at most 20 s.
+func SubscribeElsewhere(t *testing.T, urls []string, uri string, update func()) {
+	sid := Initialize(t, urls[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, urls[0], nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: status %d", resp.StatusCode)
+	}
+	Result(t, Post(t, urls[1], sid, legacyVersion, `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"`+uri+`"}}`, nil))
+	arrived := make(chan struct{})
+	defer close(arrived)
+	go func() {
+		tk := time.NewTicker(100 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			update()
+			select {
+			case <-arrived:
+				return
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	evs := NewEvents(resp.Body)
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatal("the GET stream ended (or 20 s passed) before the update of a resource subscribed to through another replica")
+		}
+		if strings.Contains(ev.Data, "notifications/resources/updated") && strings.Contains(ev.Data, uri) {
+			return
+		}
+	}
+}
