@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +67,11 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	st := h.opts.Sessions
 	if st == nil {
 		return s, nil
+	}
+	if !validID(sid, false) {
+		// Not an id this server makes: no store round trip, and no key
+		// of the client's choosing (up to the header limit) in it.
+		return nil, nil
 	}
 	msgs, err := st.Load(ctx, sid, h.storeTTL())
 	if errors.Is(err, ErrNotFound) {
@@ -244,7 +250,12 @@ func (s *httpSession) store(p storedPush) {
 // the response. If the stream is not finished, the client resumes again
 // after the retry delay, reaching the events stored meanwhile.
 func (h *Handler) resumeStored(w http.ResponseWriter, r *http.Request, s *httpSession, id string, n int) {
-	evs, final, err := h.opts.Events.Replay(r.Context(), s.id, id, n)
+	var evs []StoredEvent
+	var final bool
+	err := ErrNotFound
+	if validID(id, true) {
+		evs, final, err = h.opts.Events.Replay(r.Context(), s.id, id, n)
+	}
 	if errors.Is(err, ErrNotFound) {
 		writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
 			"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
@@ -310,4 +321,21 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 		close(done)
 		<-stopped
 	}
+}
+
+// validID reports whether id has the form of what newSessionID makes (32
+// lowercase hex digits), or with stream set, of a stream id of a
+// replicated handler (8 hex digits, "-", a decimal number): ids a client
+// sends are checked before they name a key in a store.
+func validID(id string, stream bool) bool {
+	if stream {
+		prefix, num, ok := strings.Cut(id, "-")
+		if !ok || len(prefix) != 8 || len(num) == 0 || len(num) > 19 || strings.Trim(num, "0123456789") != "" {
+			return false
+		}
+		id = prefix
+	} else if len(id) != 32 {
+		return false
+	}
+	return strings.Trim(id, "0123456789abcdef") == ""
 }

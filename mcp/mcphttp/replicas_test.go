@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,5 +131,49 @@ func TestReplicasGetStreamKeepsSession(t *testing.T) {
 	case <-ended:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the GET stream of a session deleted through another replica did not end")
+	}
+}
+
+type countingStore struct {
+	mcphttp.MemoryStore
+	loads atomic.Int64
+}
+
+func (c *countingStore) Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	c.loads.Add(1)
+	return c.MemoryStore.Load(ctx, id, ttl)
+}
+
+// A session id or stream id not of the server's making gets 404 or 410
+// without a store round trip: the client does not choose store keys.
+func TestReplicasHostileIDsSkipTheStore(t *testing.T) {
+	store := &countingStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	for _, sid := range []string{strings.Repeat("a", 4000), "mcp:session:x", "0123456789ABCDEF0123456789ABCDEF", "*"} {
+		r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+		r.Body.Close()
+		if r.StatusCode != http.StatusNotFound {
+			t.Fatalf("session %.20q: status %d, want 404", sid, r.StatusCode)
+		}
+	}
+	if n := store.loads.Load(); n != 0 {
+		t.Fatalf("%d store loads for ids the server never made", n)
+	}
+	sid := replicatest.Initialize(t, u)
+	for _, last := range []string{"mcp:stream:x_1", strings.Repeat("9", 300) + "_1", "abcdefgh-1_0"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Last-Event-ID", last)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusGone {
+			t.Fatalf("Last-Event-ID %.20q: status %d, want 410", last, r.StatusCode)
+		}
 	}
 }
