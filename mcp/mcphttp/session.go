@@ -99,14 +99,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	default:
 	}
 	msg = append([]byte(nil), msg...)
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Params struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"params"`
-	}
-	_ = json.Unmarshal(msg, &env)
+	env := peekEnvelope(msg)
 	var kept storedPush // appended to HandlerOptions.Events once unlocked
 	defer func() { s.store(kept) }()
 	s.mu.Lock()
@@ -133,7 +126,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	target := s.standalone
 	switch *env.Method {
 	case "notifications/progress":
-		if key, ok := s.tokens[tokenKey(env.Params.ProgressToken)]; ok {
+		if key, ok := s.tokens[tokenKey(env.ProgressToken)]; ok {
 			if p := s.pending[key]; p != nil && p.stream != nil {
 				target = p.stream
 			}
