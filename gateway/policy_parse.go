@@ -421,20 +421,6 @@ func (pp *policyParser) limits(path string, v any) Limits {
 	return l
 }
 
-// joinErrors joins errors, flattening joined ones, so that each problem
-// is one line.
-func joinErrors(errs []error) error {
-	var flat []error
-	for _, e := range errs {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			flat = append(flat, j.Unwrap()...)
-		} else if e != nil {
-			flat = append(flat, e)
-		}
-	}
-	return errors.Join(flat...)
-}
-
 func (pp *policyParser) promptTemplate(path string, v any) *PromptTemplate {
 	t := &PromptTemplate{}
 	pp.object(path, v, []string{"messages"}, func(name, path string, v any) {

@@ -294,7 +294,7 @@ func TestInFlightBytesAreBounded(t *testing.T) {
 	t.Cleanup(func() {
 		ss.Close()
 		<-ss.Done()
-		ss.awaitHandlers(5 * time.Second)
+		ss.awaitHandlers(context.Background(), 5*time.Second)
 	})
 	got := map[string]bool{<-started: true, <-started: true}
 	select {
@@ -353,7 +353,7 @@ func TestInFlightBytesCountIDAndMethod(t *testing.T) {
 			t.Cleanup(func() {
 				ss.Close()
 				<-ss.Done()
-				ss.awaitHandlers(5 * time.Second)
+				ss.awaitHandlers(context.Background(), 5*time.Second)
 			})
 			select {
 			case <-stalled:

@@ -142,11 +142,18 @@ func newStateKey() []byte {
 }
 
 // seal signs state so that a client cannot alter it.
+//
+// With an empty keyring it returns "" and logs why: the retry then carries
+// no state and is asked again, which fails safe where sealing with no key
+// would let a client forge answers.
 func (s *Server) seal(st *requestState) string {
 	b, _ := json.Marshal(st)
-	m := hmac.New(sha256.New, s.stateKey)
-	m.Write(b)
-	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	keys := s.sealKeys()
+	if len(keys) == 0 || len(keys[0]) == 0 {
+		s.log.Error("mcp: no key to seal requestState with: the keyring is empty")
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac(keys[0], b))
 }
 
 // open verifies and decodes sealed state.
@@ -160,10 +167,15 @@ func (s *Server) open(sealed string) (*requestState, error) {
 	if err1 != nil || err2 != nil {
 		return nil, errors.New("malformed")
 	}
-	m := hmac.New(sha256.New, s.stateKey)
-	m.Write(b)
-	if !hmac.Equal(got, m.Sum(nil)) {
-		return nil, errors.New("signature mismatch: the state was altered or comes from another server")
+	ok = false
+	for _, k := range s.sealKeys() {
+		if len(k) > 0 && hmac.Equal(got, mac(k, b)) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return nil, errors.New("signature mismatch: the state was altered, comes from another server, or was sealed with a key since retired")
 	}
 	var st requestState
 	if err := json.Unmarshal(b, &st); err != nil {

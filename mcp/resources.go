@@ -83,6 +83,10 @@ func (s *Server) RemoveResources(uris ...string) {
 // the other clients. Each send gets 5 s and the values, not the
 // cancellation, of ctx.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	s.announce(ctx, Change{Method: "notifications/resources/updated", URI: uri})
+}
+
+func (s *Server) resourceUpdated(ctx context.Context, uri string) {
 	s.notifyListeners("notifications/resources/updated", uri)
 	ctx = context.WithoutCancel(ctx)
 	for _, ss := range s.Sessions() {

@@ -90,6 +90,15 @@ type ServerOptions struct {
 	// TaskPollInterval is the interval at which the server suggests that
 	// clients poll tasks/get; zero means DefaultTaskPollInterval (1 s).
 	TaskPollInterval time.Duration
+	// StateKeys, if set, replaces StateKey: a keyring shared by replicas,
+	// whose first key seals and whose older keys still open what they
+	// sealed, so keys can be rotated without failing requests in flight.
+	StateKeys Keyring
+	// Bus, if set, carries list changes and resource updates to every
+	// replica of this server, so that a change made on one reaches the
+	// subscriptions/listen streams and legacy sessions of all. Nil means
+	// one process: changes reach this Server's sessions directly.
+	Bus Bus
 	// CompletionHandler answers completion/complete for prompt arguments
 	// and resource template variables; nil means no completions capability.
 	CompletionHandler CompletionHandler
@@ -179,6 +188,11 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.opts.Bus != nil {
+		// For the Server's lifetime: a Server has no Close, and the bus
+		// ends its subscriptions when it is closed itself.
+		s.opts.Bus.Subscribe(func(c Change) { s.deliverChange(context.Background(), c) })
 	}
 	return s
 }
@@ -291,6 +305,12 @@ func (s *Server) RemoveTools(names ...string) {
 // client that does not read costs one goroutine per list, not one per
 // change.
 func (s *Server) changed(method string) {
+	s.announce(context.Background(), Change{Method: method})
+}
+
+// listChanged tells this replica's sessions and listeners that a list
+// changed.
+func (s *Server) listChanged(method string) {
 	s.notifyListeners(method, "")
 	for _, ss := range s.Sessions() {
 		if ss.initializedLegacy() {

@@ -36,6 +36,7 @@ func main() {
 	flag.StringVar(&hc.Addr, "http", "", "serve Streamable HTTP on `ADDR` (host:port) at /mcp instead of stdio; loopback only unless -http-allow-remote")
 	flag.BoolVar(&hc.AllowRemote, "http-allow-remote", false, "allow -http on an address other hosts can reach; needs a token")
 	flag.StringVar(&hc.TokenFile, "http-token-file", "", "require Authorization: Bearer <token>, the token read from this `file` (or set EVERYTHING_SERVER_HTTP_TOKEN)")
+	flag.StringVar(&hc.Redis, "redis", os.Getenv("EVERYTHING_SERVER_REDIS_URL"), "with -http, share sessions, streams, notifications and requestState keys with the other replicas on the Redis at `URL` (redis://, rediss://, unix://); set EVERYTHING_SERVER_REDIS_URL instead to keep a password out of the process list; needs a build by scripts/build-redis")
 	version := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
 	if *version {
@@ -46,10 +47,20 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := newServer()
+	rep, err := hc.OpenReplicas(ctx, slog.Default())
+	if err != nil {
+		slog.Error("everything-server", "err", err)
+		if errors.Is(err, httpserve.ErrConfig) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+	if rep != nil {
+		defer rep.Close()
+	}
+	srv := newServer(hc.ServerOptions)
 	go watch(ctx, srv, 3*time.Second)
 
-	var err error
 	if hc.Addr != "" {
 		err = serveHTTP(ctx, srv, &hc)
 	} else {

@@ -32,12 +32,15 @@ const serverName = "winbridge-everything-server"
 type noArgs struct{}
 
 // newServer builds the fixture server.
-func newServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: "1.0.0"},
-		&mcp.ServerOptions{
-			Instructions:      "Conformance fixture for winbridge: the tools, resources and prompts of the MCP conformance suite.",
-			CompletionHandler: complete,
-		})
+func newServer(configure ...func(*mcp.ServerOptions)) *mcp.Server {
+	opts := &mcp.ServerOptions{
+		Instructions:      "Conformance fixture for winbridge: the tools, resources and prompts of the MCP conformance suite.",
+		CompletionHandler: complete,
+	}
+	for _, f := range configure {
+		f(opts) // -redis: the replicas' bus and keyring
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: "1.0.0"}, opts)
 	addTools(srv)
 	addInteractiveTools(srv)
 	addMRTR(srv)

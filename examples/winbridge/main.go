@@ -26,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/winbridge/winbridge/internal/cli"
+	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
@@ -65,10 +66,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer ex.Close()
-	srv := newServer(s, ex, log)
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	s.http.Addr = s.httpAddr
+	rep, err := s.http.OpenReplicas(ctx, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "winbridge:", err)
+		if errors.Is(err, httpserve.ErrConfig) {
+			return 2
+		}
+		return 1
+	}
+	if rep != nil {
+		defer rep.Close()
+	}
+	srv := newServer(s, ex, log)
+
 	if s.httpAddr != "" {
 		return serveHTTP(ctx, s, srv, log, stderr)
 	}
@@ -103,14 +116,15 @@ const terminalNotice = `winbridge: this is an MCP server: it speaks JSON-RPC on 
 // newServer builds the MCP server with every tool of the bridge.
 func newServer(s *settings, ex *winexec.Executor, log *slog.Logger) *mcp.Server {
 	names := &winexec.ToolOptions{DottedNames: s.dotNaming}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "winbridge", Title: "WinBridge", Version: version},
-		&mcp.ServerOptions{
-			Logger: log,
-			Instructions: "Runs Windows programs (and hdc, the HarmonyOS device connector) for you from Linux/WSL. " +
-				names.ToolName(winexec.ToolExec) + " takes the program and its arguments as a list: never join them into one string. " +
-				"Use " + names.ToolName(winexec.ToolWSLToWin) + " / " + names.ToolName(winexec.ToolWinToWSL) +
-				" to convert paths between the two sides.",
-		})
+	opts := &mcp.ServerOptions{
+		Logger: log,
+		Instructions: "Runs Windows programs (and hdc, the HarmonyOS device connector) for you from Linux/WSL. " +
+			names.ToolName(winexec.ToolExec) + " takes the program and its arguments as a list: never join them into one string. " +
+			"Use " + names.ToolName(winexec.ToolWSLToWin) + " / " + names.ToolName(winexec.ToolWinToWSL) +
+			" to convert paths between the two sides.",
+	}
+	s.http.ServerOptions(opts) // -redis: the replicas' bus and keyring
+	srv := mcp.NewServer(&mcp.Implementation{Name: "winbridge", Title: "WinBridge", Version: version}, opts)
 	winexec.AddTools(srv, ex, names)
 	if s.hdc {
 		addHDCTools(srv, s, ex)

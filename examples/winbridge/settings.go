@@ -91,6 +91,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	fs.BoolVar(&s.http.AllowRemote, "http-allow-remote", getenv("WINBRIDGE_HTTP_ALLOW_REMOTE") == "1", "allow -http on an address other hosts can reach (0.0.0.0, :port, a LAN address); needs a token [WINBRIDGE_HTTP_ALLOW_REMOTE=1]")
 	fs.StringVar(&s.http.TokenFile, "http-token-file", getenv("WINBRIDGE_HTTP_TOKEN_FILE"), "require Authorization: Bearer <token> on -http, the token read from this `file` (or set WINBRIDGE_HTTP_TOKEN; never on the command line) [WINBRIDGE_HTTP_TOKEN_FILE]")
 	s.http.Token = getenv("WINBRIDGE_HTTP_TOKEN")
+	fs.StringVar(&s.http.Redis, "redis", getenv("WINBRIDGE_REDIS_URL"), "with -http, share sessions, streams, notifications and requestState keys with the other replicas on the Redis at `URL` (redis://, rediss://, unix://); prefer the variable, which keeps a password out of the process list; needs a build by scripts/build-redis (docs/DEPLOY.md) [WINBRIDGE_REDIS_URL]")
 	fs.BoolVar(&s.echo, "echo", getenv("WINBRIDGE_ECHO") == "1", "with -http, write a summary of every request to stderr, secrets masked [WINBRIDGE_ECHO=1]")
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")

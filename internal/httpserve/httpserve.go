@@ -37,6 +37,9 @@ type Config struct {
 	AllowRemote bool   // -http-allow-remote: a non-loopback address is meant
 	TokenFile   string // -http-token-file: a file holding the token
 	Token       string // the token from the environment; TokenFile wins
+	Redis       string // -redis: the URL of the Redis that replicas share
+
+	replicas Replicas // opened by OpenReplicas
 }
 
 // ErrConfig marks the errors of Listen that the settings cause (the kind
@@ -63,6 +66,8 @@ type Endpoint struct {
 	Listener net.Listener
 	Token    string // "" when none is required
 	Remote   bool   // the listener is on a non-loopback address
+
+	replicas Replicas
 }
 
 // Listen reads the token and listens on c.Addr. The address is judged by
@@ -88,7 +93,7 @@ func (c *Config) Listen() (*Endpoint, error) {
 		ln.Close()
 		return nil, configErrorf("%w: -http-allow-remote needs a bearer token (-http-token-file or the environment) so that not everyone on the network can run tools", ErrRemote)
 	}
-	return &Endpoint{Listener: ln, Token: token, Remote: remote}, nil
+	return &Endpoint{Listener: ln, Token: token, Remote: remote, replicas: c.replicas}, nil
 }
 
 // token reads the token from TokenFile, or takes Token, and checks it.
@@ -137,6 +142,9 @@ func isLoopback(a net.Addr) bool {
 func (e *Endpoint) Options(o *mcphttp.HandlerOptions) {
 	if e.Remote && o.AllowedHosts == nil {
 		o.AllowedHosts = []string{"*"}
+	}
+	if e.replicas != nil {
+		e.replicas.HandlerOptions(o)
 	}
 }
 

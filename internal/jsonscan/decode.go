@@ -120,5 +120,3 @@ func decodeAt(b []byte, i int) (v any, end int, ok bool) {
 		return json.Number(t), end, true
 	}
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -10,6 +10,13 @@
 //     a client can make it hold is bounded: bodies read at once, slow
 //     bodies and slow readers, streams retained for resumption, idle and
 //     live sessions (HandlerOptions; the Limits table of docs/HTTP.md).
+//   - Replicas: a server run as several processes behind a load balancer
+//     shares legacy sessions, stream events and clients' answers through
+//     HandlerOptions.Sessions, Events and Relay (SessionStore, EventStore,
+//     Relay; MemoryStore and MemoryRelay in one process, the nested module
+//     mcphttp/redisstore on Redis), with mcp.ServerOptions.Bus and
+//     StateKeys for changes and requestState (docs/DEPLOY.md).
+//     mcphttp/replicatest holds the scenarios replicas must pass.
 //   - RequireBearer is middleware that admits only requests carrying a
 //     bearer token, compared in constant time. RequireAuth is its OAuth
 //     form: a TokenVerifier checks each access token, refusals carry the

@@ -145,6 +145,31 @@ type HandlerOptions struct {
 	MaxInFlight int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger
+	// Sessions, if set, keeps legacy sessions where every replica of the
+	// server reaches them, so that a session initialized on one replica
+	// is served by any (the replica replays the session's state into a
+	// session of its own). Each request of a session then loads it from
+	// the store and keeps it there for SessionTimeout (or
+	// DefaultSessionTimeout when SessionTimeout is negative), and an open
+	// GET stream does so every third of that; a store
+	// that fails gets 503 with Retry-After. A session holds at most
+	// MaxStateMessages state changes (subscriptions, log levels). Nil
+	// means this process only.
+	Sessions SessionStore
+	// Events, if set, keeps the events of legacy sessions' POST streams
+	// where every replica reaches them, for RetainFor after the last,
+	// so that a client resumes a stream with Last-Event-ID on any
+	// replica, even after the one that served it is gone. A stream
+	// resumed on a replica that does not serve it is written up to its
+	// stored end and closed; the client resumes again for more. Nil
+	// means this process only.
+	Events EventStore
+	// Relay, with Sessions, carries a client's responses to the requests
+	// of a legacy session (sampling, elicitation, roots), and its
+	// cancellations, to the replica that serves the request, when the
+	// load balancer sends them to another. Nil means this process only:
+	// such requests then need a load balancer with session affinity.
+	Relay Relay
 }
 
 // Handler serves an mcp.Server over the Streamable HTTP transport on one
@@ -158,14 +183,17 @@ type Handler struct {
 	opts HandlerOptions
 	log  *slog.Logger
 
-	now    func() time.Time // the clock of timeouts; tests replace it
-	bodies budget           // MaxBodyMemory
-	posts  atomic.Int64     // POSTs being served, for MaxInFlight
+	now     func() time.Time // the clock of timeouts; tests replace it
+	bodies  budget           // MaxBodyMemory
+	posts   atomic.Int64     // POSTs being served, for MaxInFlight
+	replica string           // prefix of stream ids, unique to this Handler when Events is set
+	adoptMu sync.Mutex       // one adoption of a stored session at a time
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
 	closed   bool
 	active   sync.WaitGroup // ServeHTTP calls in progress; Add only under mu while !closed
+	ending   sync.WaitGroup // stateless sessions being closed; Add only inside ServeHTTP
 	done     chan struct{}  // closed by Shutdown
 	draining int            // sessions whose handlers may still run (drain.go)
 	drained  chan struct{}  // closed when draining drops to 0
@@ -226,6 +254,13 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	h.log = h.opts.Logger
 	if h.log == nil {
 		h.log = srv.Logger()
+	}
+	if h.opts.Events != nil || h.opts.Relay != nil {
+		h.replica = newSessionID()[:8] + "-"
+	}
+	if h.opts.Relay != nil {
+		stop := h.opts.Relay.Receive(h.relayed)
+		go func() { <-h.done; stop() }()
 	}
 	return h
 }
@@ -306,6 +341,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	idle := make(chan struct{})
 	go func() {
 		h.active.Wait()
+		h.ending.Wait() // every Add happened inside a ServeHTTP, before active's Done
 		close(idle)
 	}()
 	select {

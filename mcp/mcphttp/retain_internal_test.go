@@ -95,3 +95,33 @@ func TestRetainedBytesTrimLiveStream(t *testing.T) {
 		t.Fatalf("the live stream lost its result: %d events, done %v, closed %v", len(evs), done, closed)
 	}
 }
+
+// Ids a client sends reach a store only in the form this server makes.
+func TestValidID(t *testing.T) {
+	sid := newSessionID()
+	for _, c := range []struct {
+		id     string
+		stream bool
+		ok     bool
+	}{
+		{sid, false, true},
+		{sid[:31], false, false},
+		{sid + "0", false, false},
+		{strings.ToUpper(sid), false, false},
+		{strings.Repeat("z", 32), false, false},
+		{"session:other", false, false},
+		{strings.Repeat("a", 1<<20), false, false},
+		{sid[:8] + "-12", true, true},
+		{sid[:8] + "-", true, false},
+		{sid[:8] + "-1x", true, false},
+		{sid[:8] + "-" + strings.Repeat("9", 20), true, false},
+		{"12", true, false},
+		{"0", true, false},
+		{"abcdefgh-1", true, false},
+		{sid[:8] + "-1:2", true, false},
+	} {
+		if got := validID(c.id, c.stream); got != c.ok {
+			t.Errorf("validID(%.40q, %v) = %v, want %v", c.id, c.stream, got, c.ok)
+		}
+	}
+}

@@ -68,6 +68,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enter()
 	defer s.leave()
+	if e := s.record(r.Context(), m); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	if h.relay(r.Context(), s, m) {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	h.exchange(w, r, s, m)
 }
 
@@ -157,7 +165,10 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
 			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+mcp.LatestVersion+" with its _meta").withID(m)
 	}
-	s := h.session(sid)
+	s, e := h.shared(r.Context(), sid, m)
+	if e != nil {
+		return nil, e
+	}
 	if s == nil {
 		return nil, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
 	}
@@ -208,6 +219,10 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessa
 		}
 		if json.Unmarshal(resp, &out) == nil && out.Error != nil {
 			s.end()
+		} else if e := s.keep(r.Context(), m.raw); e != nil {
+			s.end()
+			writeHTTPError(w, e.withID(m))
+			return
 		} else {
 			w.Header().Set(HeaderSessionID, s.id)
 		}
@@ -237,7 +252,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 		return
 	}
 	s := h.newSession("")
-	defer s.end()
+	defer h.endLater(s)
 	s.bindAuth(r)
 	h.exchange(w, r, s, m)
 }
@@ -476,10 +491,15 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	s.enter()
 	defer s.leave()
+	defer h.keepShared(s)()
 	es, after, resumed := s.standalone, -1, false
 	if last, ok := headerValue(r, HeaderLastEventID); ok {
 		if id, n, ok := parseEventID(last); ok {
 			found := s.stream(id)
+			if found == nil && h.opts.Events != nil {
+				h.resumeStored(w, r, s, id, n)
+				return
+			}
 			if found == nil {
 				writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
 					"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
@@ -517,6 +537,23 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, e)
 		return
 	}
+	if e := h.forgetShared(r.Context(), s.id); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
 	s.end()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// endLater closes a stateless request's session once its response is
+// written, without holding the response: closing a session waits for its
+// read loop and connection to wind down, which cost a sequential client
+// more than the request itself (the connection stays busy until
+// ServeHTTP returns). Shutdown waits for these closes too.
+func (h *Handler) endLater(s *httpSession) {
+	h.ending.Add(1)
+	go func() {
+		defer h.ending.Done()
+		s.end()
+	}()
 }

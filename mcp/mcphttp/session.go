@@ -48,8 +48,10 @@ type httpSession struct {
 	streams    map[string]*eventStream // POST streams that can be resumed, by stream id
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
-	busy       int       // POSTs and GETs in progress
-	lastUsed   time.Time // when busy last changed
+	busy       int             // POSTs and GETs in progress
+	replicated                 // its state in HandlerOptions.Sessions
+	lastUsed   time.Time       // when busy last changed
+	asked      map[string]bool // ids of this replica's requests to the client, with a Relay
 	timer      *time.Timer
 }
 
@@ -101,16 +103,14 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	default:
 	}
 	msg = append([]byte(nil), msg...)
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Params struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"params"`
-	}
-	_ = json.Unmarshal(msg, &env)
+	env := peekEnvelope(msg)
+	var kept storedPush // appended to HandlerOptions.Events once unlocked
+	defer func() { s.store(kept) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if env.Method != nil && s.id != "" && s.h.opts.Relay != nil {
+		s.askingLocked(env.ID)
+	}
 	if env.Method == nil {
 		id, err := transport.ParseID(env.ID)
 		p := s.pending[id.Key()]
@@ -120,7 +120,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		}
 		s.forgetLocked(id.Key())
 		if p.stream != nil {
-			p.stream.push(msg, true)
+			kept = storedPush{p.stream, p.stream.push(msg, true), msg, true}
 			s.retainLocked(p.stream)
 		} else {
 			p.resp <- msg
@@ -130,7 +130,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	target := s.standalone
 	switch *env.Method {
 	case "notifications/progress":
-		if key, ok := s.tokens[tokenKey(env.Params.ProgressToken)]; ok {
+		if key, ok := s.tokens[tokenKey(env.ProgressToken)]; ok {
 			if p := s.pending[key]; p != nil && p.stream != nil {
 				target = p.stream
 			}
@@ -149,7 +149,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", *env.Method)
 		return nil
 	}
-	target.push(msg, false)
+	kept = storedPush{target, target.push(msg, false), msg, false}
 	s.retainLocked(target)
 	return nil
 }
@@ -264,7 +264,8 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 		id := ""
 		if s.id != "" {
 			s.nextStream++
-			id = strconv.Itoa(s.nextStream)
+			// Unique across replicas: each numbers its own streams.
+			id = s.h.replica + strconv.Itoa(s.nextStream)
 		}
 		// The POST that asks owns its stream until it is done with it,
 		// so retention never drops a stream that a request still serves.

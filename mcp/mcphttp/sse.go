@@ -42,13 +42,15 @@ func newEventStream(id string, limit int, now func() time.Time) *eventStream {
 	return &eventStream{id: id, limit: limit, now: now, left: now(), leftSeq: leaveSeq.Add(1), next: 1, wake: make(chan struct{}, 1)}
 }
 
-// push queues a message; final marks it the stream's last.
-func (es *eventStream) push(msg []byte, final bool) {
+// push queues a message; final marks it the stream's last. It returns
+// the event's number, or 0 if the stream takes no more events.
+func (es *eventStream) push(msg []byte, final bool) int {
 	es.mu.Lock()
 	if es.closed || es.final {
 		es.mu.Unlock()
-		return
+		return 0
 	}
+	n := es.next
 	es.events = append(es.events, queuedEvent{n: es.next, data: msg})
 	es.bytes += int64(len(msg))
 	es.next++
@@ -58,6 +60,7 @@ func (es *eventStream) push(msg []byte, final bool) {
 	es.final = final
 	es.mu.Unlock()
 	es.signal()
+	return n
 }
 
 // dropLocked forgets the k oldest events.

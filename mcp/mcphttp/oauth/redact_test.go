@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -27,8 +28,12 @@ func TestConfigRedactsItself(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	log.Info("config", "cfg", cfg, "ptr", &cfg, "grant", em, "gptr", &em)
 	out := logs.String() + fmt.Sprintf("%v %+v %#v %v %v %+v %#v", cfg, cfg, cfg, &cfg, em, &em, em)
-	d := key.D.String()
-	for _, s := range []string{secret, d, key.D.Text(16)} {
+	raw, err := key.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := new(big.Int).SetBytes(raw)
+	for _, s := range []string{secret, d.String(), d.Text(16)} {
 		if strings.Contains(out, s) {
 			t.Errorf("%.12s... shows in %s", s, out)
 		}

@@ -1,0 +1,293 @@
+package mcphttp
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// DefaultStoreEvents is how many events of each stream a MemoryStore keeps
+// when MaxEvents is not set.
+const DefaultStoreEvents = DefaultHistory
+
+// MemoryStore is a SessionStore and EventStore in this process's memory:
+// several Handlers of one process (replicas in a test) can share it. The
+// zero value is ready to use. Expired entries are freed as they are
+// met and by a sweep every sweepEvery writes.
+type MemoryStore struct {
+	// MaxEvents bounds the events kept per stream; the oldest go first.
+	// Zero means DefaultStoreEvents.
+	MaxEvents int
+	// Now is the clock of expiry; nil means time.Now.
+	Now func() time.Time
+
+	mu       sync.Mutex
+	sessions map[string]*memSession
+	streams  map[[2]string]*memStream
+	writes   int
+}
+
+type memSession struct {
+	msgs    [][]byte
+	expires time.Time
+}
+
+type memStream struct {
+	evs     []StoredEvent
+	final   bool
+	expires time.Time
+}
+
+const sweepEvery = 1024
+
+func (m *MemoryStore) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+// wroteLocked counts a write and sweeps expired entries now and then, so
+// that entries nobody asks for again are freed too.
+func (m *MemoryStore) wroteLocked(now time.Time) {
+	if m.sessions == nil {
+		m.sessions = map[string]*memSession{}
+		m.streams = map[[2]string]*memStream{}
+	}
+	m.writes++
+	if m.writes%sweepEvery != 0 {
+		return
+	}
+	for id, s := range m.sessions {
+		if !now.Before(s.expires) {
+			delete(m.sessions, id)
+		}
+	}
+	for k, s := range m.streams {
+		if !now.Before(s.expires) {
+			delete(m.streams, k)
+		}
+	}
+}
+
+// Append implements SessionStore.
+func (m *MemoryStore) Append(_ context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.wroteLocked(now)
+	s := m.sessions[id]
+	if s == nil || !now.Before(s.expires) {
+		s = &memSession{}
+		m.sessions[id] = s
+	}
+	s.msgs = append(s.msgs, slices.Clone(msg))
+	s.expires = now.Add(ttl)
+	return len(s.msgs), nil
+}
+
+// Load implements SessionStore.
+func (m *MemoryStore) Load(_ context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	s := m.sessions[id]
+	if s == nil || !now.Before(s.expires) {
+		delete(m.sessions, id)
+		return nil, ErrNotFound
+	}
+	s.expires = now.Add(ttl)
+	return slices.Clone(s.msgs), nil
+}
+
+// Delete implements SessionStore.
+func (m *MemoryStore) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	return nil
+}
+
+// appendEvent is Events().Append.
+func (m *MemoryStore) appendEvent(session, stream string, ev StoredEvent, final bool, ttl time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.wroteLocked(now)
+	k := [2]string{session, stream}
+	s := m.streams[k]
+	if s == nil || !now.Before(s.expires) {
+		s = &memStream{}
+		m.streams[k] = s
+	}
+	if s.final {
+		return
+	}
+	s.evs = append(s.evs, StoredEvent{N: ev.N, Data: slices.Clone(ev.Data)})
+	max := m.MaxEvents
+	if max <= 0 {
+		max = DefaultStoreEvents
+	}
+	if len(s.evs) > max {
+		s.evs = slices.Delete(s.evs, 0, len(s.evs)-max)
+	}
+	s.final = final
+	s.expires = now.Add(ttl)
+}
+
+func (m *MemoryStore) replay(session, stream string, after int) ([]StoredEvent, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{session, stream}
+	s := m.streams[k]
+	if s == nil || !m.now().Before(s.expires) {
+		delete(m.streams, k)
+		return nil, false, ErrNotFound
+	}
+	var out []StoredEvent
+	for _, e := range s.evs {
+		if e.N > after {
+			out = append(out, e)
+		}
+	}
+	return out, s.final, nil
+}
+
+// Events returns m as an EventStore (its method names are SessionStore's).
+func (m *MemoryStore) Events() EventStore { return memEvents{m} }
+
+type memEvents struct{ m *MemoryStore }
+
+func (e memEvents) Append(_ context.Context, session, stream string, ev StoredEvent, final bool, ttl time.Duration) error {
+	e.m.appendEvent(session, stream, ev, final, ttl)
+	return nil
+}
+
+func (e memEvents) Replay(_ context.Context, session, stream string, after int) ([]StoredEvent, bool, error) {
+	return e.m.replay(session, stream, after)
+}
+
+// MemoryBus is an mcp.Bus in this process: the Servers of several
+// replicas in one process (a test) that share it hear each other's
+// changes. The zero value is ready to use.
+type MemoryBus struct {
+	mu   sync.Mutex
+	subs map[int]func(mcp.Change)
+	next int
+}
+
+// Publish implements mcp.Bus: it calls every subscriber before returning.
+func (b *MemoryBus) Publish(_ context.Context, c mcp.Change) error {
+	b.mu.Lock()
+	subs := make([]func(mcp.Change), 0, len(b.subs))
+	for _, f := range b.subs {
+		subs = append(subs, f)
+	}
+	b.mu.Unlock()
+	for _, f := range subs {
+		f(c)
+	}
+	return nil
+}
+
+// Subscribe implements mcp.Bus.
+func (b *MemoryBus) Subscribe(deliver func(mcp.Change)) (stop func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs == nil {
+		b.subs = map[int]func(mcp.Change){}
+	}
+	id := b.next
+	b.next++
+	b.subs[id] = deliver
+	return func() {
+		b.mu.Lock()
+		delete(b.subs, id)
+		b.mu.Unlock()
+	}
+}
+
+// Keyring is an mcp.Keyring held in memory: the keys of requestState, the
+// sealing key first. Replicas that are given the same keys (from their
+// configuration) accept each other's state. The zero value holds no key
+// and seals nothing; Rotate adds one.
+type Keyring struct {
+	// Keep is how many keys are accepted, the sealing key included; older
+	// ones are retired by Rotate. Zero means 2: a rotation leaves the
+	// previous key accepted while state sealed with it is in flight.
+	Keep int
+
+	mu   sync.RWMutex
+	keys [][]byte
+}
+
+// NewKeyring returns a keyring of keys, the sealing key first.
+func NewKeyring(keys ...[]byte) *Keyring {
+	k := &Keyring{}
+	for _, key := range keys {
+		k.keys = append(k.keys, slices.Clone(key))
+	}
+	return k
+}
+
+// StateKeys implements mcp.Keyring.
+func (k *Keyring) StateKeys() [][]byte {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.keys
+}
+
+// Rotate makes key the sealing key and retires the keys beyond Keep.
+func (k *Keyring) Rotate(key []byte) {
+	keep := k.Keep
+	if keep <= 0 {
+		keep = 2
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	// A new slice: StateKeys' callers hold the old one without the lock.
+	keys := append([][]byte{slices.Clone(key)}, k.keys...)
+	k.keys = keys[:min(len(keys), keep)]
+}
+
+// MemoryRelay is a Relay in this process, for the Handlers of replicas in
+// one process (a test). The zero value is ready to use.
+type MemoryRelay struct {
+	mu   sync.Mutex
+	subs map[int]func([]byte)
+	next int
+}
+
+// Send implements Relay: it calls every receiver before returning.
+func (r *MemoryRelay) Send(_ context.Context, msg []byte) error {
+	r.mu.Lock()
+	subs := make([]func([]byte), 0, len(r.subs))
+	for _, f := range r.subs {
+		subs = append(subs, f)
+	}
+	r.mu.Unlock()
+	for _, f := range subs {
+		f(slices.Clone(msg))
+	}
+	return nil
+}
+
+// Receive implements Relay.
+func (r *MemoryRelay) Receive(deliver func([]byte)) (stop func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subs == nil {
+		r.subs = map[int]func([]byte){}
+	}
+	id := r.next
+	r.next++
+	r.subs[id] = deliver
+	return func() {
+		r.mu.Lock()
+		delete(r.subs, id)
+		r.mu.Unlock()
+	}
+}

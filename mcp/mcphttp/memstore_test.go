@@ -1,0 +1,76 @@
+package mcphttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+)
+
+// MemoryStore keeps what it is told for as long as it is told, and no
+// more: sessions and streams expire, and a stream holds MaxEvents events.
+func TestMemoryStoreBounds(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := &mcphttp.MemoryStore{MaxEvents: 3, Now: func() time.Time { return now }}
+	ctx := context.Background()
+	for i := 1; i <= 2; i++ {
+		n, err := m.Append(ctx, "s", []byte(fmt.Sprint(i)), time.Minute)
+		if err != nil || n != i {
+			t.Fatalf("Append %d: %d, %v", i, n, err)
+		}
+	}
+	ev := m.Events()
+	for n := 1; n <= 5; n++ {
+		_ = ev.Append(ctx, "s", "x", mcphttp.StoredEvent{N: n, Data: []byte(fmt.Sprint(n))}, n == 5, time.Minute)
+	}
+	evs, final, err := ev.Replay(ctx, "s", "x", 3)
+	if err != nil || !final || len(evs) != 2 || evs[0].N != 4 {
+		t.Fatalf("Replay after 3: %+v %v %v; want 4 and 5, final", evs, final, err)
+	}
+	if all, _, _ := ev.Replay(ctx, "s", "x", 0); len(all) != 3 {
+		t.Fatalf("a stream holds %d events, MaxEvents is 3", len(all))
+	}
+	// Past the final event nothing is added.
+	_ = ev.Append(ctx, "s", "x", mcphttp.StoredEvent{N: 6, Data: []byte("6")}, false, time.Minute)
+	if all, _, _ := ev.Replay(ctx, "s", "x", 0); all[len(all)-1].N != 5 {
+		t.Fatal("an event was stored after the final one")
+	}
+	// Load keeps the session alive; unused, it expires.
+	now = now.Add(50 * time.Second)
+	if msgs, err := m.Load(ctx, "s", time.Minute); err != nil || len(msgs) != 2 {
+		t.Fatalf("Load: %q, %v", msgs, err)
+	}
+	now = now.Add(59 * time.Second)
+	if _, err := m.Load(ctx, "s", time.Minute); err != nil {
+		t.Fatalf("a session loaded 59 s ago with a 1 min ttl: %v", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := m.Load(ctx, "s", time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("an expired session: %v, want ErrNotFound", err)
+	}
+	if _, _, err := ev.Replay(ctx, "s", "x", 0); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("an expired stream: %v, want ErrNotFound", err)
+	}
+	_, _ = m.Append(ctx, "d", []byte("1"), time.Minute)
+	_ = m.Delete(ctx, "d")
+	if _, err := m.Load(ctx, "d", time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("a deleted session: %v", err)
+	}
+}
+
+// A rotation keeps Keep keys, the new one sealing.
+func TestKeyringRotate(t *testing.T) {
+	k := mcphttp.NewKeyring([]byte("one"))
+	k.Rotate([]byte("two"))
+	k.Rotate([]byte("three"))
+	got := k.StateKeys()
+	if len(got) != 2 || string(got[0]) != "three" || string(got[1]) != "two" {
+		t.Fatalf("keys %q, want three, two", got)
+	}
+	if len((&mcphttp.Keyring{}).StateKeys()) != 0 {
+		t.Fatal("the zero Keyring holds a key")
+	}
+}

@@ -1,0 +1,251 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefix    = "mcp:"
+	DefaultMaxEvents = mcphttp.DefaultHistory
+	DefaultKeep      = 2
+	DefaultRefresh   = 10 * time.Second
+)
+
+// Options configure the stores on one Redis.
+type Options struct {
+	// Prefix starts every key and channel name, so that several servers
+	// can share one Redis. Zero means DefaultPrefix ("mcp:").
+	Prefix string
+	// MaxEvents bounds the events kept per stream; the oldest go first.
+	// Zero means DefaultMaxEvents (256).
+	MaxEvents int
+	// Keep is how many requestState keys the keyring accepts, the sealing
+	// key included. Zero means DefaultKeep (2).
+	Keep int
+	// Refresh is how often the keyring reloads its keys, and how long a
+	// rotated key waits before it seals: every replica has loaded it by
+	// then, so none refuses state sealed with it. Zero means
+	// DefaultRefresh (10 s).
+	Refresh time.Duration
+	// Logger receives diagnostics; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Stores are the four stores on one Redis.
+type Stores struct {
+	client *redis.Client
+	opts   Options
+	log    *slog.Logger
+
+	Sessions *SessionStore
+	Events   *EventStore
+	Bus      *Bus
+	Relay    *Relay
+	Keyring  *Keyring
+}
+
+// Open connects to the Redis at url (redis://[user:password@]host:port/db,
+// rediss:// for TLS, unix:///path/to/socket) and loads the keyring,
+// creating its first key if Redis holds none. Close releases it all.
+func Open(ctx context.Context, url string, opts *Options) (*Stores, error) {
+	ro, err := redis.ParseURL(url)
+	if err != nil {
+		// ParseURL's errors quote the URL, which may hold a password.
+		return nil, errors.New("redisstore: malformed Redis URL")
+	}
+	return New(ctx, redis.NewClient(ro), opts)
+}
+
+// New is Open with a client of the caller's making; Close closes it.
+func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, error) {
+	s := &Stores{client: client}
+	if opts != nil {
+		s.opts = *opts
+	}
+	o := &s.opts
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if o.MaxEvents <= 0 {
+		o.MaxEvents = DefaultMaxEvents
+	}
+	if o.Keep <= 0 {
+		o.Keep = DefaultKeep
+	}
+	if o.Refresh <= 0 {
+		o.Refresh = DefaultRefresh
+	}
+	s.log = o.Logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	var err error
+	if err = client.Ping(ctx).Err(); err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("redisstore: reaching Redis: %w", err)
+	}
+	s.Sessions = &SessionStore{s}
+	s.Events = &EventStore{s}
+	if s.Bus, err = newBus(ctx, s); err != nil {
+		_ = client.Close()
+		return nil, err
+	}
+	s.Relay = &Relay{s.Bus}
+	k, err := newKeyring(ctx, s)
+	if err != nil {
+		s.Bus.close()
+		_ = client.Close()
+		return nil, err
+	}
+	s.Keyring = k
+	return s, nil
+}
+
+// Close stops the bus and the keyring's refresh and closes the client.
+func (s *Stores) Close() error {
+	s.Keyring.close()
+	s.Bus.close()
+	return s.client.Close()
+}
+
+// ServerOptions sets the bus and keyring of a Server's options.
+func (s *Stores) ServerOptions(o *mcp.ServerOptions) {
+	o.Bus = s.Bus
+	o.StateKeys = s.Keyring
+}
+
+// HandlerOptions sets the session and event stores and the relay of a
+// Handler's options.
+func (s *Stores) HandlerOptions(o *mcphttp.HandlerOptions) {
+	o.Sessions = s.Sessions
+	o.Events = s.Events
+	o.Relay = s.Relay
+}
+
+func (s *Stores) key(parts ...string) string {
+	k := s.opts.Prefix
+	for i, p := range parts {
+		if i > 0 {
+			k += ":"
+		}
+		k += p
+	}
+	return k
+}
+
+// SessionStore is an mcphttp.SessionStore: a session is a Redis list of
+// its messages, expiring with the session.
+type SessionStore struct{ s *Stores }
+
+// Append implements mcphttp.SessionStore.
+func (st *SessionStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
+	k := st.s.key("session", id)
+	var n *redis.IntCmd
+	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		n = p.RPush(ctx, k, msg)
+		p.PExpire(ctx, k, ttl)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("redisstore: append to session: %w", err)
+	}
+	return int(n.Val()), nil
+}
+
+// Load implements mcphttp.SessionStore.
+func (st *SessionStore) Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	k := st.s.key("session", id)
+	var msgs *redis.StringSliceCmd
+	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		msgs = p.LRange(ctx, k, 0, -1)
+		p.PExpire(ctx, k, ttl)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: load session: %w", err)
+	}
+	if len(msgs.Val()) == 0 {
+		return nil, mcphttp.ErrNotFound
+	}
+	out := make([][]byte, len(msgs.Val()))
+	for i, m := range msgs.Val() {
+		out[i] = []byte(m)
+	}
+	return out, nil
+}
+
+// Delete implements mcphttp.SessionStore.
+func (st *SessionStore) Delete(ctx context.Context, id string) error {
+	if err := st.s.client.Del(ctx, st.s.key("session", id)).Err(); err != nil {
+		return fmt.Errorf("redisstore: delete session: %w", err)
+	}
+	return nil
+}
+
+// EventStore is an mcphttp.EventStore: a stream is a Redis list of its
+// events, trimmed to MaxEvents and expiring RetainFor after its last.
+type EventStore struct{ s *Stores }
+
+type storedEvent struct {
+	N     int             `json:"n"`
+	Final bool            `json:"f,omitempty"`
+	Data  json.RawMessage `json:"d"`
+}
+
+// Append implements mcphttp.EventStore.
+func (st *EventStore) Append(ctx context.Context, session, stream string, ev mcphttp.StoredEvent, final bool, ttl time.Duration) error {
+	b, err := json.Marshal(storedEvent{N: ev.N, Final: final, Data: ev.Data})
+	if err != nil {
+		return fmt.Errorf("redisstore: encode event: %w", err)
+	}
+	k := st.s.key("stream", session, stream)
+	_, err = st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.RPush(ctx, k, b)
+		p.LTrim(ctx, k, int64(-st.s.opts.MaxEvents), -1)
+		p.PExpire(ctx, k, ttl)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redisstore: append event: %w", err)
+	}
+	return nil
+}
+
+// Replay implements mcphttp.EventStore.
+func (st *EventStore) Replay(ctx context.Context, session, stream string, after int) ([]mcphttp.StoredEvent, bool, error) {
+	raw, err := st.s.client.LRange(ctx, st.s.key("stream", session, stream), 0, -1).Result()
+	if err != nil {
+		return nil, false, fmt.Errorf("redisstore: replay: %w", err)
+	}
+	if len(raw) == 0 {
+		return nil, false, mcphttp.ErrNotFound
+	}
+	var out []mcphttp.StoredEvent
+	final := false
+	for _, r := range raw {
+		var e storedEvent
+		if err := json.Unmarshal([]byte(r), &e); err != nil {
+			return nil, false, fmt.Errorf("redisstore: a stored event is malformed: %w", err)
+		}
+		final = final || e.Final
+		if e.N > after {
+			out = append(out, mcphttp.StoredEvent{N: e.N, Data: e.Data})
+		}
+	}
+	// Appends come in order from one writer per stream; sorting costs
+	// little and keeps a replay ordered whatever the store did.
+	slices.SortFunc(out, func(a, b mcphttp.StoredEvent) int { return a.N - b.N })
+	return out, final, nil
+}

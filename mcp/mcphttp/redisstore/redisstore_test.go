@@ -1,0 +1,266 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/redisstore/internal/redistest"
+	"github.com/winbridge/winbridge/mcp/mcphttp/replicatest"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestMain(m *testing.M) {
+	// go-redis logs its reconnection attempts; the restart test makes many.
+	redis.SetLogger(discardLogger{})
+	os.Exit(m.Run())
+}
+
+type discardLogger struct{}
+
+func (discardLogger) Printf(context.Context, string, ...any) {}
+
+func open(t *testing.T, url string, o *Options) *Stores {
+	t.Helper()
+	if o == nil {
+		o = &Options{}
+	}
+	o.Logger = quiet
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := Open(ctx, url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// replicas serves three replicas, each with its own Server, Handler and
+// connection to one Redis: as three processes would.
+func replicas(t *testing.T, url string) ([]*mcp.Server, []string) {
+	t.Helper()
+	var srvs []*mcp.Server
+	var urls []string
+	for range 3 {
+		st := open(t, url, nil)
+		so := &mcp.ServerOptions{Logger: quiet}
+		st.ServerOptions(so)
+		srv := replicatest.Server(so)
+		ho := &mcphttp.HandlerOptions{Logger: quiet}
+		st.HandlerOptions(ho)
+		h := mcphttp.NewHandler(srv, ho)
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = h.Shutdown(ctx)
+			ts.Close()
+		})
+		srvs = append(srvs, srv)
+		urls = append(urls, ts.URL)
+	}
+	return srvs, urls
+}
+
+func TestRedisLegacySession(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.LegacySession(t, urls)
+}
+
+func TestRedisResumeElsewhere(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.ResumeElsewhere(t, urls, replicatest.Count, nil)
+}
+
+func TestRedisListenAcross(t *testing.T) {
+	r := redistest.Start(t)
+	srvs, urls := replicas(t, r.URL())
+	replicatest.ListenAcross(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
+func TestRedisRequestStateAcross(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.RequestStateAcross(t, urls, replicatest.Ask)
+}
+
+func TestRedisAnswerElsewhere(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.AnswerElsewhere(t, urls, replicatest.Greet)
+}
+
+func TestRedisSubscribeElsewhere(t *testing.T) {
+	r := redistest.Start(t)
+	srvs, urls := replicas(t, r.URL())
+	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
+// Every key the stores write is bounded: it expires, and a stream holds
+// at most MaxEvents events.
+func TestRedisKeysAreBounded(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), &Options{MaxEvents: 3})
+	ctx := context.Background()
+	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 10; n++ {
+		if err := st.Events.Append(ctx, "s1", "x1", mcphttp.StoredEvent{N: n, Data: []byte(fmt.Sprintf(`{"n":%d}`, n))}, n == 10, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, final, err := st.Events.Replay(ctx, "s1", "x1", 0)
+	if err != nil || !final || len(evs) != 3 || evs[0].N != 8 || evs[2].N != 10 {
+		t.Fatalf("replay: %+v final=%v err=%v; want events 8-10, final", evs, final, err)
+	}
+	keys, err := st.client.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		ttl, err := st.client.PTTL(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := st.client.LLen(ctx, k).Result()
+		switch {
+		case k == st.key("keys"):
+			if n > int64(st.opts.Keep) {
+				t.Errorf("%s holds %d keys, Keep is %d", k, n, st.opts.Keep)
+			}
+		case ttl <= 0:
+			t.Errorf("key %s does not expire (PTTL %v)", k, ttl)
+		}
+	}
+	if _, _, err := st.Events.Replay(ctx, "s1", "nope", 0); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("replay of a stream never written: %v, want ErrNotFound", err)
+	}
+	if _, err := st.Sessions.Load(ctx, "nope", time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("load of a session never written: %v, want ErrNotFound", err)
+	}
+}
+
+// A rotated key is accepted by every replica before any seals with it,
+// and the retired one stops being accepted.
+func TestRedisKeyringRotation(t *testing.T) {
+	r := redistest.Start(t)
+	a := open(t, r.URL(), &Options{Refresh: time.Hour})
+	b := open(t, r.URL(), &Options{Refresh: time.Hour})
+	ctx := context.Background()
+	first := a.Keyring.StateKeys()
+	if len(first) != 1 || string(b.Keyring.StateKeys()[0]) != string(first[0]) {
+		t.Fatal("two replicas did not start with the same key")
+	}
+	if err := a.Keyring.Rotate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ka := a.Keyring.StateKeys()
+	if len(ka) != 2 || string(ka[0]) != string(first[0]) {
+		t.Fatal("a rotated key sealed before the other replicas could know it")
+	}
+	if err := b.Keyring.refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Keyring.StateKeys()) != 2 {
+		t.Fatal("B does not accept the staged key after a refresh")
+	}
+	// Make the staged key due, as 2×Refresh later would.
+	list, _ := a.client.LRange(ctx, a.key("keys"), 0, -1).Result()
+	_, k, _ := cutColon(list[0])
+	a.client.LSet(ctx, a.key("keys"), 0, "1:"+k)
+	_ = a.Keyring.refresh(ctx)
+	if string(a.Keyring.StateKeys()[0]) == string(first[0]) {
+		t.Fatal("the due key does not seal")
+	}
+	if err := a.Keyring.Rotate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range a.Keyring.StateKeys() {
+		if string(k) == string(first[0]) {
+			t.Fatal("a key beyond Keep is still accepted")
+		}
+	}
+}
+
+func cutColon(s string) (string, string, bool) {
+	for i := range len(s) {
+		if s[i] == ':' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// Redis restarted mid-run: while it is down, requests of a session get a
+// clear 503 and nothing else; once it is back, the session (persisted)
+// is served again and changes cross replicas again.
+func TestRedisRestart(t *testing.T) {
+	r := redistest.Start(t)
+	srvs, urls := replicas(t, r.URL())
+	sid := replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 2, 1, 2)
+	r.Stop()
+	resp := replicatest.Post(t, urls[2], sid, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, nil)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("with Redis down: status %d %s, want 503 with Retry-After", resp.StatusCode, b)
+	}
+	r.Restart()
+	// go-redis reconnects on the next command: the first request may
+	// still meet the broken connection of the pool, so poll with a
+	// deadline for the first good answer.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp := replicatest.Post(t, urls[2], sid, "2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, nil)
+		st := resp.StatusCode
+		resp.Body.Close()
+		if st == http.StatusOK {
+			break
+		}
+		if st != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("after the restart: status %d", st)
+		}
+	}
+	replicatest.Sum(t, urls[0], sid, 5, 3, 4)
+	// The bus resubscribes on its own; a listen stream on A hears C.
+	replicatest.ListenAcross(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
+// A URL's password appears in no error of Open.
+func TestOpenErrorsHidePassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, url := range []string{"redis://:s3cret@[::1", "redis://:s3cret@127.0.0.1:1/0", "unix://:s3cret@/nonexistent/sock"} {
+		_, err := Open(ctx, url, &Options{Logger: quiet})
+		if err == nil {
+			t.Fatalf("Open %q succeeded", url)
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("Open's error shows the password: %v", err)
+		}
+	}
+}

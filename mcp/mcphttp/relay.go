@@ -1,0 +1,118 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// maxAsked bounds the ids of a session's requests to its client that a
+// replica remembers for its Relay; a client that never answers cannot
+// grow it without end. Past it the oldest are forgotten at once, and
+// answers to them are dropped as answers to no request.
+const maxAsked = 1024
+
+// relayTimeout bounds handing a relayed message to a session.
+const relayTimeout = 5 * time.Second
+
+// relayed is a message on the Relay: from which replica, for which session.
+type relayed struct {
+	From    string          `json:"from"`
+	Session string          `json:"session"`
+	Msg     json.RawMessage `json:"msg"`
+}
+
+// askingLocked remembers the id of a request the session sends its client.
+func (s *httpSession) askingLocked(raw json.RawMessage) {
+	id, err := transport.ParseID(raw)
+	if err != nil || id.IsZero() {
+		return // a notification
+	}
+	if s.asked == nil || len(s.asked) >= maxAsked {
+		s.asked = map[string]bool{}
+	}
+	s.asked[id.Key()] = true
+}
+
+// answers reports whether msg answers a request this replica's session
+// sent, forgetting the request if so.
+func (s *httpSession) answers(m *rpcMessage) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.asked[m.id.Key()] {
+		return false
+	}
+	delete(s.asked, m.id.Key())
+	return true
+}
+
+// relay sends through the Relay what another replica may be waiting for,
+// and reports whether that is all there is to do: a response to a request
+// this replica did not send goes only there; a notifications/cancelled
+// goes there and is delivered here too; a change of the session's state
+// (already recorded in the store) tells the replicas that serve the
+// session to catch up with it now, so that, say, a GET stream open on
+// another replica hears of a resource subscribed to here.
+func (h *Handler) relay(ctx context.Context, s *httpSession, m *rpcMessage) bool {
+	if h.opts.Relay == nil || s.id == "" {
+		return false
+	}
+	switch {
+	case m.response:
+		if s.answers(m) {
+			return false
+		}
+	case m.method == "notifications/cancelled":
+	case stateMethods[m.method] && h.opts.Sessions != nil:
+	default:
+		return false
+	}
+	b, _ := json.Marshal(relayed{From: h.replica, Session: s.id, Msg: m.raw})
+	if err := h.opts.Relay.Send(ctx, b); err != nil {
+		h.log.Warn("mcphttp: relaying a message to the other replicas failed", "session", s.id, "err", err)
+	}
+	return m.response
+}
+
+// relayed delivers a message from another replica to the session here
+// that waits for it.
+func (h *Handler) relayed(b []byte) {
+	var r relayed
+	if json.Unmarshal(b, &r) != nil || r.From == h.replica {
+		return
+	}
+	s := h.session(r.Session)
+	if s == nil {
+		return
+	}
+	m, e := parseMessage(r.Msg)
+	if e != nil || (m.response && !s.answers(m)) {
+		return
+	}
+	if stateMethods[m.method] {
+		go h.catchUpShared(s)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
+		defer cancel()
+		s.deliver(ctx, m.raw)
+	}()
+}
+
+// catchUpShared brings this replica's copy of a session up to its record
+// in the store.
+func (h *Handler) catchUpShared(s *httpSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	msgs, err := h.opts.Sessions.Load(ctx, s.id, h.storeTTL())
+	if err == nil {
+		err = s.catchUp(ctx, msgs)
+	}
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", "session", s.id, "err", err)
+	}
+}

@@ -1,0 +1,341 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// MaxStateMessages bounds the state changes (resources/subscribe,
+// resources/unsubscribe, logging/setLevel) a legacy session records in
+// HandlerOptions.Sessions: every replica that serves the session replays
+// them, so a client cannot grow the record without end. Beyond it such
+// requests get 400; a client initializes a new session.
+const MaxStateMessages = 1000
+
+// storeTimeout bounds a store operation made outside any request (an
+// event appended as the server writes it).
+const storeTimeout = 5 * time.Second
+
+// replicated is what a session knows of its record in the SessionStore.
+type replicated struct {
+	catchMu sync.Mutex   // held while the record is applied or grown
+	applied int          // the record's messages applied to this session
+	mine    map[int]bool // positions of messages this replica recorded (and delivered itself)
+	replays int          // ids of replayed requests
+}
+
+// stateMethods are the messages that change a legacy session's state,
+// and so are recorded for the replicas that will serve it.
+var stateMethods = map[string]bool{
+	"notifications/initialized": true,
+	"resources/subscribe":       true,
+	"resources/unsubscribe":     true,
+	"logging/setLevel":          true,
+}
+
+func (h *Handler) storeTTL() time.Duration {
+	if h.opts.SessionTimeout > 0 {
+		return h.opts.SessionTimeout
+	}
+	return DefaultSessionTimeout
+}
+
+// storeError is the answer when a store fails: the client retries, and
+// the cause (which may name the store's address) goes only to the log.
+func (h *Handler) storeError(what string, err error) *httpError {
+	h.log.Warn("mcphttp: the session store failed", "op", what, "err", err)
+	e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session store unavailable ("+what+"); retry later")
+	e.retryAfter = time.Second
+	return e
+}
+
+// shared finds session sid: in this process without a SessionStore;
+// with one, in the store, adopted by this replica if it has not served it
+// yet, and brought up to the record's state. A session the store no
+// longer holds is ended here too. It returns nil, nil when there is no
+// such session.
+func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpSession, *httpError) {
+	s := h.session(sid)
+	st := h.opts.Sessions
+	if st == nil {
+		return s, nil
+	}
+	if !validID(sid, false) {
+		// Not an id this server makes: no store round trip, and no key
+		// of the client's choosing (up to the header limit) in it.
+		return nil, nil
+	}
+	msgs, err := st.Load(ctx, sid, h.storeTTL())
+	if errors.Is(err, ErrNotFound) {
+		if s != nil {
+			s.end() // deleted or expired through another replica
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, h.storeError("load", err).withID(m)
+	}
+	if s == nil {
+		var e *httpError
+		if s, e = h.adopt(sid); e != nil {
+			return nil, e.withID(m)
+		}
+	}
+	if err := s.catchUp(ctx, msgs); err != nil {
+		h.log.Warn("mcphttp: replaying a stored session failed", "session", sid, "err", err)
+		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
+	}
+	return s, nil
+}
+
+// adopt opens, under the id of a stored session, a session of this
+// replica; catchUp then gives it the record's state.
+func (h *Handler) adopt(sid string) (*httpSession, *httpError) {
+	h.adoptMu.Lock()
+	defer h.adoptMu.Unlock()
+	if s := h.session(sid); s != nil {
+		return s, nil
+	}
+	s := h.newSession(sid)
+	if e := h.register(s); e != nil {
+		s.end()
+		return nil, e
+	}
+	return s, nil
+}
+
+// catchUp replays the messages of the record this session has not seen:
+// those that another replica recorded since.
+func (s *httpSession) catchUp(ctx context.Context, msgs [][]byte) error {
+	s.catchMu.Lock()
+	defer s.catchMu.Unlock()
+	for i := s.applied; i < len(msgs); i++ {
+		if s.mine[i+1] {
+			delete(s.mine, i+1)
+			continue
+		}
+		if err := s.replay(ctx, msgs[i]); err != nil {
+			return err
+		}
+		s.applied = i + 1
+	}
+	s.applied = max(s.applied, len(msgs))
+	return nil
+}
+
+// replay hands a recorded message to the session and waits for its
+// answer, which nobody else receives. Requests get an id of their own,
+// so they cannot meet a request of the client in progress.
+func (s *httpSession) replay(ctx context.Context, raw []byte) error {
+	var msg map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		return err
+	}
+	if _, isRequest := msg["id"]; !isRequest {
+		if !s.deliver(ctx, raw) {
+			return errors.New("the session ended")
+		}
+		return nil
+	}
+	s.replays++
+	msg["id"] = json.RawMessage(strconv.Quote("mcphttp-replay-" + strconv.Itoa(s.replays)))
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	m, e := parseMessage(b)
+	if e != nil {
+		return errors.New(e.err.Message)
+	}
+	p, e := s.expect(m, false)
+	if e != nil {
+		return errors.New(e.err.Message)
+	}
+	if !s.deliver(ctx, b) {
+		s.forget(m)
+		return errors.New("the session ended")
+	}
+	select {
+	case <-p.resp:
+		return nil
+	case <-s.done:
+		return errors.New("the session ended")
+	case <-ctx.Done():
+		s.forget(m)
+		return ctx.Err()
+	}
+}
+
+// record adds a message that changes the session's state to its record,
+// before it is delivered here: the other replicas replay it.
+func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
+	if s.h.opts.Sessions == nil || !stateMethods[m.method] || m.response {
+		return nil
+	}
+	s.catchMu.Lock()
+	defer s.catchMu.Unlock()
+	if s.applied+len(s.mine) >= MaxStateMessages {
+		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+			"invalid request: this session has recorded "+strconv.Itoa(MaxStateMessages)+" subscription and log level changes, the most it keeps; initialize a new session").withID(m)
+	}
+	return s.appendLocked(ctx, m.raw)
+}
+
+// keep records the initialize request of a session it answered.
+func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
+	if s.h.opts.Sessions == nil {
+		return nil
+	}
+	s.catchMu.Lock()
+	defer s.catchMu.Unlock()
+	return s.appendLocked(ctx, raw)
+}
+
+func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
+	n, err := s.h.opts.Sessions.Append(ctx, s.id, raw, s.h.storeTTL())
+	if err != nil {
+		return s.h.storeError("append", err)
+	}
+	if s.mine == nil {
+		s.mine = map[int]bool{}
+	}
+	s.mine[n] = true
+	return nil
+}
+
+// forgetShared deletes a session from the store, for every replica.
+func (h *Handler) forgetShared(ctx context.Context, sid string) *httpError {
+	if h.opts.Sessions == nil {
+		return nil
+	}
+	if err := h.opts.Sessions.Delete(ctx, sid); err != nil {
+		return h.storeError("delete", err)
+	}
+	return nil
+}
+
+// storedPush is an event pushed to a stream, for the EventStore.
+type storedPush struct {
+	es    *eventStream
+	n     int // 0: not pushed
+	data  []byte
+	final bool
+}
+
+// store appends an event of a POST stream to HandlerOptions.Events. A
+// store that fails costs only resumption on other replicas: the stream
+// is still served and retained here.
+func (s *httpSession) store(p storedPush) {
+	ev := s.h.opts.Events
+	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor); err != nil {
+		s.h.log.Warn("mcphttp: storing a stream's event failed; it can be resumed only on this replica", "session", s.id, "stream", p.es.id, "err", err)
+	}
+}
+
+// resumeStored serves a Last-Event-ID for a stream this replica does not
+// hold, from the EventStore: the stored events after n, then the end of
+// the response. If the stream is not finished, the client resumes again
+// after the retry delay, reaching the events stored meanwhile.
+func (h *Handler) resumeStored(w http.ResponseWriter, r *http.Request, s *httpSession, id string, n int) {
+	var evs []StoredEvent
+	var final bool
+	err := ErrNotFound
+	if validID(id, true) {
+		evs, final, err = h.opts.Events.Replay(r.Context(), s.id, id, n)
+	}
+	if errors.Is(err, ErrNotFound) {
+		writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
+			"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
+		return
+	}
+	if err != nil {
+		writeHTTPError(w, h.storeError("replay", err))
+		return
+	}
+	sw := startSSE(w, s.id)
+	_ = sw.rc.SetReadDeadline(time.Time{})
+	es := &eventStream{id: id}
+	for _, e := range evs {
+		if sw.event(es.eventID(e.N), e.Data) != nil {
+			return
+		}
+	}
+	if !final {
+		_ = sw.write([]byte("retry: " + strconv.FormatInt(h.opts.Retry.Milliseconds(), 10) + "\n\n"))
+	}
+}
+
+// keepShared keeps a session alive in the SessionStore while a GET
+// stream of it is open here, as the stream keeps it alive in this
+// process: the client may send nothing else for longer than the
+// session's timeout. It loads the session every third of the timeout,
+// and ends the session here if the store no longer has it (deleted
+// through another replica). The returned func stops it.
+func (h *Handler) keepShared(s *httpSession) (stop func()) {
+	st := h.opts.Sessions
+	if st == nil {
+		return func() {}
+	}
+	ttl := h.storeTTL()
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-s.done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+				_, err := st.Load(ctx, s.id, ttl)
+				cancel()
+				switch {
+				case errors.Is(err, ErrNotFound):
+					h.log.Debug("mcphttp: the session was deleted through another replica", "session", s.id)
+					s.end()
+					return
+				case err != nil:
+					h.log.Warn("mcphttp: keeping a session alive in the store failed", "session", s.id, "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
+// validID reports whether id has the form of what newSessionID makes (32
+// lowercase hex digits), or with stream set, of a stream id of a
+// replicated handler (8 hex digits, "-", a decimal number): ids a client
+// sends are checked before they name a key in a store.
+func validID(id string, stream bool) bool {
+	if stream {
+		prefix, num, ok := strings.Cut(id, "-")
+		if !ok || len(prefix) != 8 || len(num) == 0 || len(num) > 19 || strings.Trim(num, "0123456789") != "" {
+			return false
+		}
+		id = prefix
+	} else if len(id) != 32 {
+		return false
+	}
+	return strings.Trim(id, "0123456789abcdef") == ""
+}

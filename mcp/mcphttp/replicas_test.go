@@ -1,0 +1,179 @@
+package mcphttp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/replicatest"
+)
+
+// memReplicas serves three replicas of one server, each its own Server and
+// Handler, sharing in-memory stores, a bus and a keyring: what Redis
+// shares between processes.
+func memReplicas(t *testing.T) ([]*mcp.Server, []string) {
+	t.Helper()
+	store := &mcphttp.MemoryStore{}
+	bus := &mcphttp.MemoryBus{}
+	relay := &mcphttp.MemoryRelay{}
+	keys := mcphttp.NewKeyring([]byte("0123456789abcdef0123456789abcdef"))
+	var srvs []*mcp.Server
+	var urls []string
+	for range 3 {
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, Bus: bus, StateKeys: keys})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), Relay: relay})
+		srvs = append(srvs, srv)
+		urls = append(urls, u)
+	}
+	return srvs, urls
+}
+
+func TestReplicasLegacySession(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.LegacySession(t, urls)
+}
+
+func TestReplicasResumeElsewhere(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.ResumeElsewhere(t, urls, replicatest.Count, nil)
+}
+
+func TestReplicasListenAcross(t *testing.T) {
+	srvs, urls := memReplicas(t)
+	replicatest.ListenAcross(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
+func TestReplicasRequestStateAcross(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.RequestStateAcross(t, urls, replicatest.Ask)
+}
+
+func TestReplicasAnswerElsewhere(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.AnswerElsewhere(t, urls, replicatest.Greet)
+}
+
+func TestReplicasSubscribeElsewhere(t *testing.T) {
+	srvs, urls := memReplicas(t)
+	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
+		srvs[2].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
+
+// Without stores, a replica does not know another's session: the
+// scenarios above fail on one process's state, which is what they test.
+func TestReplicasWithoutStoresDoNotShare(t *testing.T) {
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}), nil)
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	resp := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("status %d, want 404", resp.StatusCode)
+	}
+}
+
+// An open GET stream keeps its session alive in the store, as it does in
+// one process, and a session deleted through another replica ends the
+// stream.
+func TestReplicasGetStreamKeepsSession(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	const timeout = 300 * time.Millisecond
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), SessionTimeout: timeout})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	req, _ := http.NewRequest(http.MethodGet, urls[0], nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: status %d", resp.StatusCode)
+	}
+	// Three timeouts with nothing but the GET stream open.
+	<-time.After(3 * timeout)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("a session whose GET stream is open expired from the store: status %d", r.StatusCode)
+	}
+	del, _ := http.NewRequest(http.MethodDelete, urls[1], nil)
+	del.Header.Set("Mcp-Session-Id", sid)
+	del.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if r, err := http.DefaultClient.Do(del); err != nil || r.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", r, err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the GET stream of a session deleted through another replica did not end")
+	}
+}
+
+type countingStore struct {
+	mcphttp.MemoryStore
+	loads atomic.Int64
+}
+
+func (c *countingStore) Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	c.loads.Add(1)
+	return c.MemoryStore.Load(ctx, id, ttl)
+}
+
+// A session id or stream id not of the server's making gets 404 or 410
+// without a store round trip: the client does not choose store keys.
+func TestReplicasHostileIDsSkipTheStore(t *testing.T) {
+	store := &countingStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	for _, sid := range []string{strings.Repeat("a", 4000), "mcp:session:x", "0123456789ABCDEF0123456789ABCDEF", "*"} {
+		r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
+		r.Body.Close()
+		if r.StatusCode != http.StatusNotFound {
+			t.Fatalf("session %.20q: status %d, want 404", sid, r.StatusCode)
+		}
+	}
+	if n := store.loads.Load(); n != 0 {
+		t.Fatalf("%d store loads for ids the server never made", n)
+	}
+	sid := replicatest.Initialize(t, u)
+	for _, last := range []string{"mcp:stream:x_1", strings.Repeat("9", 300) + "_1", "abcdefgh-1_0"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Last-Event-ID", last)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != http.StatusGone {
+			t.Fatalf("Last-Event-ID %.20q: status %d, want 410", last, r.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// A server that runs as several replicas behind a load balancer keeps the
+// state of legacy sessions (2024-11-05 to 2025-11-25) in stores that every
+// replica reaches (HandlerOptions.Sessions, HandlerOptions.Events), so
+// that a session initialized on one replica is served by any other and a
+// stream is resumed on any. List changes and resource updates cross
+// replicas on an mcp.Bus, and requestState is sealed with an mcp.Keyring;
+// the stateless revision (2026-07-28) needs nothing else. docs/DEPLOY.md
+// says which revision needs what. A nil store means one process, as
+// without replicas: everything stays in this Handler's memory.
+
+// ErrNotFound is what a store returns for a session or stream it does not
+// hold: it never existed, expired, or was deleted.
+var ErrNotFound = errors.New("mcphttp: not found in the store")
+
+// SessionStore keeps the legacy sessions of all replicas. A session is
+// kept as the messages that made its state (its initialize request, the
+// notifications/initialized, then resources/subscribe,
+// resources/unsubscribe and logging/setLevel requests, in order): a
+// replica that has not served the session yet, or has served an older
+// state of it, replays them into a session of its own. Implementations
+// must be safe for concurrent use.
+type SessionStore interface {
+	// Append adds msg to the end of session id's messages, creating the
+	// session with it, keeps the session for ttl from now, and returns
+	// how many messages the session holds with msg (msg's position,
+	// from 1).
+	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
+	// Load returns session id's messages in order and keeps the session
+	// for ttl from now, or ErrNotFound.
+	Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error)
+	// Delete forgets session id; deleting a session not held is no error.
+	Delete(ctx context.Context, id string) error
+}
+
+// Relay carries messages between the replicas' Handlers: a client's
+// response to a request that another replica's session sent it
+// (sampling, elicitation, roots in a legacy session), and its
+// notifications/cancelled for a request another replica runs, reach the
+// replica that waits for them. Send delivers msg to every Receive of
+// every replica, this one's included; the Handler encodes what it needs.
+type Relay interface {
+	Send(ctx context.Context, msg []byte) error
+	// Receive calls deliver for each message sent, until stop is called.
+	// deliver must not block for long.
+	Receive(deliver func(msg []byte)) (stop func())
+}
+
+// StoredEvent is one event of a stream in an EventStore.
+type StoredEvent struct {
+	N    int    // its number in the stream, from 1
+	Data []byte // the JSON-RPC message
+}
+
+// EventStore keeps the events of legacy sessions' POST streams so that a
+// client can resume one with Last-Event-ID on any replica, including
+// after the replica that served it is gone. Implementations must bound
+// what they hold: at most a number of events per stream (the oldest go
+// first), and each stream only for its ttl after its last event.
+type EventStore interface {
+	// Append stores event ev of stream in session, final if it is the
+	// stream's last, and keeps the stream for ttl from now.
+	Append(ctx context.Context, session, stream string, ev StoredEvent, final bool, ttl time.Duration) error
+	// Replay returns the stored events of stream after number after, in
+	// order, and whether the stream's final event is stored; ErrNotFound
+	// if the store holds no such stream.
+	Replay(ctx context.Context, session, stream string, after int) (evs []StoredEvent, final bool, err error)
+}
