@@ -55,8 +55,8 @@ func printGuards(s *settings, out io.Writer) {
 	} else {
 		g("tool names", "win_exec, path_*, hdc_*: accepted by every major host")
 	}
-	g("session", "%d requests in flight, then input is not read; at shutdown calls are cancelled and awaited %v",
-		mcp.DefaultMaxInFlight, mcp.DefaultShutdownTimeout)
+	g("session", "%d requests (%d bytes) in flight, then input is not read; %d subscriptions; at shutdown calls are cancelled and awaited %v",
+		mcp.DefaultMaxInFlight, mcp.DefaultMaxInFlightBytes, mcp.DefaultMaxSubscriptions, mcp.DefaultShutdownTimeout)
 	if s.httpAddr == "" {
 		g("http", "off (stdio)")
 		return

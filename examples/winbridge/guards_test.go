@@ -22,7 +22,8 @@ func TestCheckPrintsGuards(t *testing.T) {
 			"at most 10m0s per call",
 			"need confirm:true",
 			"win_exec, path_*, hdc_*",
-			"256 requests in flight",
+			"256 requests (67108864 bytes) in flight",
+			"1024 subscriptions",
 			"http:        off (stdio)",
 		}},
 		{[]string{"-allow-exe", "*", "-allow-env", "FOO", "-max-timeout", "2m", "-hdc=false", "-dotted-names", "-http", "127.0.0.1:0"}, []string{
