@@ -141,9 +141,11 @@ type Limits struct {
 	// 256 KiB).
 	MaxArgumentBytes int
 	// MaxBlockBytes bounds each text or binary content block of a result
-	// (default 64 KiB; binary data counts in its base64 form).
+	// of tools/call, resources/read (each contents entry) and prompts/get
+	// (each message) (default 64 KiB; binary data counts in its base64
+	// form).
 	MaxBlockBytes int
-	// MaxResultBytes bounds all content blocks of a result together
+	// MaxResultBytes bounds all content blocks of such a result together
 	// (default 256 KiB).
 	MaxResultBytes int
 	// MaxUpstreamMessageBytes bounds a message from an upstream server,
