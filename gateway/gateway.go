@@ -82,17 +82,25 @@ type Gateway struct {
 	sessMu   sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionState
 	nextSess atomic.Uint64
+
+	identMu    sync.Mutex
+	identities map[string]*identity // stateless callers (budget.go)
+	now        func() time.Time     // the windows' clock; tests move it
 }
 
+// sessionState counts the calls of one session, or of one stateless
+// caller (budget.go).
 type sessionState struct {
 	id    string
+	who   string // names a stateless caller in a refusal
 	calls atomic.Int64
+	limit int // when not 0, replaces the tools' callsPerSession
 }
 
 // New checks the configuration and policy and returns a Gateway; nothing
 // starts before Start.
 func New(opts *Options) (*Gateway, error) {
-	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, ups: map[string]*upstream{}}
+	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, identities: map[string]*identity{}, ups: map[string]*upstream{}, now: time.Now}
 	if opts != nil {
 		g.opts = *opts
 	}

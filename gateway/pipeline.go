@@ -30,8 +30,8 @@ type call struct {
 func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 	g := v.g
 	start := time.Now()
-	sess := g.session(req.Session)
 	surf := v.surf.Load()
+	sess, counted := g.caller(req, surf.set)
 	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
 		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
 	defer func() {
@@ -56,6 +56,9 @@ func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.C
 		}
 		g.audit.write(&c.rec)
 	}()
+	if !counted {
+		return c.refuse(CodeSessionBudget, "the gateway counts the calls of %d stateless callers already; try again later", maxIdentities)
+	}
 	return g.pipeline(ctx, req, surf, sess, c)
 }
 
@@ -174,9 +177,13 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	}
 
 	// 7. Budgets.
-	if n := sess.calls.Add(1); int(n) > e.Budgets.CallsPerSession {
+	limit := e.Budgets.CallsPerSession
+	if sess.limit > 0 {
+		limit = sess.limit
+	}
+	if n := sess.calls.Add(1); int(n) > limit {
 		sess.calls.Add(-1)
-		return c.refuse(CodeSessionBudget, "this session has used its %d tool calls", e.Budgets.CallsPerSession)
+		return c.refuse(CodeSessionBudget, "%s has used its %d tool calls", sess.what(), limit)
 	}
 	running := g.concurrency(e.key())
 	if n := running.Add(1); int(n) > e.Budgets.ConcurrentPerTool {
