@@ -312,6 +312,7 @@ func (g *Gateway) launch(u *upstream) {
 	u.stop = stop
 	u.mu.Unlock()
 	g.wg.Go(func() { u.run(uctx) })
+	g.wg.Go(func() { u.subscriber(uctx) })
 }
 
 // newUpstreams makes the upstreams opts configures (none started).
@@ -322,7 +323,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 			if sc.Disabled {
 				continue
 			}
-			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting, wake: make(chan struct{}, 1)}
+			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting, wake: make(chan struct{}, 1), subWake: make(chan struct{}, 1)}
 		}
 	}
 	for name, h := range opts.HTTP {
@@ -332,7 +333,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 		if h == nil || h.Disabled {
 			continue
 		}
-		ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting}
+		ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting, subWake: make(chan struct{}, 1)}
 	}
 	for name, s := range opts.Servers {
 		if _, dup := ups[name]; dup || (opts.Config != nil && opts.Config.Servers[name] != nil) || opts.HTTP[name] != nil {
@@ -341,7 +342,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 		if s == nil {
 			return nil, fmt.Errorf("gateway: in-process server %q is nil", name)
 		}
-		ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting}
+		ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting, subWake: make(chan struct{}, 1)}
 	}
 	return ups, nil
 }

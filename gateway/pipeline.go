@@ -196,7 +196,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	defer cancel()
 
 	// 8. The upstream call.
-	res, code, err := g.callUpstream(cctx, req, e, send)
+	res, code, err := g.callUpstream(cctx, req, e, send, st)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -230,7 +230,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 
 // callUpstream makes the call and decodes the result itself, so that a
 // malformed result is told apart from a failed call.
-func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage, st *settings) (*mcp.CallToolResult, Code, error) {
 	if e.up.inproc != nil {
 		return g.callInProcess(ctx, req, e, args)
 	}
@@ -240,6 +240,7 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 	if err != nil {
 		return nil, CodeUpstreamUnavailable, err
 	}
+	defer e.up.begin(ctx, req, st)() // what it asks of the client goes to req's
 	params := &mcp.CallToolParams{Name: e.Tool, Arguments: args}
 	var raw json.RawMessage
 	if err := cl.Call(ctx, "tools/call", params, &raw); err != nil {

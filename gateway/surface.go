@@ -329,6 +329,7 @@ func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) b
 func (v *view) syncResources(ups []*upstream) {
 	wantRes := map[string]bool{}
 	wantTmpl := map[string]bool{}
+	owner := map[string]*upstream{}
 	for _, u := range ups {
 		_, _, resources, templates, _ := u.snapshot()
 		for _, r := range resources {
@@ -336,6 +337,7 @@ func (v *view) syncResources(ups []*upstream) {
 				continue
 			}
 			wantRes[r.URI] = true
+			owner[r.URI] = u
 			if !v.resURIs[r.URI] {
 				v.srv.AddResource(r, v.readFrom(u))
 			}
@@ -364,7 +366,7 @@ func (v *view) syncResources(ups []*upstream) {
 	if len(gone) > 0 {
 		v.srv.RemoveResources(gone...)
 	}
-	v.resURIs, v.tmplURIs = wantRes, wantTmpl
+	v.resURIs, v.tmplURIs, v.resOwner = wantRes, wantTmpl, owner
 }
 
 // addTemplate registers a template, or skips one the server cannot
