@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -19,15 +20,16 @@ type identity struct {
 	start time.Time
 }
 
-// caller returns the state that req's calls are counted in: the session's
-// for a session (stdio, a legacy HTTP session); for a stateless
-// (2026-07-28) request, which is a session of its own, the authenticated
-// subject's (mcphttp.SessionAuth), or the one all anonymous stateless
-// requests share, each over Policy.Stateless.Window. ok is false when too
-// many stateless callers are counted already.
-func (g *Gateway) caller(req *mcp.CallToolRequest, st *settings) (s *sessionState, ok bool) {
+// identity returns the count that a stateless (2026-07-28) request's
+// calls are kept in besides its session's: over HTTP each such request is
+// a session of its own, which a session's count cannot bound. It is the
+// authenticated subject's (mcphttp.SessionAuth, set by RequireAuth), or
+// the one all anonymous stateless requests share, each over
+// Policy.Stateless.Window; nil for a request of a legacy session. ok is
+// false when too many stateless callers are counted already.
+func (g *Gateway) identity(req *mcp.CallToolRequest, st *settings) (s *sessionState, ok bool) {
 	if !mcp.IsStateless(req.ProtocolVersion()) {
-		return g.session(req.Session), true
+		return nil, true
 	}
 	key, limit := "anonymous", st.pol.Stateless.AnonymousCalls
 	if limit == 0 {
@@ -64,6 +66,18 @@ func (g *Gateway) caller(req *mcp.CallToolRequest, st *settings) (s *sessionStat
 	id = &identity{state: &sessionState{id: sid, who: who, limit: limit}, start: now}
 	g.identities[key] = id
 	return id.state, true
+}
+
+// take counts a call against the budget: limit, or the state's own.
+func (s *sessionState) take(limit int) error {
+	if s.limit > 0 {
+		limit = s.limit
+	}
+	if n := s.calls.Add(1); int(n) > limit {
+		s.calls.Add(-1)
+		return fmt.Errorf("%s has used its %d tool calls", s.what(), limit)
+	}
+	return nil
 }
 
 // what names the caller in a refusal.

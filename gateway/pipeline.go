@@ -30,8 +30,9 @@ type call struct {
 func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 	g := v.g
 	start := time.Now()
+	sess := g.session(req.Session)
 	surf := v.surf.Load()
-	sess, counted := g.caller(req, surf.set)
+	ident, counted := g.identity(req, surf.set)
 	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
 		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
 	defer func() {
@@ -59,7 +60,7 @@ func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.C
 	if !counted {
 		return c.refuse(CodeSessionBudget, "the gateway counts the calls of %d stateless callers already; try again later", maxIdentities)
 	}
-	return g.pipeline(ctx, req, surf, sess, c)
+	return g.pipeline(ctx, req, surf, sess, ident, c)
 }
 
 func (c *call) refuse(code Code, format string, args ...any) (*mcp.CallToolResult, error) {
@@ -84,7 +85,7 @@ func (c *call) fail(code Code, format string, args ...any) (*mcp.CallToolResult,
 	return c.refuse(code, format, args...)
 }
 
-func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *surface, sess *sessionState, c *call) (*mcp.CallToolResult, error) {
+func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *surface, sess, ident *sessionState, c *call) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
 	st := s.set
 	// 1. Resolve the alias.
@@ -177,18 +178,22 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	}
 
 	// 7. Budgets.
-	limit := e.Budgets.CallsPerSession
-	if sess.limit > 0 {
-		limit = sess.limit
+	if err := sess.take(e.Budgets.CallsPerSession); err != nil {
+		return c.refuse(CodeSessionBudget, "%v", err)
 	}
-	if n := sess.calls.Add(1); int(n) > limit {
-		sess.calls.Add(-1)
-		return c.refuse(CodeSessionBudget, "%s has used its %d tool calls", sess.what(), limit)
+	if ident != nil {
+		if err := ident.take(e.Budgets.CallsPerSession); err != nil {
+			sess.calls.Add(-1)
+			return c.refuse(CodeSessionBudget, "%v", err)
+		}
 	}
 	running := g.concurrency(e.key())
 	if n := running.Add(1); int(n) > e.Budgets.ConcurrentPerTool {
 		running.Add(-1)
 		sess.calls.Add(-1) // a refused call does not count
+		if ident != nil {
+			ident.calls.Add(-1)
+		}
 		return c.refuse(CodeToolBusy, "tool %q already runs %d calls; try again when one ends", name, e.Budgets.ConcurrentPerTool)
 	}
 	defer running.Add(-1)
