@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"unicode/utf8"
 
@@ -21,21 +22,24 @@ type cutInfo struct {
 	KeptBytes     int    `json:"keptBytes"`
 }
 
-// capResult applies the byte caps to the content blocks of res, in place
-// (capBlocks), and records the cuts in res's _meta. It returns the bytes
-// kept and whether anything was cut.
-func capResult(res *mcp.CallToolResult, blockCap, totalCap int) (int, bool) {
+// capResult applies the byte caps to the content blocks of res
+// (capBlocks) and records the cuts in _meta. res is not changed (it may
+// be an in-process tool's own value): a result with cuts is a copy. It
+// returns the result, the bytes kept and whether anything was cut.
+func capResult(res *mcp.CallToolResult, blockCap, totalCap int) (*mcp.CallToolResult, int, bool) {
 	out, total, meta := capBlocks(res.Content, blockCap, totalCap)
 	if meta == nil {
-		return total, false
+		return res, total, false
 	}
-	res.Content = out
-	res.Meta = withCutMeta(res.Meta, meta)
-	return total, true
+	cp := *res
+	cp.Content = out
+	cp.Meta = withCutMeta(res.Meta, meta)
+	return &cp, total, true
 }
 
-// withCutMeta returns m (made if nil) with the facade's account of a cut.
+// withCutMeta returns a copy of m with the facade's account of a cut.
 func withCutMeta(m mcp.Meta, cut map[string]any) mcp.Meta {
+	m = maps.Clone(m)
 	if m == nil {
 		m = mcp.Meta{}
 	}

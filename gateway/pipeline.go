@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -116,11 +114,13 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	// 4. Strict validation against the upstream's own schema. Numbers
 	// decode as float64, as the validator expects; nothing is converted,
 	// so "5" stays a string and an integer schema refuses it.
-	var args any = map[string]any{}
+	var args any
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return c.refuse(CodeInvalidArguments, "the arguments are not valid JSON: %v", err)
 		}
+	} else {
+		args = map[string]any{}
 	}
 	if _, isObj := args.(map[string]any); !isObj {
 		return c.refuse(CodeInvalidArguments, "the arguments must be a JSON object, not %s", typeOf(args))
@@ -145,7 +145,9 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		}
 		send = b
 	}
-	if err := e.input.Validate(args); err != nil {
+	if e.flat != nil && e.flat.valid(args.(map[string]any)) {
+		// The common shape, valid: the full validator would agree.
+	} else if err := e.input.Validate(args); err != nil {
 		return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v (values are not converted: a number must be sent as a JSON number, not a string)", name, err)
 	}
 
@@ -228,7 +230,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	} else if e.output != nil && !res.IsError {
 		return c.fail(CodeOutputSchema, "tool %q declares an output schema but returned no structured content", name)
 	}
-	kept, cut := capResult(res, st.limits.MaxBlockBytes, st.limits.MaxResultBytes)
+	res, kept, cut := capResult(res, st.limits.MaxBlockBytes, st.limits.MaxResultBytes)
 	c.rec.ResultBytes, c.rec.Cut = kept, cut
 	return res, nil
 }
@@ -295,25 +297,24 @@ func (g *Gateway) callInProcess(ctx context.Context, req *mcp.CallToolRequest, e
 	if ctx.Err() != nil {
 		return nil, CodeTimeout, context.Cause(ctx)
 	}
-	var rpc *mcp.Error
 	switch {
 	case errors.Is(o.err, mcp.ErrInputRequired):
 		return nil, CodeUpstreamError, errors.New("the tool asked the client for input; answer and call again")
-	case errors.As(o.err, &rpc):
-		return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
 	case o.err != nil:
+		var rpc *mcp.Error
+		if errors.As(o.err, &rpc) {
+			return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
+		}
 		return nil, CodeUpstreamError, o.err
 	case o.res == nil:
 		return nil, CodeUpstreamMalformed, errors.New("the server returned no result")
 	}
-	// The result may be the tool's own value: the caps work on a copy.
-	res := *o.res
-	res.Content = slices.Clone(res.Content)
-	res.Meta = maps.Clone(res.Meta)
-	for _, b := range res.Content {
+	for _, b := range o.res.Content {
 		if b == nil {
 			return nil, CodeUpstreamMalformed, errors.New("the server's result has a null content block")
 		}
 	}
-	return &res, CodeOK, nil
+	// The result may be the tool's own value: it is not changed here, and
+	// capResult changes only a copy.
+	return o.res, CodeOK, nil
 }

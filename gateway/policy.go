@@ -144,7 +144,7 @@ type Budgets struct {
 // StatelessBudget bounds the tool calls of stateless (2026-07-28)
 // requests. Each such request is its own session, so calls per session
 // (Budgets.CallsPerSession) cannot bound them; they are counted by
-// identity instead, over a window: by the authenticated subject and
+// caller as well, over a window: by the authenticated subject and
 // client (mcphttp.RequireAuth in front of the facade's handler) against
 // CallsPerSession, and the requests without one all together against
 // AnonymousCalls. Zero means the default.

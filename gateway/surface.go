@@ -49,6 +49,7 @@ type exposed struct {
 	Budgets  Budgets
 	maxArgs  int
 	input    *jsonschema.Resolved
+	flat     *flatSchema // input's common shape, checked without jsonschema-go; nil if it has another
 	output   *jsonschema.Resolved
 	nulls    *nullPlan
 	paths    []argPath
@@ -206,6 +207,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		return e
 	}
 	e.input = in
+	e.flat = compileFlat(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
