@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // flatSchema is an input schema of the shape most tools declare — an
@@ -146,6 +148,57 @@ func (fs *flatSchema) valid(args map[string]any) bool {
 			ok = ok && !math.IsInf(f, 0) && f == math.Trunc(f)
 		}
 		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// validRaw is valid on the encoded arguments, for a call that needs no
+// decoding otherwise (no path arguments, no nulls to strip): it reads the
+// bytes in place. The arguments must be valid JSON (the transport checked
+// them). Anything it cannot judge exactly — a number it would have to
+// parse, more than 64 required members — it leaves to the full path.
+func (fs *flatSchema) validRaw(raw []byte) bool {
+	if len(fs.required) > 64 {
+		return false
+	}
+	var have uint64
+	ok := true
+	err := jsonscan.MembersBytes(raw, func(k, v []byte) bool {
+		t, known := fs.props[string(k)]
+		if !known {
+			ok = !fs.closed
+			return ok
+		}
+		if i, found := slices.BinarySearch(fs.required, string(k)); found {
+			have |= 1 << i
+		}
+		switch t {
+		case flatString:
+			ok = v[0] == '"'
+		case flatBoolean:
+			ok = v[0] == 't' || v[0] == 'f'
+		case flatNumber, flatInteger:
+			ok = plainInteger(v)
+		}
+		return ok
+	})
+	return err == nil && ok && have == 1<<len(fs.required)-1
+}
+
+// plainInteger reports whether v is an integer of at most 15 digits
+// written without fraction or exponent: one every decoder reads exactly.
+// Other numbers go the full way.
+func plainInteger(v []byte) bool {
+	if len(v) > 0 && v[0] == '-' {
+		v = v[1:]
+	}
+	if len(v) == 0 || len(v) > 15 {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}

@@ -54,6 +54,19 @@ func TestFlatSchema(t *testing.T) {
 		if got := fs.valid(args); got != c.valid {
 			t.Errorf("%s %s: flat says %v, want %v", c.schema, c.args, got, c.valid)
 		}
+		if fs.validRaw([]byte(c.args)) && !c.valid {
+			t.Errorf("%s %s: validRaw accepts what the full validator refuses", c.schema, c.args)
+		}
+	}
+	echo := compileFlat(json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}},"required":["text"],"additionalProperties":false}`))
+	for raw, want := range map[string]bool{
+		`{"text":"hello, world"}`: true, `{"text":"x","n":-12}`: true, `{ "n" : 3 , "text" : "\u0041" }`: true,
+		`{"n":3}`: false, `{"text":5}`: false, `{"text":"x","n":1.0}`: false, `{"text":"x","n":1234567890123456}`: false,
+		`{"text":"x","other":1}`: false, `{"text":null}`: false, `[]`: false,
+	} {
+		if got := echo.validRaw([]byte(raw)); got != want {
+			t.Errorf("validRaw %s: %v, want %v", raw, got, want)
+		}
 	}
 	for _, s := range []string{
 		`{"type":"object","properties":{"a":{"type":"string","minLength":2}}}`,
@@ -90,6 +103,11 @@ func FuzzFlatSchema(f *testing.F) {
 		var v any
 		if json.Unmarshal([]byte(args), &v) != nil {
 			return
+		}
+		if m, ok := v.(map[string]any); ok && fs.validRaw([]byte(args)) && duplicateMember([]byte(args)) == "" {
+			if err := full.Validate(m); err != nil {
+				t.Fatalf("validRaw accepts what the full validator refuses: %s %s: %v", schema, args, err)
+			}
 		}
 		m, ok := v.(map[string]any)
 		if !ok {

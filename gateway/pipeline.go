@@ -111,7 +111,16 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		return c.refuse(CodeArgumentsTooLarge, "the arguments are %d bytes; tool %q takes at most %d", len(raw), name, e.maxArgs)
 	}
 
-	// 4. Strict validation against the upstream's own schema. Numbers
+	// 4. Strict validation against the upstream's own schema. A flat
+	// schema on a call that needs no decoding otherwise is checked on the
+	// bytes (the duplicate check still runs); the rest decode.
+	if e.flat != nil && e.paths == nil && e.nulls == nil && len(raw) > 0 && raw[0] == '{' && e.flat.validRaw(raw) {
+		if d := duplicateMember(raw); d != "" {
+			return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
+		}
+		return g.afterValidation(ctx, req, st, sess, ident, c, e, raw, nil)
+	}
+	// Numbers
 	// decode as float64, as the validator expects; nothing is converted,
 	// so "5" stays a string and an integer schema refuses it.
 	var args any
@@ -151,6 +160,13 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v (values are not converted: a number must be sent as a JSON number, not a string)", name, err)
 	}
 
+	return g.afterValidation(ctx, req, st, sess, ident, c, e, send, args)
+}
+
+// afterValidation runs the pipeline from step 5 on; args is nil when the
+// tool has no path arguments and the arguments were checked undecoded.
+func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest, st *settings, sess, ident *sessionState, c *call, e *exposed, send json.RawMessage, args any) (*mcp.CallToolResult, error) {
+	name := e.Name
 	// 5. Scope binding.
 	for _, p := range e.paths {
 		err := p.values(args, func(where string, v any) error {
