@@ -100,7 +100,7 @@ func askingClient(asked *atomic.Int64) *client.Options {
 		},
 		OnRoots: func(context.Context) (*mcp.ListRootsResult, error) {
 			asked.Add(1)
-			return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///work/project"}}}, nil
+			return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///home/user/project"}}}, nil
 		},
 	}
 }
@@ -113,7 +113,7 @@ func TestForwardsServerRequests(t *testing.T) {
 	for tool, want := range map[string]string{
 		"ask__sample": "sampled: from the user's model",
 		"ask__elicit": "elicited: decline",
-		"ask__roots":  "roots: file:///work/project",
+		"ask__roots":  "roots: file:///home/user/project",
 	} {
 		if res, code := f.call(t, tool, nil); code != CodeOK || res.TextOf() != want {
 			t.Errorf("%s: %s %q, want %q", tool, code, res.TextOf(), want)
