@@ -83,7 +83,7 @@ func (u *upstream) subscriber(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		for {
+		for u.State() == StateReady { // not asleep: a subscription does not wake a server
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			c, err := u.client(cctx)
 			if err != nil {
