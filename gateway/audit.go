@@ -30,10 +30,11 @@ type Record struct {
 	Approval      string // "", "not_required", "accepted", "declined", "cancelled", "unavailable", "allowed_without_elicitation"
 }
 
-// attrs renders r for slog: one flat JSON object per line with a JSON
-// handler.
-func (r *Record) attrs() []slog.Attr {
-	return []slog.Attr{
+// addTo renders r into a slog record: one flat JSON object per line with
+// a JSON handler. The attributes go in one AddAttrs call, with no slice of
+// their own on the heap: it runs on every call.
+func (r *Record) addTo(rec *slog.Record) {
+	rec.AddAttrs(
 		slog.String("session", r.Session),
 		slog.String("client", r.Client),
 		slog.String("profile", r.Profile),
@@ -47,7 +48,7 @@ func (r *Record) attrs() []slog.Attr {
 		slog.String("outcome", r.Outcome),
 		slog.String("code", string(r.Code)),
 		slog.String("approval", r.Approval),
-	}
+	)
 }
 
 // auditor writes records to a handler.
@@ -58,7 +59,7 @@ func (a *auditor) write(r *Record) {
 		return
 	}
 	rec := slog.NewRecord(r.Time, slog.LevelInfo, "tools/call", 0)
-	rec.AddAttrs(r.attrs()...)
+	r.addTo(&rec)
 	_ = a.h.Handle(context.Background(), rec)
 }
 

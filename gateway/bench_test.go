@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,15 @@ func benchServer(mode string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if path := os.Getenv("WINBRIDGE_GATEWAY_CPUPROFILE"); path != "" {
+		// The facade runs in this child: profile it here (the parent's
+		// -cpuprofile sees only the client).
+		f, err := os.Create(path + "." + mode)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
 	}
 	up := upstreamServer()
 	if mode == "bench-upstream" {
@@ -72,7 +82,7 @@ func BenchmarkFacadeOverhead(b *testing.B) {
 			}
 			audit := filepath.Join(b.TempDir(), "audit.jsonl")
 			p, err := client.Launch(context.Background(), &client.Command{Path: exe,
-				Env: []string{helperEnv + "=" + helper, "WINBRIDGE_GATEWAY_AUDIT=" + audit}},
+				Env: []string{helperEnv + "=" + helper, "WINBRIDGE_GATEWAY_AUDIT=" + audit, "WINBRIDGE_GATEWAY_CPUPROFILE=" + os.Getenv("WINBRIDGE_GATEWAY_CPUPROFILE")}},
 				&client.ProcessOptions{Logger: slog.New(slog.DiscardHandler), Client: &client.Options{ProtocolVersion: "2025-11-25"}})
 			if err != nil {
 				b.Fatal(err)

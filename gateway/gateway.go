@@ -82,17 +82,25 @@ type Gateway struct {
 	sessMu   sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionState
 	nextSess atomic.Uint64
+
+	identMu    sync.Mutex
+	identities map[string]*identity // stateless callers (budget.go)
+	now        func() time.Time     // the windows' clock; tests move it
 }
 
+// sessionState counts the calls of one session, or of one stateless
+// caller (budget.go).
 type sessionState struct {
 	id    string
+	who   string // names a stateless caller in a refusal
 	calls atomic.Int64
+	limit int // when not 0, replaces the tools' callsPerSession
 }
 
 // New checks the configuration and policy and returns a Gateway; nothing
 // starts before Start.
 func New(opts *Options) (*Gateway, error) {
-	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, ups: map[string]*upstream{}}
+	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, identities: map[string]*identity{}, ups: map[string]*upstream{}, now: time.Now}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -304,6 +312,7 @@ func (g *Gateway) launch(u *upstream) {
 	u.stop = stop
 	u.mu.Unlock()
 	g.wg.Go(func() { u.run(uctx) })
+	g.wg.Go(func() { u.subscriber(uctx) })
 }
 
 // newUpstreams makes the upstreams opts configures (none started).
@@ -314,7 +323,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 			if sc.Disabled {
 				continue
 			}
-			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting, wake: make(chan struct{}, 1)}
+			ups[name] = &upstream{g: g, name: name, cfg: sc, state: StateStarting, wake: make(chan struct{}, 1), subWake: make(chan struct{}, 1)}
 		}
 	}
 	for name, h := range opts.HTTP {
@@ -324,7 +333,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 		if h == nil || h.Disabled {
 			continue
 		}
-		ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting}
+		ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting, subWake: make(chan struct{}, 1)}
 	}
 	for name, s := range opts.Servers {
 		if _, dup := ups[name]; dup || (opts.Config != nil && opts.Config.Servers[name] != nil) || opts.HTTP[name] != nil {
@@ -333,7 +342,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 		if s == nil {
 			return nil, fmt.Errorf("gateway: in-process server %q is nil", name)
 		}
-		ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting}
+		ups[name] = &upstream{g: g, name: name, inproc: s, state: StateStarting, subWake: make(chan struct{}, 1)}
 	}
 	return ups, nil
 }

@@ -52,6 +52,8 @@ func runHelper(mode string) int {
 	switch mode {
 	case "bench-upstream", "bench-facade":
 		return benchServer(mode)
+	case "asker":
+		return askerServer()
 	case "hostile":
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)

@@ -3,6 +3,8 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -20,78 +22,116 @@ type cutInfo struct {
 	KeptBytes     int    `json:"keptBytes"`
 }
 
-// capResult applies the byte caps to the content blocks of res, in place:
-// a text block is cut at a character boundary and ends with a visible
-// marker; a binary block (image, audio, embedded blob) or an unknown one
-// over its cap is replaced by a text block saying so, since half an image
-// is no image. Once the total is reached the remaining blocks are
-// dropped. It returns the bytes kept and whether anything was cut, and
-// records the cuts in res's _meta.
-func capResult(res *mcp.CallToolResult, blockCap, totalCap int) (int, bool) {
+// capResult applies the byte caps to the content blocks of res
+// (capBlocks) and records the cuts in _meta. res is not changed (it may
+// be an in-process tool's own value): a result with cuts is a copy. It
+// returns the result, the bytes kept and whether anything was cut.
+func capResult(res *mcp.CallToolResult, blockCap, totalCap int) (*mcp.CallToolResult, int, bool) {
+	out, total, meta := capBlocks(res.Content, blockCap, totalCap)
+	if meta == nil {
+		return res, total, false
+	}
+	cp := *res
+	cp.Content = out
+	cp.Meta = withCutMeta(res.Meta, meta)
+	return &cp, total, true
+}
+
+// withCutMeta returns a copy of m with the facade's account of a cut.
+func withCutMeta(m mcp.Meta, cut map[string]any) mcp.Meta {
+	m = maps.Clone(m)
+	if m == nil {
+		m = mcp.Meta{}
+	}
+	m[MetaKey] = cut
+	return m
+}
+
+// capBlocks applies the byte caps to blocks: a text block is cut at a
+// character boundary and ends with a visible marker; a binary block
+// (image, audio, embedded blob) or an unknown one over its cap is
+// replaced by a text block saying so, since half an image is no image.
+// Once the total is reached the remaining blocks are dropped, and a final
+// text block says how many. It returns the blocks (blocks itself when
+// nothing was cut), the bytes kept, and the _meta account of the cuts
+// (nil when nothing was cut). blocks is not modified.
+func capBlocks(blocks []mcp.Content, blockCap, totalCap int) ([]mcp.Content, int, map[string]any) {
 	var cuts []cutInfo
 	total, dropped := 0, 0
-	out := res.Content[:0:0]
-	for i, c := range res.Content {
+	var out []mcp.Content // allocated at the first cut
+	for i, c := range blocks {
 		remaining := totalCap - total
 		if remaining <= 0 {
+			if out == nil {
+				out = slices.Clone(blocks[:i])
+			}
 			dropped++
 			continue
 		}
 		limit := min(blockCap, remaining)
 		size, kind := blockSize(c)
 		if size <= limit {
-			out = append(out, c)
+			if out != nil {
+				out = append(out, c)
+			}
 			total += size
 			continue
 		}
-		var repl mcp.Content
-		kept := 0
-		if er, ok := c.(*mcp.EmbeddedResource); ok && (er.Resource == nil || er.Resource.Text == nil) {
-			c = nil // a blob: removed below
+		if out == nil {
+			out = slices.Clone(blocks[:i])
 		}
-		switch b := c.(type) {
-		case *mcp.TextContent:
-			marker := fmt.Sprintf("\n[cut by the gateway: %d of %d bytes shown]", 0, size)
-			keep := max(0, limit-len(marker)-8)
-			text := cutUTF8(b.Text, keep)
-			marker = fmt.Sprintf("\n[cut by the gateway: %d of %d bytes shown]", len(text), size)
-			nb := *b
-			nb.Text = text + marker
-			repl, kept = &nb, len(nb.Text)
-		case *mcp.EmbeddedResource:
-			{
-				marker := fmt.Sprintf("\n[cut by the gateway: %d of %d bytes shown]", 0, size)
-				text := cutUTF8(*b.Resource.Text, max(0, limit-len(marker)-8))
-				marker = fmt.Sprintf("\n[cut by the gateway: %d of %d bytes shown]", len(text), size)
-				r := *b.Resource
-				t := text + marker
-				r.Text = &t
-				nb := *b
-				nb.Resource = &r
-				repl, kept = &nb, len(t)
-			}
-		default:
-			msg := fmt.Sprintf("[a %s block of %d bytes was removed by the gateway: over the %d-byte cap]", kind, size, limit)
-			repl, kept = &mcp.TextContent{Text: msg}, len(msg)
-		}
+		repl, kept := cutBlock(c, size, kind, limit)
 		out = append(out, repl)
 		total += kept
 		cuts = append(cuts, cutInfo{Index: i, Type: kind, OriginalBytes: size, KeptBytes: kept})
 	}
-	if len(cuts) == 0 && dropped == 0 {
-		return total, false
+	if out == nil {
+		return blocks, total, nil
 	}
 	if dropped > 0 {
-		msg := fmt.Sprintf("[%d more content blocks were dropped by the gateway: the result passed its %d-byte cap]", dropped, totalCap)
+		msg := droppedNote(dropped, totalCap)
 		out = append(out, &mcp.TextContent{Text: msg})
 		total += len(msg)
 	}
-	res.Content = out
-	if res.Meta == nil {
-		res.Meta = mcp.Meta{}
+	return out, total, map[string]any{"cut": true, "blocks": cuts, "droppedBlocks": dropped, "blockCap": blockCap, "totalCap": totalCap}
+}
+
+func droppedNote(dropped, totalCap int) string {
+	return fmt.Sprintf("[%d more content blocks were dropped by the gateway: the result passed its %d-byte cap]", dropped, totalCap)
+}
+
+// cutBlock returns c cut to limit bytes, and the bytes it keeps.
+func cutBlock(c mcp.Content, size int, kind string, limit int) (mcp.Content, int) {
+	if er, ok := c.(*mcp.EmbeddedResource); ok && (er.Resource == nil || er.Resource.Text == nil) {
+		c = nil // a blob: removed below
 	}
-	res.Meta[MetaKey] = map[string]any{"cut": true, "blocks": cuts, "droppedBlocks": dropped, "blockCap": blockCap, "totalCap": totalCap}
-	return total, true
+	switch b := c.(type) {
+	case *mcp.TextContent:
+		nb := *b
+		nb.Text = cutText(b.Text, size, limit)
+		return &nb, len(nb.Text)
+	case *mcp.EmbeddedResource:
+		r := *b.Resource
+		t := cutText(*b.Resource.Text, size, limit)
+		r.Text = &t
+		nb := *b
+		nb.Resource = &r
+		return &nb, len(t)
+	}
+	msg := removedNote(kind, size, limit)
+	return &mcp.TextContent{Text: msg}, len(msg)
+}
+
+// cutText cuts s (of size bytes) to at most limit bytes, marker included,
+// at a character boundary, and appends the visible marker.
+func cutText(s string, size, limit int) string {
+	marker := fmt.Sprintf("\n[cut by the gateway: %d of %d bytes shown]", 0, size)
+	text := cutUTF8(s, max(0, limit-len(marker)-8))
+	return text + fmt.Sprintf("\n[cut by the gateway: %d of %d bytes shown]", len(text), size)
+}
+
+func removedNote(kind string, size, limit int) string {
+	return fmt.Sprintf("[a %s block of %d bytes was removed by the gateway: over the %d-byte cap]", kind, size, limit)
 }
 
 // blockSize is what a block weighs against the caps: its text or its

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +30,7 @@ func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.C
 	start := time.Now()
 	sess := g.session(req.Session)
 	surf := v.surf.Load()
+	ident, counted := g.identity(req, surf.set)
 	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
 		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
 	defer func() {
@@ -56,7 +55,10 @@ func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.C
 		}
 		g.audit.write(&c.rec)
 	}()
-	return g.pipeline(ctx, req, surf, sess, c)
+	if !counted {
+		return c.refuse(CodeSessionBudget, "the gateway counts the calls of %d stateless callers already; try again later", maxIdentities)
+	}
+	return g.pipeline(ctx, req, surf, sess, ident, c)
 }
 
 func (c *call) refuse(code Code, format string, args ...any) (*mcp.CallToolResult, error) {
@@ -81,7 +83,7 @@ func (c *call) fail(code Code, format string, args ...any) (*mcp.CallToolResult,
 	return c.refuse(code, format, args...)
 }
 
-func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *surface, sess *sessionState, c *call) (*mcp.CallToolResult, error) {
+func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *surface, sess, ident *sessionState, c *call) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
 	st := s.set
 	// 1. Resolve the alias.
@@ -109,14 +111,25 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		return c.refuse(CodeArgumentsTooLarge, "the arguments are %d bytes; tool %q takes at most %d", len(raw), name, e.maxArgs)
 	}
 
-	// 4. Strict validation against the upstream's own schema. Numbers
+	// 4. Strict validation against the upstream's own schema. A flat
+	// schema on a call that needs no decoding otherwise is checked on the
+	// bytes (the duplicate check still runs); the rest decode.
+	if e.flat != nil && e.paths == nil && e.nulls == nil && len(raw) > 0 && raw[0] == '{' && e.flat.validRaw(raw) {
+		if d := duplicateMember(raw); d != "" {
+			return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
+		}
+		return g.afterValidation(ctx, req, st, sess, ident, c, e, raw, nil)
+	}
+	// Numbers
 	// decode as float64, as the validator expects; nothing is converted,
 	// so "5" stays a string and an integer schema refuses it.
-	var args any = map[string]any{}
+	var args any
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return c.refuse(CodeInvalidArguments, "the arguments are not valid JSON: %v", err)
 		}
+	} else {
+		args = map[string]any{}
 	}
 	if _, isObj := args.(map[string]any); !isObj {
 		return c.refuse(CodeInvalidArguments, "the arguments must be a JSON object, not %s", typeOf(args))
@@ -141,10 +154,19 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		}
 		send = b
 	}
-	if err := e.input.Validate(args); err != nil {
+	if e.flat != nil && e.flat.valid(args.(map[string]any)) {
+		// The common shape, valid: the full validator would agree.
+	} else if err := e.input.Validate(args); err != nil {
 		return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v (values are not converted: a number must be sent as a JSON number, not a string)", name, err)
 	}
 
+	return g.afterValidation(ctx, req, st, sess, ident, c, e, send, args)
+}
+
+// afterValidation runs the pipeline from step 5 on; args is nil when the
+// tool has no path arguments and the arguments were checked undecoded.
+func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest, st *settings, sess, ident *sessionState, c *call, e *exposed, send json.RawMessage, args any) (*mcp.CallToolResult, error) {
+	name := e.Name
 	// 5. Scope binding.
 	for _, p := range e.paths {
 		err := p.values(args, func(where string, v any) error {
@@ -174,14 +196,22 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	}
 
 	// 7. Budgets.
-	if n := sess.calls.Add(1); int(n) > e.Budgets.CallsPerSession {
-		sess.calls.Add(-1)
-		return c.refuse(CodeSessionBudget, "this session has used its %d tool calls", e.Budgets.CallsPerSession)
+	if err := sess.take(e.Budgets.CallsPerSession); err != nil {
+		return c.refuse(CodeSessionBudget, "%v", err)
+	}
+	if ident != nil {
+		if err := ident.take(e.Budgets.CallsPerSession); err != nil {
+			sess.calls.Add(-1)
+			return c.refuse(CodeSessionBudget, "%v", err)
+		}
 	}
 	running := g.concurrency(e.key())
 	if n := running.Add(1); int(n) > e.Budgets.ConcurrentPerTool {
 		running.Add(-1)
 		sess.calls.Add(-1) // a refused call does not count
+		if ident != nil {
+			ident.calls.Add(-1)
+		}
 		return c.refuse(CodeToolBusy, "tool %q already runs %d calls; try again when one ends", name, e.Budgets.ConcurrentPerTool)
 	}
 	defer running.Add(-1)
@@ -189,7 +219,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	defer cancel()
 
 	// 8. The upstream call.
-	res, code, err := g.callUpstream(cctx, req, e, send)
+	res, code, err := g.callUpstream(cctx, req, e, send, st)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -216,14 +246,14 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	} else if e.output != nil && !res.IsError {
 		return c.fail(CodeOutputSchema, "tool %q declares an output schema but returned no structured content", name)
 	}
-	kept, cut := capResult(res, st.limits.MaxBlockBytes, st.limits.MaxResultBytes)
+	res, kept, cut := capResult(res, st.limits.MaxBlockBytes, st.limits.MaxResultBytes)
 	c.rec.ResultBytes, c.rec.Cut = kept, cut
 	return res, nil
 }
 
 // callUpstream makes the call and decodes the result itself, so that a
 // malformed result is told apart from a failed call.
-func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage) (*mcp.CallToolResult, Code, error) {
+func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e *exposed, args json.RawMessage, st *settings) (*mcp.CallToolResult, Code, error) {
 	if e.up.inproc != nil {
 		return g.callInProcess(ctx, req, e, args)
 	}
@@ -233,6 +263,7 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 	if err != nil {
 		return nil, CodeUpstreamUnavailable, err
 	}
+	defer e.up.begin(ctx, req, st)() // what it asks of the client goes to req's
 	params := &mcp.CallToolParams{Name: e.Tool, Arguments: args}
 	var raw json.RawMessage
 	if err := cl.Call(ctx, "tools/call", params, &raw); err != nil {
@@ -282,25 +313,24 @@ func (g *Gateway) callInProcess(ctx context.Context, req *mcp.CallToolRequest, e
 	if ctx.Err() != nil {
 		return nil, CodeTimeout, context.Cause(ctx)
 	}
-	var rpc *mcp.Error
 	switch {
 	case errors.Is(o.err, mcp.ErrInputRequired):
 		return nil, CodeUpstreamError, errors.New("the tool asked the client for input; answer and call again")
-	case errors.As(o.err, &rpc):
-		return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
 	case o.err != nil:
+		var rpc *mcp.Error
+		if errors.As(o.err, &rpc) {
+			return nil, CodeUpstreamError, fmt.Errorf("the server answered with error %d: %s", rpc.Code, cutUTF8(rpc.Message, 512))
+		}
 		return nil, CodeUpstreamError, o.err
 	case o.res == nil:
 		return nil, CodeUpstreamMalformed, errors.New("the server returned no result")
 	}
-	// The result may be the tool's own value: the caps work on a copy.
-	res := *o.res
-	res.Content = slices.Clone(res.Content)
-	res.Meta = maps.Clone(res.Meta)
-	for _, b := range res.Content {
+	for _, b := range o.res.Content {
 		if b == nil {
 			return nil, CodeUpstreamMalformed, errors.New("the server's result has a null content block")
 		}
 	}
-	return &res, CodeOK, nil
+	// The result may be the tool's own value: it is not changed here, and
+	// capResult changes only a copy.
+	return o.res, CodeOK, nil
 }

@@ -28,6 +28,12 @@ type Policy struct {
 	Budgets Budgets
 	// Limits bound bytes.
 	Limits Limits
+	// Stateless bounds the tool calls of stateless (2026-07-28) requests,
+	// each of which is a session of its own.
+	Stateless StatelessBudget
+	// Servers holds per-server rules, by server name: what an upstream
+	// may ask of the downstream client.
+	Servers map[string]*ServerRule
 	// Risk is the wording of the description prefixes.
 	Risk RiskWording
 	// Prompts declares prompt templates by "server/prompt": a prompts/get
@@ -135,15 +141,45 @@ type Budgets struct {
 	Timeout time.Duration
 }
 
+// StatelessBudget bounds the tool calls of stateless (2026-07-28)
+// requests. Each such request is its own session, so calls per session
+// (Budgets.CallsPerSession) cannot bound them; they are counted by
+// caller as well, over a window: by the authenticated subject and
+// client (mcphttp.RequireAuth in front of the facade's handler) against
+// CallsPerSession, and the requests without one all together against
+// AnonymousCalls. Zero means the default.
+type StatelessBudget struct {
+	// Window is how long a count runs before it starts again at zero
+	// (default 1 hour).
+	Window time.Duration
+	// AnonymousCalls bounds the calls of all stateless requests without
+	// an authenticated subject together, per Window, across the facade's
+	// profiles (default 1000).
+	AnonymousCalls int
+}
+
+// ServerRule says what one upstream server may ask of the downstream
+// client during a call of one of its tools. Each is "allow" (the default)
+// or "deny"; a denied request is answered with an error, and the client
+// never sees it.
+type ServerRule struct {
+	Sampling      string // sampling/createMessage: the user's model
+	Elicitation   string // elicitation/create: the user
+	Roots         string // roots/list: the client's directories
+	Subscriptions string // resources/subscribe passed on for its resources
+}
+
 // Limits bound bytes. Zero means the default.
 type Limits struct {
 	// MaxArgumentBytes bounds the encoded arguments of a call (default
 	// 256 KiB).
 	MaxArgumentBytes int
 	// MaxBlockBytes bounds each text or binary content block of a result
-	// (default 64 KiB; binary data counts in its base64 form).
+	// of tools/call, resources/read (each contents entry) and prompts/get
+	// (each message) (default 64 KiB; binary data counts in its base64
+	// form).
 	MaxBlockBytes int
-	// MaxResultBytes bounds all content blocks of a result together
+	// MaxResultBytes bounds all content blocks of such a result together
 	// (default 256 KiB).
 	MaxResultBytes int
 	// MaxUpstreamMessageBytes bounds a message from an upstream server,
@@ -168,6 +204,8 @@ const (
 	DefaultMaxBlockBytes     = 64 << 10
 	DefaultMaxResultBytes    = 256 << 10
 	DefaultMaxUpstreamBytes  = 32 << 20
+	DefaultStatelessWindow   = time.Hour
+	DefaultAnonymousCalls    = 1000
 )
 
 func (b Budgets) or(d Budgets) Budgets {

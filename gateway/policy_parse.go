@@ -197,8 +197,36 @@ func (pp *policyParser) pattern(path, s string) {
 
 func (pp *policyParser) policy(doc any) *Policy {
 	p := &Policy{Profiles: map[string]*Profile{}, Tools: map[string]*ToolRule{}}
-	pp.object("", doc, []string{"$schema", "profile", "profiles", "tools", "roots", "approval", "budgets", "limits", "risk", "prompts", "promptsRequireTemplate"}, func(name, path string, v any) {
+	pp.object("", doc, []string{"$schema", "profile", "profiles", "tools", "roots", "approval", "budgets", "limits", "risk", "prompts", "promptsRequireTemplate", "stateless", "servers"}, func(name, path string, v any) {
 		switch name {
+		case "stateless":
+			pp.object(path, v, []string{"windowMs", "anonymousCalls"}, func(name, path string, v any) {
+				switch name {
+				case "windowMs":
+					p.Stateless.Window = time.Duration(pp.count(path, v, 366*24*3600*1000)) * time.Millisecond
+				case "anonymousCalls":
+					p.Stateless.AnonymousCalls = pp.count(path, v, 1<<31-1)
+				}
+			})
+		case "servers":
+			p.Servers = map[string]*ServerRule{}
+			pp.object(path, v, nil, func(name, path string, v any) {
+				r := &ServerRule{}
+				pp.object(path, v, []string{"sampling", "elicitation", "roots", "subscriptions"}, func(name, path string, v any) {
+					s := pp.oneOf(path, v, "allow", "deny")
+					switch name {
+					case "sampling":
+						r.Sampling = s
+					case "elicitation":
+						r.Elicitation = s
+					case "roots":
+						r.Roots = s
+					case "subscriptions":
+						r.Subscriptions = s
+					}
+				})
+				p.Servers[name] = r
+			})
 		case "prompts":
 			p.Prompts = map[string]*PromptTemplate{}
 			pp.object(path, v, nil, func(name, path string, v any) {

@@ -49,6 +49,7 @@ type exposed struct {
 	Budgets  Budgets
 	maxArgs  int
 	input    *jsonschema.Resolved
+	flat     *flatSchema // input's common shape, checked without jsonschema-go; nil if it has another
 	output   *jsonschema.Resolved
 	nulls    *nullPlan
 	paths    []argPath
@@ -206,6 +207,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		return e
 	}
 	e.input = in
+	e.flat = compileFlat(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
@@ -327,9 +329,9 @@ func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) b
 // syncResources registers the upstreams' resources and templates; a URI
 // offered by two servers goes to the first by name.
 func (v *view) syncResources(ups []*upstream) {
-	g := v.g
 	wantRes := map[string]bool{}
 	wantTmpl := map[string]bool{}
+	owner := map[string]*upstream{}
 	for _, u := range ups {
 		_, _, resources, templates, _ := u.snapshot()
 		for _, r := range resources {
@@ -337,8 +339,9 @@ func (v *view) syncResources(ups []*upstream) {
 				continue
 			}
 			wantRes[r.URI] = true
+			owner[r.URI] = u
 			if !v.resURIs[r.URI] {
-				v.srv.AddResource(r, g.readFrom(u))
+				v.srv.AddResource(r, v.readFrom(u))
 			}
 		}
 		for _, t := range templates {
@@ -365,7 +368,7 @@ func (v *view) syncResources(ups []*upstream) {
 	if len(gone) > 0 {
 		v.srv.RemoveResources(gone...)
 	}
-	v.resURIs, v.tmplURIs = wantRes, wantTmpl
+	v.resURIs, v.tmplURIs, v.resOwner = wantRes, wantTmpl, owner
 }
 
 // addTemplate registers a template, or skips one the server cannot
@@ -379,17 +382,24 @@ func (v *view) addTemplate(t *mcp.ResourceTemplate, u *upstream) (ok bool) {
 			ok = false
 		}
 	}()
-	v.srv.AddResourceTemplate(t, g.readFrom(u))
+	v.srv.AddResourceTemplate(t, v.readFrom(u))
 	return true
 }
 
-func (g *Gateway) readFrom(u *upstream) mcp.ResourceHandler {
+// readFrom reads from u, under the byte caps of the view's policy.
+func (v *view) readFrom(u *upstream) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		c, err := u.client(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return c.ReadResource(ctx, req.Params.URI)
+		res, err := c.ReadResource(ctx, req.Params.URI)
+		if err != nil {
+			return nil, err
+		}
+		lim := v.set.Load().limits
+		capRead(res, lim.MaxBlockBytes, lim.MaxResultBytes)
+		return res, nil
 	}
 }
 
@@ -458,19 +468,23 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 			u := byName[r.server]
 			orig := r.prompt
 			tmpl := s.set.pol.Prompts[r.server+"/"+r.prompt]
+			lim := s.set.limits
 			v.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				c, err := u.client(ctx)
 				if err != nil {
 					return nil, err
 				}
 				res, err := c.GetPrompt(ctx, orig, req.Params.Arguments)
-				if err != nil || tmpl == nil {
-					return res, err
+				if err != nil {
+					return nil, err
 				}
-				if err := verifyPrompt(tmpl, req.Params.Arguments, res); err != nil {
-					g.log.Warn("gateway: a prompt differs from its declared template", "server", r.server, "prompt", orig, "err", err)
-					return nil, promptRefusal(req.Params.Name, err)
+				if tmpl != nil {
+					if err := verifyPrompt(tmpl, req.Params.Arguments, res); err != nil {
+						g.log.Warn("gateway: a prompt differs from its declared template", "server", r.server, "prompt", orig, "err", err)
+						return nil, promptRefusal(req.Params.Name, err)
+					}
 				}
+				capPrompt(res, lim.MaxBlockBytes, lim.MaxResultBytes)
 				return res, nil
 			})
 		}

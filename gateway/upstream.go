@@ -56,7 +56,10 @@ type upstream struct {
 	stop      context.CancelFunc // ends the run loop
 	relisting bool
 	again     bool
-	listed    bool // listed at least once since the last start
+	listed    bool                      // listed at least once since the last start
+	pending   map[*pending]struct{}     // tools/calls in progress (forward.go)
+	subs      map[string]*client.Client // subscribed URIs, and on which connection (subscribe.go)
+	subWake   chan struct{}
 
 	// Ephemeral servers (lifecycle "ephemeral") sleep when idle.
 	inUse   int
@@ -71,13 +74,16 @@ func (u *upstream) ephemeral() bool {
 
 func (u *upstream) clientOptions() *client.Options {
 	relist := func() { go u.relist() }
-	return &client.Options{
+	o := &client.Options{
 		ClientInfo:         &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"},
 		ProtocolVersion:    mcp.LatestLegacyVersion, // results are read raw; no multi round-trip input upstream
 		OnToolsChanged:     relist,
 		OnResourcesChanged: relist,
 		OnPromptsChanged:   relist,
 		OnResourceUpdated: func(uri string) {
+			if !u.subscribed(uri) {
+				return
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			for _, v := range u.g.allViews() {
@@ -86,6 +92,8 @@ func (u *upstream) clientOptions() *client.Options {
 		},
 		Logger: u.g.log.With("upstream", u.name),
 	}
+	u.forwarders(o)
+	return o
 }
 
 // run keeps the upstream up until ctx ends: start, list, wait for the end
@@ -178,6 +186,8 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		co := *po.Client
 		co.ClientInfo, co.ProtocolVersion = opts.ClientInfo, opts.ProtocolVersion
 		co.OnToolsChanged, co.OnResourcesChanged, co.OnPromptsChanged, co.OnResourceUpdated = opts.OnToolsChanged, opts.OnResourcesChanged, opts.OnPromptsChanged, opts.OnResourceUpdated
+		co.OnSampling, co.OnElicitation, co.OnRoots = opts.OnSampling, opts.OnElicitation, opts.OnRoots
+		co.MaxServerRequests, co.MaxQueuedServerRequests = opts.MaxServerRequests, opts.MaxQueuedServerRequests
 		opts = &co
 	}
 	if u.cfg.Timeout > 0 {
@@ -266,6 +276,7 @@ func (u *upstream) relist() {
 	for {
 		u.list()
 		u.g.rebuild()
+		u.wakeSubscriber() // a new connection is subscribed again
 		u.mu.Lock()
 		u.listed = true // after the rebuild: waitSettled sees the tools served
 		if !u.again {

@@ -22,12 +22,13 @@ type view struct {
 	listed   map[string]string // exposed tool name -> encoded definition registered on srv
 	resURIs  map[string]bool
 	tmplURIs map[string]bool
+	resOwner map[string]*upstream // listed resource URI -> its upstream
 	prompts  map[string]string
 }
 
 func (g *Gateway) newView(profile string, st *settings) *view {
 	v := &view{g: g, profile: profile, listed: map[string]string{}, resURIs: map[string]bool{}, tmplURIs: map[string]bool{}, prompts: map[string]string{}}
-	v.srv = mcp.NewServer(g.info, &mcp.ServerOptions{Logger: g.log, UnknownTool: v.handle})
+	v.srv = mcp.NewServer(g.info, &mcp.ServerOptions{Logger: g.log, UnknownTool: v.handle, Subscribe: v.subscribe})
 	v.set.Store(st)
 	v.surf.Store(&surface{tools: map[string]*exposed{}, set: st})
 	return v

@@ -231,7 +231,7 @@ func (ss *ServerSession) resourcesRead(ctx context.Context, r *transport.Request
 	})
 }
 
-func (ss *ServerSession) subscribe(_ context.Context, r *transport.Request) (any, error) {
+func (ss *ServerSession) subscribe(ctx context.Context, r *transport.Request) (any, error) {
 	var p SubscribeParams
 	if err := decodeParams(r, &p); err != nil {
 		return nil, err
@@ -245,6 +245,11 @@ func (ss *ServerSession) subscribe(_ context.Context, r *transport.Request) (any
 	}
 	if p.URI == "" {
 		return nil, invalidParams(r.Method+` needs "uri"`, nil)
+	}
+	if f := ss.srv.opts.Subscribe; f != nil {
+		if err := f(ctx, ss, p.URI, r.Method == "resources/subscribe"); err != nil {
+			return nil, err
+		}
 	}
 	ss.mu.Lock()
 	if ss.subscriptions == nil {

@@ -107,6 +107,14 @@ type ServerOptions struct {
 	// proxy uses it to answer with a tool error of its own and record the
 	// call.
 	UnknownTool ToolHandler
+	// Subscribe, if set, is called with each resources/subscribe
+	// (subscribe true) and resources/unsubscribe of a legacy session
+	// before the session's subscriptions change; an error fails the
+	// request and changes nothing. It runs on the session's read loop, so
+	// that subscriptions change in the order they were asked: it must not
+	// block (a proxy that subscribes where the resource comes from does so
+	// in the background).
+	Subscribe func(ctx context.Context, ss *ServerSession, uri string, subscribe bool) error
 }
 
 // Server is an MCP server: tools, resources and resource templates,

@@ -33,20 +33,22 @@
 // to the SDK's SUPPORTED_PROTOCOL_VERSIONS so the client accepts a server that
 // answers with it. The SDK still speaks its own message shapes after that.
 // --timeout MS: per-request timeout (default 60000), reset by progress.
+// --sample TEXT: declare the sampling capability and answer every
+// sampling/createMessage with TEXT (model "ts-client").
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 
 function usage(msg) {
   process.stderr.write(
-    `ts-client: ${msg}\nusage: node ts-client.mjs [--protocol V] [--timeout MS] [--call NAME=JSON]... (--url URL | -- COMMAND ARGS...)\n`,
+    `ts-client: ${msg}\nusage: node ts-client.mjs [--protocol V] [--timeout MS] [--sample TEXT] [--call NAME=JSON]... (--url URL | -- COMMAND ARGS...)\n`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = { protocol: undefined, url: undefined, timeout: 60000, calls: [], command: [] };
+  const opts = { protocol: undefined, url: undefined, timeout: 60000, sample: undefined, calls: [], command: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${a} needs a value`));
@@ -56,6 +58,7 @@ function parseArgs(argv) {
     } else if (a === '--protocol') opts.protocol = value();
     else if (a === '--url') opts.url = value();
     else if (a === '--timeout') opts.timeout = Number(value());
+    else if (a === '--sample') opts.sample = value();
     else if (a === '--call') {
       const spec = value();
       const eq = spec.indexOf('=');
@@ -143,7 +146,17 @@ async function main() {
         stderr: 'inherit',
       });
   const transport = new RecordingTransport(inner, opts.protocol);
-  const client = new Client({ name: 'winbridge-ts-client', version: '0.0.0' }, { capabilities: {} });
+  const client = new Client(
+    { name: 'winbridge-ts-client', version: '0.0.0' },
+    { capabilities: opts.sample === undefined ? {} : { sampling: {} } },
+  );
+  if (opts.sample !== undefined) {
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      model: 'ts-client',
+      content: { type: 'text', text: opts.sample },
+    }));
+  }
 
   try {
     await client.connect(transport, { timeout: opts.timeout });

@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+)
+
+// maxIdentities bounds the stateless callers counted at once (subjects,
+// plus the anonymous one). When it is reached, counts whose window has
+// passed are dropped; if none has, a new caller is refused with
+// session_budget until one has.
+const maxIdentities = 10000
+
+// identity is the count of one stateless caller over its window.
+type identity struct {
+	state *sessionState
+	start time.Time
+}
+
+// identity returns the count that a stateless (2026-07-28) request's
+// calls are kept in besides its session's: over HTTP each such request is
+// a session of its own, which a session's count cannot bound. It is the
+// authenticated subject's (mcphttp.SessionAuth, set by RequireAuth), or
+// the one all anonymous stateless requests share, each over
+// Policy.Stateless.Window; nil for a request of a legacy session. ok is
+// false when too many stateless callers are counted already.
+func (g *Gateway) identity(req *mcp.CallToolRequest, st *settings) (s *sessionState, ok bool) {
+	if !mcp.IsStateless(req.ProtocolVersion()) {
+		return nil, true
+	}
+	key, limit := "anonymous", st.pol.Stateless.AnonymousCalls
+	if limit == 0 {
+		limit = DefaultAnonymousCalls
+	}
+	sid, who := "stateless:anonymous", "the stateless requests without an authenticated user (all together, in this window)"
+	if a := mcphttp.SessionAuth(req.Session); a != nil && a.Subject != "" {
+		// The client too: one subject's token issued to two clients are
+		// two callers, as mcphttp binds sessions.
+		key, limit = "subject:"+a.Subject+"\x00"+a.ClientID, 0
+		sid, who = "stateless:"+a.Subject, "this user (in this window)"
+	}
+	window := st.pol.Stateless.Window
+	if window <= 0 {
+		window = DefaultStatelessWindow
+	}
+	now := g.now()
+	g.identMu.Lock()
+	defer g.identMu.Unlock()
+	id, found := g.identities[key]
+	if found && now.Sub(id.start) < window {
+		return id.state, true
+	}
+	if !found && len(g.identities) >= maxIdentities {
+		for k, old := range g.identities {
+			if now.Sub(old.start) >= window {
+				delete(g.identities, k)
+			}
+		}
+		if len(g.identities) >= maxIdentities {
+			return &sessionState{id: "stateless"}, false
+		}
+	}
+	id = &identity{state: &sessionState{id: sid, who: who, limit: limit}, start: now}
+	g.identities[key] = id
+	return id.state, true
+}
+
+// take counts a call against the budget: limit, or the state's own.
+func (s *sessionState) take(limit int) error {
+	if s.limit > 0 {
+		limit = s.limit
+	}
+	if n := s.calls.Add(1); int(n) > limit {
+		s.calls.Add(-1)
+		return fmt.Errorf("%s has used its %d tool calls", s.what(), limit)
+	}
+	return nil
+}
+
+// what names the caller in a refusal.
+func (s *sessionState) what() string {
+	if s.who != "" {
+		return s.who
+	}
+	return "this session"
+}

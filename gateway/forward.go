@@ -1,0 +1,160 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// What a stdio or HTTP upstream asks of the client (sampling,
+// elicitation, roots) is asked of the downstream client of the call in
+// progress: an upstream asks during a tools/call, and the user who made
+// the call is the one to answer. One connection to the upstream serves
+// every downstream session, and the protocol does not say which call a
+// request belongs to; so a request is forwarded only when every call in
+// progress on that upstream comes from the same downstream session. With
+// none, or with calls of several sessions, it is refused: guessing would
+// let an upstream reach one user's model or screen through another's
+// call. (In-process upstreams need none of this: their tools see the
+// downstream request itself.)
+
+// Bounds of the upstream's requests to the facade (client.Options): a
+// few answered at once, a few more queued, the rest refused at once with
+// client.CodeBusy. A downstream answer can take as long as a user does.
+const (
+	maxForwarded       = 4
+	maxQueuedForwarded = 16
+)
+
+// CodeForwardRefused is the JSON-RPC error code with which the facade
+// answers an upstream's request it does not forward.
+const CodeForwardRefused = -32001
+
+// pending is a tools/call in progress on an upstream.
+type pending struct {
+	ctx context.Context // the call's: the forwarded request ends with it
+	req *mcp.CallToolRequest
+	set *settings
+}
+
+// begin records a call in progress on u; the returned func ends it.
+func (u *upstream) begin(ctx context.Context, req *mcp.CallToolRequest, set *settings) func() {
+	p := &pending{ctx: ctx, req: req, set: set}
+	u.mu.Lock()
+	if u.pending == nil {
+		u.pending = map[*pending]struct{}{}
+	}
+	u.pending[p] = struct{}{}
+	u.mu.Unlock()
+	return func() {
+		u.mu.Lock()
+		delete(u.pending, p)
+		u.mu.Unlock()
+	}
+}
+
+// target returns the call a request from the upstream is forwarded to.
+func (u *upstream) target(method string) (*pending, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var found *pending
+	for p := range u.pending {
+		switch {
+		case found == nil:
+			found = p
+		case found.req.Session != p.req.Session:
+			return nil, refuseForward("%s: calls of several clients are in progress on server %q, and the request does not say whose it is", method, u.name)
+		}
+	}
+	if found == nil {
+		return nil, refuseForward("%s: the gateway forwards requests to the client only during a tools/call of server %q", method, u.name)
+	}
+	return found, nil
+}
+
+func refuseForward(format string, args ...any) error {
+	return &mcp.Error{Code: CodeForwardRefused, Message: fmt.Sprintf(format, args...)}
+}
+
+// allowed applies the policy of the call's surface (servers[name]).
+func (u *upstream) allowed(p *pending, what string) error {
+	r := p.set.pol.Servers[u.name]
+	if r == nil {
+		return nil
+	}
+	var rule string
+	switch what {
+	case "sampling":
+		rule = r.Sampling
+	case "elicitation":
+		rule = r.Elicitation
+	case "roots":
+		rule = r.Roots
+	}
+	if rule == "deny" {
+		return refuseForward("the gateway's policy does not let server %q use %s", u.name, what)
+	}
+	return nil
+}
+
+// forward runs ask against the downstream call of p, ended by either the
+// upstream's request or the call.
+func forward[T any](ctx context.Context, u *upstream, method, what string, ask func(context.Context, *pending) (T, error)) (T, error) {
+	var zero T
+	p, err := u.target(method)
+	if err != nil {
+		return zero, err
+	}
+	if err := u.allowed(p, what); err != nil {
+		return zero, err
+	}
+	if mcp.IsStateless(p.req.ProtocolVersion()) {
+		// A 2026-07-28 client is asked through the call's result, which
+		// the upstream call in progress cannot give.
+		return zero, refuseForward("%s: the client of this call speaks %s and cannot be asked during a call", method, p.req.ProtocolVersion())
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(p.ctx, cancel)
+	defer stop()
+	res, err := ask(fctx, p)
+	if errors.Is(err, mcp.ErrInputRequired) {
+		return zero, refuseForward("%s: the client cannot be asked during this call", method)
+	}
+	return res, err
+}
+
+// forwarders sets the handlers that forward the upstream's requests, and
+// the bounds on them. A capability the policy in force denies to this
+// server is not declared.
+func (u *upstream) forwarders(o *client.Options) {
+	o.MaxServerRequests, o.MaxQueuedServerRequests = maxForwarded, maxQueuedForwarded
+	r := u.g.main.set.Load().pol.Servers[u.name]
+	if r == nil {
+		r = &ServerRule{}
+	}
+	if r.Sampling != "deny" {
+		o.OnSampling = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return forward(ctx, u, "sampling/createMessage", "sampling", func(ctx context.Context, c *pending) (*mcp.CreateMessageResult, error) {
+				return c.req.CreateMessage(ctx, p)
+			})
+		}
+	}
+	if r.Elicitation != "deny" {
+		o.OnElicitation = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return forward(ctx, u, "elicitation/create", "elicitation", func(ctx context.Context, c *pending) (*mcp.ElicitResult, error) {
+				return c.req.Elicit(ctx, p)
+			})
+		}
+	}
+	if r.Roots != "deny" {
+		o.OnRoots = func(ctx context.Context) (*mcp.ListRootsResult, error) {
+			return forward(ctx, u, "roots/list", "roots", func(ctx context.Context, c *pending) (*mcp.ListRootsResult, error) {
+				return c.req.ListRoots(ctx)
+			})
+		}
+	}
+}
