@@ -3,14 +3,13 @@ package client
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"time"
+
+	"github.com/winbridge/winbridge/internal/jsonwalk"
 )
 
 // Config is the "mcpServers" configuration that Claude Desktop, Cursor
@@ -151,20 +150,15 @@ func LoadConfig(path string) (*Config, error) {
 // ParseConfig parses an "mcpServers" configuration. Every problem is a
 // *ConfigError; all of them are reported, joined.
 func ParseConfig(data []byte) (*Config, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, syntaxError(data, err)
-	}
-	if dec.More() {
-		return nil, &ConfigError{Problem: "more than one JSON value"}
+	doc, err := jsonwalk.Decode(data)
+	if err != nil {
+		return nil, &ConfigError{Problem: jsonwalk.Located(data, err)}
 	}
 	p := &configParser{}
 	cfg := &Config{Servers: map[string]*ServerConfig{}}
-	top, ok := p.object("", doc)
+	top, ok := p.Object("", doc)
 	if !ok {
-		return nil, errors.Join(p.errs...)
+		return nil, p.err()
 	}
 	root := "mcpServers"
 	rawServers, present := top[root]
@@ -176,9 +170,9 @@ func ParseConfig(data []byte) (*Config, error) {
 	if !present {
 		return nil, &ConfigError{Path: "mcpServers", Problem: `missing (nor is there a VS Code "servers" object)`}
 	}
-	servers, ok := p.object(root, rawServers)
+	servers, ok := p.Object(root, rawServers)
 	if !ok {
-		return nil, errors.Join(p.errs...)
+		return nil, p.err()
 	}
 	names := make([]string, 0, len(servers))
 	for name := range servers {
@@ -190,97 +184,25 @@ func ParseConfig(data []byte) (*Config, error) {
 			cfg.Servers[name] = sc
 		}
 	}
-	if len(p.errs) > 0 {
-		return nil, errors.Join(p.errs...)
+	if err := p.err(); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
 
-// syntaxError locates a JSON syntax error by line and column.
-func syntaxError(data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line, col := 1, 1
-		// Offset counts the offending byte; the column names it.
-		for _, c := range data[:max(0, min(int(se.Offset)-1, len(data)))] {
-			if c == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-		}
-		return &ConfigError{Problem: fmt.Sprintf("line %d, column %d: %v", line, col, se)}
-	}
-	return &ConfigError{Problem: err.Error()}
+type configParser struct{ jsonwalk.Walker }
+
+func (p *configParser) err() error {
+	return p.Err(func(path, problem string) error { return &ConfigError{Path: path, Problem: problem} })
 }
-
-type configParser struct{ errs []error }
-
-func (p *configParser) fail(path, format string, args ...any) {
-	p.errs = append(p.errs, &ConfigError{Path: path, Problem: fmt.Sprintf(format, args...)})
-}
-
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func (p *configParser) object(path string, v any) (map[string]any, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.fail(path, "want object, got %s", jsonType(v))
-	}
-	return m, ok
-}
-
-func (p *configParser) str(path string, v any) (string, bool) {
-	s, ok := v.(string)
-	if !ok {
-		p.fail(path, "want string, got %s", jsonType(v))
-	}
-	return s, ok
-}
-
-func (p *configParser) boolean(path string, v any) bool {
-	b, ok := v.(bool)
-	if !ok {
-		p.fail(path, "want boolean, got %s", jsonType(v))
-	}
-	return b
-}
-
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
 // member is the path of a member: a.b, or a["b c"] when b is not a plain
-// name.
-func member(path, name string) string {
-	if identifier.MatchString(name) {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
-	q, _ := json.Marshal(name)
-	return path + "[" + string(q) + "]"
-}
+// name; dashes count as plain, as server names usually have them.
+func member(path, name string) string { return jsonwalk.DashedMember(path, name) }
 
 func (p *configParser) server(root, name string, v any) *ServerConfig {
 	path := member(root, name)
-	m, ok := p.object(path, v)
+	m, ok := p.Object(path, v)
 	if !ok {
 		return nil
 	}
@@ -291,29 +213,29 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 		p.stdio(path, m, sc)
 	}
 	if raw, ok := m["disabled"]; ok {
-		sc.Disabled = p.boolean(member(path, "disabled"), raw)
+		sc.Disabled = p.Bool(member(path, "disabled"), raw)
 	}
 	if raw, ok := m["autoRestart"]; ok {
-		sc.AutoRestart = p.boolean(member(path, "autoRestart"), raw)
+		sc.AutoRestart = p.Bool(member(path, "autoRestart"), raw)
 	}
 	if raw, ok := m["timeoutMs"]; ok {
 		tp := member(path, "timeoutMs")
 		n, isNum := raw.(json.Number)
 		if !isNum {
-			p.fail(tp, "want number, got %s", jsonType(raw))
+			p.Fail(tp, "want number, got %s", jsonwalk.TypeName(raw))
 		} else if f, err := n.Float64(); err != nil || f <= 0 || f != math.Trunc(f) || f > float64(math.MaxInt64/int64(time.Millisecond)) {
-			p.fail(tp, "want a positive whole number of milliseconds, got %s", n)
+			p.Fail(tp, "want a positive whole number of milliseconds, got %s", n)
 		} else {
 			sc.Timeout = time.Duration(f) * time.Millisecond
 		}
 	}
 	if raw, ok := m["lifecycle"]; ok {
-		if s, ok := p.str(member(path, "lifecycle"), raw); ok {
+		if s, ok := p.String(member(path, "lifecycle"), raw); ok {
 			switch Lifecycle(s) {
 			case KeepAlive, Ephemeral:
 				sc.Lifecycle = Lifecycle(s)
 			default:
-				p.fail(member(path, "lifecycle"), "want \"keep-alive\" or \"ephemeral\", got %q", s)
+				p.Fail(member(path, "lifecycle"), "want \"keep-alive\" or \"ephemeral\", got %q", s)
 			}
 		}
 	}
@@ -323,51 +245,48 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 // stdio parses the fields of a server run as a command.
 func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	if raw, ok := m["command"]; ok {
-		if s, ok := p.str(member(path, "command"), raw); ok {
+		if s, ok := p.String(member(path, "command"), raw); ok {
 			if s == "" {
-				p.fail(member(path, "command"), "empty")
+				p.Fail(member(path, "command"), "empty")
 			}
 			sc.Command = s
 		}
 	} else {
-		p.fail(member(path, "command"), "missing (or \"url\", for a Streamable HTTP server)")
+		p.Fail(member(path, "command"), "missing (or \"url\", for a Streamable HTTP server)")
 	}
 	if raw, ok := m["type"]; ok {
-		if s, ok := p.str(member(path, "type"), raw); ok && s != "stdio" {
+		if s, ok := p.String(member(path, "type"), raw); ok && s != "stdio" {
 			if s == "http" || s == "streamable-http" {
-				p.fail(member(path, "url"), "missing (\"type\" is %q)", s)
+				p.Fail(member(path, "url"), "missing (\"type\" is %q)", s)
 			} else {
-				p.fail(member(path, "type"), "%q servers are not supported; want \"stdio\" with \"command\", or \"http\" with \"url\"", s)
+				p.Fail(member(path, "type"), "%q servers are not supported; want \"stdio\" with \"command\", or \"http\" with \"url\"", s)
 			}
 		}
 	}
 	if raw, ok := m["args"]; ok {
-		arr, ok := raw.([]any)
-		if !ok {
-			p.fail(member(path, "args"), "want array, got %s", jsonType(raw))
-		}
+		arr, _ := p.Array(member(path, "args"), raw)
 		for i, a := range arr {
-			if s, ok := p.str(member(path, "args")+"["+strconv.Itoa(i)+"]", a); ok {
+			if s, ok := p.String(jsonwalk.Index(member(path, "args"), i), a); ok {
 				sc.Args = append(sc.Args, s)
 			}
 		}
 	}
 	if raw, ok := m["env"]; ok {
-		if env, ok := p.object(member(path, "env"), raw); ok {
+		if env, ok := p.Object(member(path, "env"), raw); ok {
 			sc.Env = map[string]string{}
 			for k, v := range env {
 				if k == "" || bytes.ContainsAny([]byte(k), "=\x00") {
-					p.fail(member(path, "env"), "invalid variable name %q", k)
+					p.Fail(member(path, "env"), "invalid variable name %q", k)
 					continue
 				}
-				if s, ok := p.str(member(member(path, "env"), k), v); ok {
+				if s, ok := p.String(member(member(path, "env"), k), v); ok {
 					sc.Env[k] = s
 				}
 			}
 		}
 	}
 	if raw, ok := m["cwd"]; ok {
-		sc.Cwd, _ = p.str(member(path, "cwd"), raw)
+		sc.Cwd, _ = p.String(member(path, "cwd"), raw)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/winbridge/winbridge/internal/jsonwalk"
 )
 
 // ErrRemoteServer is returned by a Manager for a configured "url"
@@ -24,28 +26,28 @@ const (
 // remote parses the fields of a Streamable HTTP server ("url").
 func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 	up := member(path, "url")
-	if s, ok := p.str(up, m["url"]); ok {
+	if s, ok := p.String(up, m["url"]); ok {
 		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.fail(up, "want an http or https URL, got %q", s)
+			p.Fail(up, "want an http or https URL, got %q", s)
 		} else if u.User != nil {
 			// Credentials in the URL end up in every message that names
 			// the endpoint; a header is not printed.
-			p.fail(up, "has a user:password part; send credentials in \"headers\" instead")
+			p.Fail(up, "has a user:password part; send credentials in \"headers\" instead")
 		} else {
 			sc.URL = s
 		}
 	}
 	if _, ok := m["command"]; ok {
-		p.fail(path, "has both \"command\" and \"url\"")
+		p.Fail(path, "has both \"command\" and \"url\"")
 	}
 	for _, k := range []string{"args", "env", "cwd"} {
 		if _, ok := m[k]; ok {
-			p.fail(member(path, k), "only for a server run as a \"command\", not with \"url\"")
+			p.Fail(member(path, k), "only for a server run as a \"command\", not with \"url\"")
 		}
 	}
 	if raw, ok := m["type"]; ok {
 		if s, _ := raw.(string); s != "http" && s != "streamable-http" {
-			p.fail(member(path, "type"), "want \"http\" or \"streamable-http\" with \"url\" (SSE servers are not supported), got %s", jsonValue(raw))
+			p.Fail(member(path, "type"), "want \"http\" or \"streamable-http\" with \"url\" (SSE servers are not supported), got %s", jsonValue(raw))
 		}
 	}
 	raw, ok := m["headers"]
@@ -53,12 +55,12 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 		return
 	}
 	hp := member(path, "headers")
-	hm, ok := p.object(hp, raw)
+	hm, ok := p.Object(hp, raw)
 	if !ok {
 		return
 	}
 	if len(hm) > maxHeaders {
-		p.fail(hp, "%d headers; at most %d", len(hm), maxHeaders)
+		p.Fail(hp, "%d headers; at most %d", len(hm), maxHeaders)
 		return
 	}
 	names := make([]string, 0, len(hm))
@@ -70,19 +72,19 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 	seen := map[string]string{}
 	for _, k := range names {
 		kp := member(hp, k)
-		v, ok := p.str(kp, hm[k])
+		v, ok := p.String(kp, hm[k])
 		switch {
 		case !ok:
 		case !validHeaderName(k):
-			p.fail(hp, "invalid header name %q", k)
+			p.Fail(hp, "invalid header name %q", k)
 		case seen[strings.ToLower(k)] != "":
-			p.fail(kp, "the same header as %q", seen[strings.ToLower(k)])
+			p.Fail(kp, "the same header as %q", seen[strings.ToLower(k)])
 		case len(v) > maxHeaderValue:
-			p.fail(kp, "value of %d bytes; at most %d", len(v), maxHeaderValue)
+			p.Fail(kp, "value of %d bytes; at most %d", len(v), maxHeaderValue)
 		case !validHeaderValue(v):
 			// The value is likely a credential: say what is wrong with it,
 			// not what it is.
-			p.fail(kp, "value has a control character (CR, LF, NUL, ...)")
+			p.Fail(kp, "value has a control character (CR, LF, NUL, ...)")
 		default:
 			seen[strings.ToLower(k)] = k
 			sc.Headers[k] = v
@@ -95,7 +97,7 @@ func jsonValue(v any) string {
 	if s, ok := v.(string); ok {
 		return strconv.Quote(s)
 	}
-	return jsonType(v)
+	return jsonwalk.TypeName(v)
 }
 
 // validHeaderName reports whether k is an HTTP field name: a token of

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/winbridge/winbridge/internal/jsonwalk"
 )
 
 // Target is a model provider whose rules the listed input schemas follow.
@@ -84,7 +86,7 @@ func cleanSchema(raw json.RawMessage, target Target) (json.RawMessage, *nullPlan
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return nil, nil, fmt.Errorf("input schema: want an object, got %s", typeOf(doc))
+		return nil, nil, fmt.Errorf("input schema: want an object, got %s", jsonwalk.TypeName(doc))
 	}
 	c := &cleaner{target: target, root: root}
 	out, plan, err := c.schema(root, 0, true)
@@ -188,7 +190,7 @@ func (c *cleaner) schema(v any, depth int, root bool) (any, *nullPlan, error) {
 	case map[string]any:
 		in = s
 	default:
-		return nil, nil, fmt.Errorf("input schema: a schema must be an object or a boolean, not %s", typeOf(v))
+		return nil, nil, fmt.Errorf("input schema: a schema must be an object or a boolean, not %s", jsonwalk.TypeName(v))
 	}
 	// Inline a reference, merging the referring schema's own keywords
 	// over it (2020-12 allows siblings of $ref).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/jsonwalk"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -132,7 +133,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		args = map[string]any{}
 	}
 	if _, isObj := args.(map[string]any); !isObj {
-		return c.refuse(CodeInvalidArguments, "the arguments must be a JSON object, not %s", typeOf(args))
+		return c.refuse(CodeInvalidArguments, "the arguments must be a JSON object, not %s", jsonwalk.TypeName(args))
 	}
 	if d := duplicateMember(raw); d != "" {
 		return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
@@ -172,7 +173,7 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 		err := p.values(args, func(where string, v any) error {
 			str, ok := v.(string)
 			if !ok {
-				return fmt.Errorf("%w: argument %s is %s, not a path string", errBadPath, where[1:], typeOf(v))
+				return fmt.Errorf("%w: argument %s is %s, not a path string", errBadPath, where[1:], jsonwalk.TypeName(v))
 			}
 			if err := st.scope.check(str); err != nil {
 				return fmt.Errorf("argument %s: %w", where[1:], err)

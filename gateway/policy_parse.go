@@ -1,16 +1,14 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/jsonwalk"
 	"github.com/winbridge/winbridge/internal/toolname"
 	"github.com/winbridge/winbridge/mcp"
 )
@@ -47,66 +45,25 @@ func LoadPolicy(path string) (*Policy, error) {
 // all are reported, joined. Unknown members are errors too: a misspelt
 // "deny" must not silently allow.
 func ParsePolicy(data []byte) (*Policy, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	doc, err := jsonwalk.Decode(data)
+	if err != nil {
 		return nil, &PolicyError{Problem: err.Error()}
-	}
-	if dec.More() {
-		return nil, &PolicyError{Problem: "more than one JSON value"}
 	}
 	pp := &policyParser{}
 	p := pp.policy(doc)
-	if len(pp.errs) > 0 {
-		return nil, errors.Join(pp.errs...)
+	if err := pp.Err(func(path, problem string) error { return &PolicyError{Path: path, Problem: problem} }); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-type policyParser struct{ errs []error }
-
-func (pp *policyParser) fail(path, format string, args ...any) {
-	pp.errs = append(pp.errs, &PolicyError{Path: path, Problem: fmt.Sprintf(format, args...)})
-}
-
-var plainName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
-
-func member(path, name string) string {
-	if plainName.MatchString(name) {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
-	q, _ := json.Marshal(name)
-	return path + "[" + string(q) + "]"
-}
-
-func typeOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
+type policyParser struct{ jsonwalk.Walker }
 
 // object checks v is an object with only the known members, and calls f
 // for each member in name order.
 func (pp *policyParser) object(path string, v any, known []string, f func(name, path string, v any)) {
-	m, ok := v.(map[string]any)
+	m, ok := pp.Object(path, v)
 	if !ok {
-		pp.fail(path, "want object, got %s", typeOf(v))
 		return
 	}
 	names := make([]string, 0, len(m))
@@ -116,69 +73,57 @@ func (pp *policyParser) object(path string, v any, known []string, f func(name, 
 	slices.Sort(names)
 	for _, k := range names {
 		if known != nil && !slices.Contains(known, k) {
-			pp.fail(member(path, k), "unknown member (known: %v)", known)
+			pp.Fail(jsonwalk.Member(path, k), "unknown member (known: %v)", known)
 			continue
 		}
-		f(k, member(path, k), m[k])
+		f(k, jsonwalk.Member(path, k), m[k])
 	}
 }
 
 func (pp *policyParser) str(path string, v any) string {
-	s, ok := v.(string)
-	if !ok {
-		pp.fail(path, "want string, got %s", typeOf(v))
-	}
+	s, _ := pp.String(path, v)
 	return s
 }
 
 func (pp *policyParser) oneOf(path string, v any, allowed ...string) string {
 	s, ok := v.(string)
 	if !ok || !slices.Contains(allowed, s) {
-		got := typeOf(v)
+		got := jsonwalk.TypeName(v)
 		if ok {
 			got = strconv.Quote(s)
 		}
-		pp.fail(path, "want one of %q, got %s", allowed, got)
+		pp.Fail(path, "want one of %q, got %s", allowed, got)
 		return ""
 	}
 	return s
-}
-
-func (pp *policyParser) boolean(path string, v any) bool {
-	b, ok := v.(bool)
-	if !ok {
-		pp.fail(path, "want boolean, got %s", typeOf(v))
-	}
-	return b
 }
 
 // count reads a non-negative integer no larger than max.
 func (pp *policyParser) count(path string, v any, max int64) int {
 	n, ok := v.(json.Number)
 	if !ok {
-		pp.fail(path, "want integer, got %s", typeOf(v))
+		pp.Fail(path, "want integer, got %s", jsonwalk.TypeName(v))
 		return 0
 	}
 	i, err := strconv.ParseInt(n.String(), 10, 64)
 	if err != nil || i < 0 || i > max {
-		pp.fail(path, "want an integer from 0 to %d, got %s", max, n)
+		pp.Fail(path, "want an integer from 0 to %d, got %s", max, n)
 		return 0
 	}
 	return int(i)
 }
 
 func (pp *policyParser) strings(path string, v any, each func(path, s string)) []string {
-	a, ok := v.([]any)
+	a, ok := pp.Array(path, v)
 	if !ok {
-		pp.fail(path, "want array, got %s", typeOf(v))
 		return nil
 	}
 	out := make([]string, 0, len(a))
 	for i, e := range a {
-		ep := path + "[" + strconv.Itoa(i) + "]"
+		ep := jsonwalk.Index(path, i)
 		s, ok := e.(string)
 		if !ok {
-			pp.fail(ep, "want string, got %s", typeOf(e))
+			pp.Fail(ep, "want string, got %s", jsonwalk.TypeName(e))
 			continue
 		}
 		if each != nil {
@@ -191,7 +136,7 @@ func (pp *policyParser) strings(path string, v any, each func(path, s string)) [
 
 func (pp *policyParser) pattern(path, s string) {
 	if s == "" {
-		pp.fail(path, "empty pattern")
+		pp.Fail(path, "empty pattern")
 	}
 }
 
@@ -231,12 +176,12 @@ func (pp *policyParser) policy(doc any) *Policy {
 			p.Prompts = map[string]*PromptTemplate{}
 			pp.object(path, v, nil, func(name, path string, v any) {
 				if s, t, ok := cutKey(name); !ok || s == "" || t == "" {
-					pp.fail(path, "want a \"server/prompt\" key")
+					pp.Fail(path, "want a \"server/prompt\" key")
 				}
 				p.Prompts[name] = pp.promptTemplate(path, v)
 			})
 		case "promptsRequireTemplate":
-			p.PromptsRequireTemplate = pp.boolean(path, v)
+			p.PromptsRequireTemplate = pp.Bool(path, v)
 		case "$schema":
 			pp.str(path, v)
 		case "profile":
@@ -246,14 +191,14 @@ func (pp *policyParser) policy(doc any) *Policy {
 		case "tools":
 			pp.object(path, v, nil, func(name, path string, v any) {
 				if s, t, ok := cutKey(name); !ok || s == "" || t == "" {
-					pp.fail(path, "want a \"server/tool\" key")
+					pp.Fail(path, "want a \"server/tool\" key")
 				}
 				p.Tools[name] = pp.toolRule(path, v)
 			})
 		case "roots":
 			p.Roots = pp.strings(path, v, func(path, s string) {
 				if s == "" {
-					pp.fail(path, "empty root")
+					pp.Fail(path, "empty root")
 				}
 			})
 		case "approval":
@@ -278,7 +223,7 @@ func (pp *policyParser) policy(doc any) *Policy {
 	})
 	if p.Profile != "" {
 		if _, ok := p.Profiles[p.Profile]; !ok && p.Profile != "default" {
-			pp.fail("profile", "no profile %q in profiles", p.Profile)
+			pp.Fail("profile", "no profile %q in profiles", p.Profile)
 		}
 	}
 	// Fixed names must be unique across tools.
@@ -291,7 +236,7 @@ func (pp *policyParser) policy(doc any) *Policy {
 	for _, k := range keys {
 		if n := p.Tools[k].Name; n != "" {
 			if other, dup := seen[n]; dup {
-				pp.fail(member(member("tools", k), "name"), "%q is also the name of %q", n, other)
+				pp.Fail(jsonwalk.Member(jsonwalk.Member("tools", k), "name"), "%q is also the name of %q", n, other)
 			}
 			seen[n] = k
 		}
@@ -322,10 +267,10 @@ func (pp *policyParser) profile(path string, v any) *Profile {
 		case "maxNameLength":
 			pr.MaxNameLength = pp.count(path, v, 1<<10)
 			if pr.MaxNameLength < toolname.MinMax {
-				pp.fail(path, "want at least %d", toolname.MinMax)
+				pp.Fail(path, "want at least %d", toolname.MinMax)
 			}
 		case "riskPrefixes":
-			pr.NoRiskPrefixes = !pp.boolean(path, v)
+			pr.NoRiskPrefixes = !pp.Bool(path, v)
 		}
 	})
 	return pr
@@ -338,7 +283,7 @@ func (pp *policyParser) toolRule(path string, v any) *ToolRule {
 		case "name":
 			r.Name = pp.str(path, v)
 			if !toolname.Valid(r.Name, 1<<10) {
-				pp.fail(path, "%q does not match ^[a-zA-Z0-9_-]+$", r.Name)
+				pp.Fail(path, "%q does not match ^[a-zA-Z0-9_-]+$", r.Name)
 			}
 		case "title":
 			r.Title = pp.str(path, v)
@@ -351,22 +296,22 @@ func (pp *policyParser) toolRule(path string, v any) *ToolRule {
 				case "title":
 					a.Title = pp.str(path, v)
 				case "readOnlyHint":
-					a.ReadOnlyHint = mcp.Ptr(pp.boolean(path, v))
+					a.ReadOnlyHint = mcp.Ptr(pp.Bool(path, v))
 				case "destructiveHint":
-					a.DestructiveHint = mcp.Ptr(pp.boolean(path, v))
+					a.DestructiveHint = mcp.Ptr(pp.Bool(path, v))
 				case "idempotentHint":
-					a.IdempotentHint = mcp.Ptr(pp.boolean(path, v))
+					a.IdempotentHint = mcp.Ptr(pp.Bool(path, v))
 				case "openWorldHint":
-					a.OpenWorldHint = mcp.Ptr(pp.boolean(path, v))
+					a.OpenWorldHint = mcp.Ptr(pp.Bool(path, v))
 				}
 			})
 			r.Annotations = a
 		case "hidden":
-			r.Hidden = pp.boolean(path, v)
+			r.Hidden = pp.Bool(path, v)
 		case "pathArgs":
 			r.PathArgs = pp.strings(path, v, func(path, s string) {
 				if _, err := parseArgPath(s); err != nil {
-					pp.fail(path, "%v", err)
+					pp.Fail(path, "%v", err)
 				}
 			})
 		case "approval":
@@ -389,14 +334,13 @@ func (pp *policyParser) approval(path string, v any) Approval {
 		case "withoutElicitation":
 			a.WithoutElicitation = pp.oneOf(path, v, "refuse", "allow")
 		case "rules":
-			rules, ok := v.([]any)
+			rules, ok := pp.Array(path, v)
 			if !ok {
-				pp.fail(path, "want array, got %s", typeOf(v))
 				return
 			}
 			for i, rv := range rules {
 				var r ApprovalRule
-				rp := path + "[" + strconv.Itoa(i) + "]"
+				rp := jsonwalk.Index(path, i)
 				pp.object(rp, rv, []string{"tool", "require"}, func(name, path string, v any) {
 					switch name {
 					case "tool":
@@ -407,7 +351,7 @@ func (pp *policyParser) approval(path string, v any) Approval {
 					}
 				})
 				if r.Tool == "" || r.Require == "" {
-					pp.fail(rp, "a rule needs \"tool\" and \"require\"")
+					pp.Fail(rp, "a rule needs \"tool\" and \"require\"")
 				}
 				a.Rules = append(a.Rules, r)
 			}
@@ -452,14 +396,13 @@ func (pp *policyParser) limits(path string, v any) Limits {
 func (pp *policyParser) promptTemplate(path string, v any) *PromptTemplate {
 	t := &PromptTemplate{}
 	pp.object(path, v, []string{"messages"}, func(name, path string, v any) {
-		msgs, ok := v.([]any)
+		msgs, ok := pp.Array(path, v)
 		if !ok {
-			pp.fail(path, "want array, got %s", typeOf(v))
 			return
 		}
 		for i, mv := range msgs {
 			var m PromptTemplateMessage
-			mp := path + "[" + strconv.Itoa(i) + "]"
+			mp := jsonwalk.Index(path, i)
 			pp.object(mp, mv, []string{"role", "text"}, func(name, path string, v any) {
 				switch name {
 				case "role":
@@ -469,13 +412,13 @@ func (pp *policyParser) promptTemplate(path string, v any) *PromptTemplate {
 				}
 			})
 			if m.Role == "" {
-				pp.fail(mp, "a message needs \"role\"")
+				pp.Fail(mp, "a message needs \"role\"")
 			}
 			t.Messages = append(t.Messages, m)
 		}
 	})
 	if t.Messages == nil {
-		pp.fail(path, "a template needs \"messages\"")
+		pp.Fail(path, "a template needs \"messages\"")
 	}
 	return t
 }
