@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -216,13 +217,89 @@ type outMsg struct {
 	version   string // _meta protocol version, if any
 	name      string // for Mcp-Name
 	hasName   bool
-	requestID json.RawMessage            // of notifications/cancelled
-	args      map[string]json.RawMessage // of tools/call, for Mcp-Param-* headers
+	requestID json.RawMessage // of notifications/cancelled
+	rawArgs   json.RawMessage // of tools/call, for Mcp-Param-* headers
 }
 
 func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
 
+// peekOut reads what the framer needs of a message it sends. The
+// message is normally the Stream's own encoding, valid JSON, walked
+// without decoding; anything else takes encoding/json, which reads what
+// it can of it as before.
 func peekOut(msg []byte) *outMsg {
+	if !jsonscan.Valid(msg) {
+		return peekOutSlow(msg)
+	}
+	m := &outMsg{raw: msg}
+	var rawID, rawMethod, params []byte
+	hasMethod := false
+	_ = jsonscan.MembersBytes(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			rawID = v
+		case "method":
+			rawMethod, hasMethod = v, string(v) != "null"
+		case "params":
+			params = v
+		}
+		return true
+	})
+	var meta, name, uri, taskID []byte
+	if len(params) > 0 && params[0] == '{' {
+		_ = jsonscan.MembersBytes(params, func(k, v []byte) bool {
+			switch string(k) {
+			case "_meta":
+				meta = v
+			case "name":
+				name = v
+			case "uri":
+				uri = v
+			case "taskId":
+				taskID = v
+			case "requestId":
+				m.requestID = v
+			case "arguments":
+				m.rawArgs = v
+			}
+			return true
+		})
+	}
+	m.id, _ = transport.ParseID(rawID)
+	if !hasMethod {
+		m.response = true
+		return m
+	}
+	var ok bool
+	if m.method, ok = jsonscan.Unquote(rawMethod); !ok {
+		// Not a string: encoding/json left the method out.
+		m.response = true
+		return m
+	}
+	if len(meta) > 0 && meta[0] == '{' {
+		if v, found := jsonscan.Member(meta, mcp.MetaProtocolVersion); found {
+			m.version, _ = jsonscan.Unquote(v)
+		}
+	}
+	str := func(raw []byte) (string, bool) {
+		if raw == nil || string(raw) == "null" {
+			return "", false
+		}
+		return jsonscan.Unquote(raw)
+	}
+	switch m.method {
+	case "tools/call", "prompts/get":
+		m.name, m.hasName = str(name)
+	case "resources/read":
+		m.name, m.hasName = str(uri)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		m.name, m.hasName = str(taskID)
+	}
+	return m
+}
+
+// peekOutSlow is peekOut for a message that is not valid JSON.
+func peekOutSlow(msg []byte) *outMsg {
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
@@ -232,11 +309,11 @@ func peekOut(msg []byte) *outMsg {
 			URI       *string                    `json:"uri"`
 			TaskID    *string                    `json:"taskId"`
 			RequestID json.RawMessage            `json:"requestId"`
-			Arguments map[string]json.RawMessage `json:"arguments"`
+			Arguments json.RawMessage            `json:"arguments"`
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(msg, &env)
-	m := &outMsg{raw: msg, requestID: env.Params.RequestID, args: env.Params.Arguments}
+	m := &outMsg{raw: msg, requestID: env.Params.RequestID, rawArgs: env.Params.Arguments}
 	m.id, _ = transport.ParseID(env.ID)
 	if env.Method == nil {
 		m.response = true

@@ -1,12 +1,14 @@
 package mcphttp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -26,12 +28,21 @@ func (m *rpcMessage) isRequest() bool { return !m.response && !m.id.IsZero() }
 
 // metaString returns a string entry of the params' _meta.
 func (m *rpcMessage) metaString(key string) (string, bool) {
-	var s string
 	raw, ok := m.meta[key]
-	if !ok || json.Unmarshal(raw, &s) != nil {
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return rawString(raw)
+}
+
+// rawString decodes a raw JSON value, already checked valid, as
+// json.Unmarshal decodes it into a string: null leaves it empty, and
+// anything but a string fails.
+func rawString(raw []byte) (string, bool) {
+	if string(raw) == "null" {
+		return "", true
+	}
+	return jsonscan.Unquote(raw)
 }
 
 // nameValue returns what the Mcp-Name header must repeat for methods that
@@ -48,12 +59,11 @@ func (m *rpcMessage) nameValue() (string, bool) {
 	default:
 		return "", false
 	}
-	var s string
 	raw, ok := m.params[key]
-	if !ok || json.Unmarshal(raw, &s) != nil {
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return rawString(raw)
 }
 
 // parseMessage checks that body is one JSON-RPC message. Batches are
@@ -62,37 +72,55 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	bad := func(code int64, msg string) (*rpcMessage, *httpError) {
 		return nil, httpErr(http.StatusBadRequest, code, msg)
 	}
-	t := strings.TrimLeft(string(body), " \t\r\n")
+	// One validating pass, then a walk of the members without decoding
+	// them: encoding/json would scan the body twice more and copy every
+	// value, for the few members routing needs. Keys decode, and the last
+	// of duplicate keys counts, as with json.Unmarshal into a map.
+	t := bytes.TrimLeft(body, " \t\r\n")
 	switch {
 	case !utf8.Valid(body):
 		return bad(mcp.CodeParseError, "parse error: body is not valid UTF-8")
-	case !json.Valid(body):
+	case !jsonscan.Valid(body):
 		return bad(mcp.CodeParseError, "parse error: body is not valid JSON")
-	case strings.HasPrefix(t, "["):
+	case len(t) > 0 && t[0] == '[':
 		return bad(mcp.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; POST one message per request")
-	case !strings.HasPrefix(t, "{"):
+	case len(t) == 0 || t[0] != '{':
 		return bad(mcp.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
+	var rawID, rawMethod, rawParams []byte
+	var hasID, hasMethod, hasResult, hasError bool
+	if err := jsonscan.MembersBytes(body, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			rawID, hasID = v, true
+		case "method":
+			rawMethod, hasMethod = v, true
+		case "params":
+			rawParams = v
+		case "result":
+			hasResult = true
+		case "error":
+			hasError = true
+		}
+		return true
+	}); err != nil {
 		return bad(mcp.CodeParseError, "parse error: "+err.Error())
 	}
 	m := &rpcMessage{raw: body}
-	if raw, ok := top["id"]; ok {
-		id, err := transport.ParseID(raw)
+	if hasID {
+		id, err := transport.ParseID(rawID)
 		if err != nil {
 			return bad(mcp.CodeInvalidRequest, "invalid request: id must be a string or an integer")
 		}
 		m.id = id
 	}
-	rawMethod, hasMethod := top["method"]
-	_, hasResult := top["result"]
-	_, hasError := top["error"]
 	switch {
 	case hasMethod:
-		if json.Unmarshal(rawMethod, &m.method) != nil {
+		method, ok := rawString(rawMethod)
+		if !ok {
 			return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: member "method" must be a string`).withID(m)
 		}
+		m.method = method
 	case hasResult || hasError:
 		if m.id.IsZero() {
 			return bad(mcp.CodeInvalidRequest, "invalid request: a response needs an id")
@@ -101,13 +129,24 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	default:
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: a message needs "method" or "result"/"error"`).withID(m)
 	}
-	if p, ok := top["params"]; ok && len(p) > 0 && p[0] == '{' {
-		_ = json.Unmarshal(p, &m.params)
+	if len(rawParams) > 0 && rawParams[0] == '{' {
+		m.params = rawMembers(rawParams)
 		if mt, ok := m.params["_meta"]; ok && len(mt) > 0 && mt[0] == '{' {
-			_ = json.Unmarshal(mt, &m.meta)
+			m.meta = rawMembers(mt)
 		}
 	}
 	return m, nil
+}
+
+// rawMembers splits a valid JSON object into its members; the values
+// alias b.
+func rawMembers(b []byte) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, 8)
+	_ = jsonscan.MembersBytes(b, func(k, v []byte) bool {
+		out[string(k)] = v
+		return true
+	})
+	return out
 }
 
 // headerValue returns a standard header's value without surrounding white
@@ -129,19 +168,11 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
-// statusOf is the HTTP status of a stateless JSON response: errors the
-// transport specification pins (unknown method 404; bad params, headers,
-// versions 400) and internal errors 500; everything else 200.
-func statusOf(resp []byte) int {
-	var m struct {
-		Error *struct {
-			Code int64 `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(resp, &m) != nil || m.Error == nil {
-		return http.StatusOK
-	}
-	switch m.Error.Code {
+// statusOfCode is the HTTP status of a stateless response's error code:
+// errors the transport specification pins (unknown method 404; bad
+// params, headers, versions 400) and internal errors 500; others 200.
+func statusOfCode(code int64) int {
+	switch code {
 	case mcp.CodeMethodNotFound:
 		return http.StatusNotFound
 	case mcp.CodeParseError, mcp.CodeInvalidRequest, mcp.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:

@@ -143,26 +143,22 @@ func (f *Framer) readEvents(ctx context.Context, body io.Reader, m *outMsg) (ans
 // an initialize response on the way. It reports whether msg is the
 // response to m.
 func (f *Framer) incoming(msg []byte, m *outMsg) bool {
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Result struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"result"`
-	}
-	_ = json.Unmarshal(msg, &env)
+	env := peekIn(msg)
 	isResp := false
-	if m != nil && env.Method == nil {
-		if id, err := transport.ParseID(env.ID); err == nil && id.Key() == m.id.Key() {
+	if m != nil && !env.hasMethod {
+		if id, err := transport.ParseID(env.id); err == nil && id.Key() == m.id.Key() {
 			isResp = true
 		}
 	}
 	if isResp && m.method == "tools/list" {
 		msg = f.learnTools(msg)
 	}
-	if isResp && m.method == "initialize" && env.Result.ProtocolVersion != "" {
+	if isResp && m.method == "initialize" {
+		env.readVersion()
+	}
+	if isResp && m.method == "initialize" && env.version != "" {
 		f.mu.Lock()
-		f.version = env.Result.ProtocolVersion
+		f.version = env.version
 		start := f.sessionID != "" && f.listen && !f.listening
 		f.listening = f.listening || start
 		f.mu.Unlock()

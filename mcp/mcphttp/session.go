@@ -100,21 +100,15 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	default:
 	}
 	msg = append([]byte(nil), msg...)
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Params struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"params"`
-	}
-	_ = json.Unmarshal(msg, &env)
+	env := peekIn(msg)
+	method, _ := env.methodName()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if env.Method == nil {
-		id, err := transport.ParseID(env.ID)
+	if !env.hasMethod {
+		id, err := transport.ParseID(env.id)
 		p := s.pending[id.Key()]
 		if err != nil || p == nil {
-			s.h.log.Debug("mcphttp: dropped a response nobody waits for", "session", s.id, "id", string(env.ID))
+			s.h.log.Debug("mcphttp: dropped a response nobody waits for", "session", s.id, "id", string(env.id))
 			return nil
 		}
 		s.forgetLocked(id.Key())
@@ -127,9 +121,9 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		return nil
 	}
 	target := s.standalone
-	switch *env.Method {
+	switch method {
 	case "notifications/progress":
-		if key, ok := s.tokens[tokenKey(env.Params.ProgressToken)]; ok {
+		if key, ok := s.tokens[tokenKey(env.progressToken())]; ok {
 			if p := s.pending[key]; p != nil && p.stream != nil {
 				target = p.stream
 			}
@@ -145,7 +139,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		}
 	}
 	if target == nil {
-		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", *env.Method)
+		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", method)
 		return nil
 	}
 	target.push(msg, false)
