@@ -270,12 +270,7 @@ func peekOut(msg []byte) *outMsg {
 		m.response = true
 		return m
 	}
-	var ok bool
-	if m.method, ok = jsonscan.Unquote(rawMethod); !ok {
-		// Not a string: encoding/json left the method out.
-		m.response = true
-		return m
-	}
+	m.method, _ = jsonscan.Unquote(rawMethod) // not a string: "", as encoding/json left it
 	if len(meta) > 0 && meta[0] == '{' {
 		if v, found := jsonscan.Member(meta, mcp.MetaProtocolVersion); found {
 			m.version, _ = jsonscan.Unquote(v)
