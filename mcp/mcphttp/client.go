@@ -24,8 +24,11 @@ import (
 // ready to use.
 type ClientOptions struct {
 	// Client sends the requests; nil means a client with no overall
-	// timeout (SSE responses last as long as their calls) over
-	// http.DefaultTransport.
+	// timeout (SSE responses last as long as their calls) over a clone
+	// of http.DefaultTransport that keeps DefaultMaxIdleConnsPerHost
+	// idle connections per host instead of 2. A client of your own
+	// serving many calls at once wants the same: each call in flight is
+	// a POST of its own.
 	Client *http.Client
 	// Header is added to every request, for example Authorization.
 	Header http.Header
@@ -153,7 +156,7 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 		inflight: map[string]context.CancelFunc{},
 	}
 	if f.client == nil {
-		f.client = &http.Client{}
+		f.client = defaultClient()
 	}
 	if f.max <= 0 {
 		f.max = transport.DefaultMaxMessageSize
