@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime/debug"
 	"sync"
 
@@ -312,7 +311,7 @@ func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapab
 // matches reports whether a request's raw client info and capabilities
 // are those w decoded.
 func (w *statelessClient) matches(rawInfo, rawCaps any) bool {
-	return reflect.DeepEqual(rawInfo, w.rawInfo) && reflect.DeepEqual(rawCaps, w.rawCaps)
+	return jsonEqual(rawInfo, w.rawInfo) && jsonEqual(rawCaps, w.rawCaps)
 }
 
 // cloneJSON deep-copies a value decoded from JSON into an any.
