@@ -419,15 +419,25 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	for k, vs := range f.header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
+	// The transport's own headers, under their canonical names, take
+	// their values from one array instead of one allocation each
+	// (http.Header.Set).
+	var vals [7]string
+	n := 0
+	set := func(key, v string) {
+		vals[n] = v
+		req.Header[key] = vals[n : n+1 : n+1]
+		n++
+	}
 	switch method {
 	case http.MethodPost:
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Content-Type", "application/json")
+		set("Accept", "application/json, text/event-stream")
+		set("Content-Type", "application/json")
 	case http.MethodGet:
-		req.Header.Set("Accept", "text/event-stream")
+		set("Accept", "text/event-stream")
 	}
 	if lastEventID != "" {
-		req.Header.Set(HeaderLastEventID, lastEventID)
+		set(HeaderLastEventID, lastEventID)
 	}
 	f.mu.Lock()
 	sid, version, sv := f.sessionID, f.version, f.stateless
@@ -436,19 +446,19 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 		if m != nil && mcp.IsStateless(m.version) {
 			sv = m.version
 		}
-		req.Header.Set(HeaderProtocolVersion, sv)
+		set(HeaderProtocolVersion, sv)
 		if m != nil && !m.response {
-			req.Header.Set(HeaderMethod, m.method)
+			set(HeaderMethod, m.method)
 			if m.hasName {
-				req.Header.Set(HeaderName, encodeHeaderValue(m.name))
+				set(HeaderName, encodeHeaderValue(m.name))
 			}
 		}
 	} else {
 		if sid != "" {
-			req.Header.Set(HeaderSessionID, sid)
+			set(HeaderSessionID, sid)
 		}
 		if version != "" {
-			req.Header.Set(HeaderProtocolVersion, version)
+			set(HeaderProtocolVersion, version)
 		}
 	}
 	f.setParamHeaders(req.Header, m)

@@ -41,7 +41,7 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		}
 	}
 	if !isEventStream(resp) {
-		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.max)+1))
+		b, err := readLimited(resp.Body, resp.ContentLength, f.max)
 		switch {
 		case err != nil:
 			f.fail(m, "reading the response: "+err.Error())
@@ -307,6 +307,18 @@ func isEventStream(resp *http.Response) bool { return isSSE(resp.Header.Get("Con
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	_ = resp.Body.Close()
+}
+
+// readLimited reads a response body of up to max bytes, and one more if
+// there are more. A body that declares its length within max is read
+// into a buffer of that size at once, instead of one grown as it comes.
+func readLimited(r io.Reader, length int64, max int) ([]byte, error) {
+	if length >= 0 && length <= int64(max) {
+		b := make([]byte, length)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	return io.ReadAll(io.LimitReader(r, int64(max)+1))
 }
 
 func head(b []byte) []byte {
