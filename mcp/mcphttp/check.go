@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"encoding/json"
 	"errors"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -138,7 +139,7 @@ func accepts(r *http.Request, typ string) bool {
 	major, _, _ := strings.Cut(typ, "/")
 	for _, v := range r.Header.Values("Accept") {
 		for part := range strings.SplitSeq(v, ",") {
-			mt, params, err := parseMediaType(strings.TrimSpace(part))
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 			if err != nil {
 				continue
 			}
@@ -158,6 +159,6 @@ func accepts(r *http.Request, typ string) bool {
 // isJSON reports whether the Content-Type is application/json (any
 // parameters, such as charset, allowed).
 func isJSON(r *http.Request) bool {
-	mt, _, err := parseMediaType(r.Header.Get("Content-Type"))
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && mt == "application/json"
 }
