@@ -72,10 +72,6 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	bad := func(code int64, msg string) (*rpcMessage, *httpError) {
 		return nil, httpErr(http.StatusBadRequest, code, msg)
 	}
-	// One validating pass, then a walk of the members without decoding
-	// them: encoding/json would scan the body twice more and copy every
-	// value, for the few members routing needs. Keys decode, and the last
-	// of duplicate keys counts, as with json.Unmarshal into a map.
 	t := bytes.TrimLeft(body, " \t\r\n")
 	switch {
 	case !utf8.Valid(body):
@@ -87,40 +83,26 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	case len(t) == 0 || t[0] != '{':
 		return bad(mcp.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
 	}
-	var rawID, rawMethod, rawParams []byte
-	var hasID, hasMethod, hasResult, hasError bool
-	if err := jsonscan.MembersBytes(body, func(k, v []byte) bool {
-		switch string(k) {
-		case "id":
-			rawID, hasID = v, true
-		case "method":
-			rawMethod, hasMethod = v, true
-		case "params":
-			rawParams = v
-		case "result":
-			hasResult = true
-		case "error":
-			hasError = true
-		}
-		return true
-	}); err != nil {
-		return bad(mcp.CodeParseError, "parse error: "+err.Error())
-	}
+	// The body is valid JSON: the scanner splits it without decoding the
+	// values, as encoding/json into a map would (the last of duplicate
+	// keys wins), at a fraction of the cost on every POST.
+	top := members(body)
 	m := &rpcMessage{raw: body}
-	if hasID {
-		id, err := transport.ParseID(rawID)
+	if raw, ok := top["id"]; ok {
+		id, err := transport.ParseID(raw)
 		if err != nil {
 			return bad(mcp.CodeInvalidRequest, "invalid request: id must be a string or an integer")
 		}
 		m.id = id
 	}
+	rawMethod, hasMethod := top["method"]
+	_, hasResult := top["result"]
+	_, hasError := top["error"]
 	switch {
 	case hasMethod:
-		method, ok := rawString(rawMethod)
-		if !ok {
+		if json.Unmarshal(rawMethod, &m.method) != nil {
 			return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: member "method" must be a string`).withID(m)
 		}
-		m.method = method
 	case hasResult || hasError:
 		if m.id.IsZero() {
 			return bad(mcp.CodeInvalidRequest, "invalid request: a response needs an id")
@@ -129,19 +111,18 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	default:
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: a message needs "method" or "result"/"error"`).withID(m)
 	}
-	if len(rawParams) > 0 && rawParams[0] == '{' {
-		m.params = rawMembers(rawParams)
+	if p, ok := top["params"]; ok && len(p) > 0 && p[0] == '{' {
+		m.params = members(p)
 		if mt, ok := m.params["_meta"]; ok && len(mt) > 0 && mt[0] == '{' {
-			m.meta = rawMembers(mt)
+			m.meta = members(mt)
 		}
 	}
 	return m, nil
 }
 
-// rawMembers splits a valid JSON object into its members; the values
-// alias b.
-func rawMembers(b []byte) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, 8)
+// members splits a valid JSON object into its members; the values alias b.
+func members(b []byte) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
 	_ = jsonscan.MembersBytes(b, func(k, v []byte) bool {
 		out[string(k)] = v
 		return true

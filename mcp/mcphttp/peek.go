@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -14,13 +13,12 @@ import (
 // message twice and copied its members. Input that is not valid JSON
 // reads as a message with no members: the transport's stream rejects it.
 
-// inEnvelope is what routing reads of a message: its id, whether it has a
-// method (null counts as none), and its result.
+// inEnvelope is what the client framer reads of a message from the
+// server: its id, whether it has a method (null counts as none), and its
+// result.
 type inEnvelope struct {
 	id        []byte
 	hasMethod bool
-	method    []byte
-	params    []byte
 	result    []byte
 	version   string // result.protocolVersion, after readVersion
 }
@@ -36,9 +34,7 @@ func peekIn(msg []byte) inEnvelope {
 		case "id":
 			e.id = v
 		case "method":
-			e.method, e.hasMethod = v, string(v) != "null"
-		case "params":
-			e.params = v
+			e.hasMethod = string(v) != "null"
 		case "result":
 			e.result = v
 		}
@@ -55,24 +51,6 @@ func (e *inEnvelope) readVersion() {
 	if v, ok := jsonscan.Member(e.result, "protocolVersion"); ok {
 		e.version, _ = jsonscan.Unquote(v)
 	}
-}
-
-// methodName returns the method as a string, and false when there is
-// none or it is not a string.
-func (e *inEnvelope) methodName() (string, bool) {
-	if !e.hasMethod {
-		return "", false
-	}
-	return jsonscan.Unquote(e.method)
-}
-
-// progressToken returns params.progressToken, raw.
-func (e *inEnvelope) progressToken() json.RawMessage {
-	if len(e.params) == 0 || e.params[0] != '{' {
-		return nil
-	}
-	v, _ := jsonscan.Member(e.params, "progressToken")
-	return v
 }
 
 // statusOf is the HTTP status of a stateless JSON response: errors the

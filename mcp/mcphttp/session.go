@@ -100,15 +100,21 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	default:
 	}
 	msg = append([]byte(nil), msg...)
-	env := peekIn(msg)
-	method, _ := env.methodName()
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Params struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(msg, &env)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !env.hasMethod {
-		id, err := transport.ParseID(env.id)
+	if env.Method == nil {
+		id, err := transport.ParseID(env.ID)
 		p := s.pending[id.Key()]
 		if err != nil || p == nil {
-			s.h.log.Debug("mcphttp: dropped a response nobody waits for", "session", s.id, "id", string(env.id))
+			s.h.log.Debug("mcphttp: dropped a response nobody waits for", "session", s.id, "id", string(env.ID))
 			return nil
 		}
 		s.forgetLocked(id.Key())
@@ -121,9 +127,9 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		return nil
 	}
 	target := s.standalone
-	switch method {
+	switch *env.Method {
 	case "notifications/progress":
-		if key, ok := s.tokens[tokenKey(env.progressToken())]; ok {
+		if key, ok := s.tokens[tokenKey(env.Params.ProgressToken)]; ok {
 			if p := s.pending[key]; p != nil && p.stream != nil {
 				target = p.stream
 			}
@@ -139,7 +145,7 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 		}
 	}
 	if target == nil {
-		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", method)
+		s.h.log.Debug("mcphttp: dropped a message with no stream to carry it", "method", *env.Method)
 		return nil
 	}
 	target.push(msg, false)
