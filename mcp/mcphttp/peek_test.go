@@ -101,9 +101,9 @@ var parseSeeds = []string{
 	`{"error":{"code":-32601,"code":1}}`,
 }
 
-// FuzzParseMessage checks that parseMessage and statusOf, which walk the
+// FuzzParseMessageStatus checks that parseMessage and statusOf, which walk the
 // body with jsonscan, read every input as encoding/json read it.
-func FuzzParseMessage(f *testing.F) {
+func FuzzParseMessageStatus(f *testing.F) {
 	for _, s := range parseSeeds {
 		f.Add([]byte(s))
 	}
