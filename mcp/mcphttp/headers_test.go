@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -12,5 +13,22 @@ func TestHeaderNamesCanonical(t *testing.T) {
 		if c := http.CanonicalHeaderKey(k); c != k {
 			t.Errorf("%q is not canonical (%q)", k, c)
 		}
+	}
+}
+
+// A response that declares a large Content-Length gets no buffer of that
+// size before its bytes arrive; a small one is read whole.
+func TestReadLimitedDoesNotTrustLength(t *testing.T) {
+	b, err := readLimited(strings.NewReader("{}"), 16<<20, 32<<20)
+	if err != nil || string(b) != "{}" || cap(b) > 1<<20 {
+		t.Fatalf("declared 16 MiB, sent 2 bytes: %q, cap %d, %v", head(b), cap(b), err)
+	}
+	b, err = readLimited(strings.NewReader(`{"a":1}`), 7, 32<<20)
+	if err != nil || string(b) != `{"a":1}` {
+		t.Fatalf("declared 7: %q, %v", b, err)
+	}
+	b, _ = readLimited(strings.NewReader(strings.Repeat("x", 100)), -1, 10)
+	if len(b) != 11 {
+		t.Fatalf("max 10 of 100 unknown-length bytes read %d, want 11 (one past, to tell it is too large)", len(b))
 	}
 }

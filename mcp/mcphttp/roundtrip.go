@@ -309,11 +309,17 @@ func drain(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
+// preallocLimit bounds the buffer readLimited makes before a body's bytes
+// arrive: a server that declares a large Content-Length and sends nothing
+// must not make every call in flight hold that much memory.
+const preallocLimit = 64 << 10
+
 // readLimited reads a response body of up to max bytes, and one more if
-// there are more. A body that declares its length within max is read
-// into a buffer of that size at once, instead of one grown as it comes.
+// there are more. A small body that declares its length within max is
+// read into a buffer of that size at once, instead of one grown as it
+// comes; a larger one grows with what actually arrives.
 func readLimited(r io.Reader, length int64, max int) ([]byte, error) {
-	if length >= 0 && length <= int64(max) {
+	if length >= 0 && length <= int64(max) && length <= preallocLimit {
 		b := make([]byte, length)
 		_, err := io.ReadFull(r, b)
 		return b, err
