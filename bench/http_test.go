@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -165,6 +166,15 @@ func startMCPGoHTTP(ctx context.Context) (session, error) {
 	}, nil
 }
 
+// reportProcessCPU adds cpu-µs/call: the CPU time of this process, client
+// and server together, since since (procCPU) divided by the calls.
+func reportProcessCPU(b *testing.B, since time.Duration, calls int) {
+	if calls > 0 {
+		c := procCPU(os.Getpid()) - since
+		b.ReportMetric(float64(c.Microseconds())/float64(calls), "cpu-µs/call")
+	}
+}
+
 var httpImpls = []impl{
 	{name: "winbridge", start: startWinbridgeHTTP(legacyVersion), mcp: true, concurrent: true},
 	{name: "winbridge-2026-07-28", start: startWinbridgeHTTP(""), mcp: true, concurrent: true},
@@ -184,6 +194,7 @@ func BenchmarkHTTPSequential(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
+			cpu := procCPU(os.Getpid())
 			for range b.N {
 				got, err := s.echo(ctx, shortText)
 				if err != nil {
@@ -194,6 +205,7 @@ func BenchmarkHTTPSequential(b *testing.B) {
 				}
 			}
 			reportRate(b, b.N, time.Since(start))
+			reportProcessCPU(b, cpu, b.N)
 		})
 	}
 }
@@ -210,6 +222,7 @@ func BenchmarkHTTPConcurrent64(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
+			cpu := procCPU(os.Getpid())
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					got, err := s.echo(ctx, shortText)
@@ -224,6 +237,7 @@ func BenchmarkHTTPConcurrent64(b *testing.B) {
 				}
 			})
 			reportRate(b, b.N, time.Since(start))
+			reportProcessCPU(b, cpu, b.N)
 		})
 	}
 }

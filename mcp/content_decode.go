@@ -84,9 +84,18 @@ func fastStringPtr(dst **string, v []byte) bool {
 
 // fastSmall decodes v, if present, into dst with encoding/json: for the
 // small members (annotations, _meta, structured content) whose decoding
-// the fast path leaves to it.
+// the fast path leaves to it. v is valid JSON (the fast paths check the
+// whole message first), so an object goes straight to a type's own
+// UnmarshalJSON (Meta's), which json.Unmarshal would call after checking
+// it again and reflecting on dst.
 func fastSmall(dst any, v []byte) bool {
-	return v == nil || json.Unmarshal(v, dst) == nil
+	if v == nil {
+		return true
+	}
+	if u, ok := dst.(json.Unmarshaler); ok && v[0] == '{' {
+		return u.UnmarshalJSON(v) == nil
+	}
+	return json.Unmarshal(v, dst) == nil
 }
 
 // The members of the blocks decodeBlockFast handles, as indexes into

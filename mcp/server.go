@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/transport"
@@ -141,6 +142,10 @@ type Server struct {
 	// sessionTasks are the IDs of each legacy session's tasks, for
 	// tasks/list, in creation order.
 	sessionTasks map[*ServerSession][]string
+
+	// lastClient is the last stateless client info and capabilities
+	// decoded, shared by the sessions of one request each (HTTP).
+	lastClient atomic.Pointer[statelessClient]
 
 	mu        sync.RWMutex
 	sessions  map[*ServerSession]struct{}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime/debug"
 	"sync"
 	"unicode/utf8"
@@ -292,18 +291,32 @@ func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapab
 	ss.mu.Lock()
 	w := ss.who
 	ss.mu.Unlock()
-	if w.set && reflect.DeepEqual(rawInfo, w.rawInfo) && reflect.DeepEqual(rawCaps, w.rawCaps) {
+	if w.set && w.matches(rawInfo, rawCaps) {
 		return w.info, w.caps
 	}
-	// Copies, so that a handler that changes its request's _meta cannot
-	// make a later request match what it no longer is.
-	w = statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps), set: true}
-	meta.DecodeEntry(MetaClientInfo, &w.info)
-	meta.DecodeEntry(MetaClientCapabilities, &w.caps)
+	// Over HTTP every stateless request is a session of its own, so the
+	// server remembers the last decoding too: a client sends the same
+	// info and capabilities with each request.
+	if last := ss.srv.lastClient.Load(); last != nil && last.matches(rawInfo, rawCaps) {
+		w = *last
+	} else {
+		// Copies, so that a handler that changes its request's _meta
+		// cannot make a later request match what it no longer is.
+		w = statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps), set: true}
+		meta.DecodeEntry(MetaClientInfo, &w.info)
+		meta.DecodeEntry(MetaClientCapabilities, &w.caps)
+		ss.srv.lastClient.Store(&w)
+	}
 	ss.mu.Lock()
 	ss.who = w
 	ss.mu.Unlock()
 	return w.info, w.caps
+}
+
+// matches reports whether a request's raw client info and capabilities
+// are those w decoded.
+func (w *statelessClient) matches(rawInfo, rawCaps any) bool {
+	return jsonEqual(rawInfo, w.rawInfo) && jsonEqual(rawCaps, w.rawCaps)
 }
 
 // cloneJSON deep-copies a value decoded from JSON into an any.

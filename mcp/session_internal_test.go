@@ -45,3 +45,28 @@ func TestStatelessClientMemo(t *testing.T) {
 		t.Fatalf("absent: %+v %+v", info, caps)
 	}
 }
+
+// Sessions of one request each (stateless HTTP) share the server's last
+// decoding, and each still gets what its own request says: another
+// client's info never answers for it, whichever session decoded last.
+func TestStatelessClientMemoAcrossSessions(t *testing.T) {
+	srv := NewServer(&Implementation{Name: "s", Version: "1"}, nil)
+	const a = `{"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
+	const b = `{"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}`
+	for i, tc := range []struct {
+		meta string
+		name string
+	}{{a, "a"}, {a, "a"}, {b, "b"}, {a, "a"}, {b, "b"}, {b, "b"}} {
+		ss := newServerSession(srv)
+		info, caps := ss.statelessClient(decodeMeta(t, tc.meta))
+		if info.Name != tc.name || (caps.Roots != nil) != (tc.name == "a") || (caps.Sampling != nil) != (tc.name == "b") {
+			t.Fatalf("request %d: %+v %+v, want client %s", i, info, caps, tc.name)
+		}
+	}
+	// A second session decoding the same client reuses the first's work.
+	first := srv.lastClient.Load()
+	newServerSession(srv).statelessClient(decodeMeta(t, b))
+	if srv.lastClient.Load() != first {
+		t.Fatal("the same client info was decoded again in a new session")
+	}
+}

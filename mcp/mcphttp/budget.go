@@ -44,6 +44,17 @@ func (b *budget) acquire(ctx context.Context, n int64, expire <-chan time.Time) 
 	}
 }
 
+// tryAcquire takes n bytes if they fit now, as acquire would.
+func (b *budget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used == 0 || b.used+n <= b.max {
+		b.used += n
+		return true
+	}
+	return false
+}
+
 func (b *budget) release(n int64) {
 	if n == 0 {
 		return

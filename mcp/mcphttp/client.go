@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -23,8 +24,11 @@ import (
 // ready to use.
 type ClientOptions struct {
 	// Client sends the requests; nil means a client with no overall
-	// timeout (SSE responses last as long as their calls) over
-	// http.DefaultTransport.
+	// timeout (SSE responses last as long as their calls) over a clone
+	// of http.DefaultTransport that keeps DefaultMaxIdleConnsPerHost
+	// idle connections per host instead of 2. A client of your own
+	// serving many calls at once wants the same: each call in flight is
+	// a POST of its own.
 	Client *http.Client
 	// Header is added to every request, for example Authorization.
 	Header http.Header
@@ -160,7 +164,7 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 		inflight: map[string]context.CancelFunc{},
 	}
 	if f.client == nil {
-		f.client = &http.Client{}
+		f.client = defaultClient()
 	}
 	if f.max <= 0 {
 		f.max = transport.DefaultMaxMessageSize
@@ -224,13 +228,84 @@ type outMsg struct {
 	version   string // _meta protocol version, if any
 	name      string // for Mcp-Name
 	hasName   bool
-	requestID json.RawMessage            // of notifications/cancelled
-	args      map[string]json.RawMessage // of tools/call, for Mcp-Param-* headers
+	requestID json.RawMessage // of notifications/cancelled
+	rawArgs   json.RawMessage // of tools/call, for Mcp-Param-* headers
 }
 
 func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
 
+// peekOut reads what the framer needs of a message it sends. The
+// message is normally the Stream's own encoding, valid JSON, walked
+// without decoding; anything else takes encoding/json, which reads what
+// it can of it as before.
 func peekOut(msg []byte) *outMsg {
+	if !jsonscan.Valid(msg) {
+		return peekOutSlow(msg)
+	}
+	m := &outMsg{raw: msg}
+	var rawID, rawMethod, params []byte
+	hasMethod := false
+	_ = jsonscan.MembersBytes(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			rawID = v
+		case "method":
+			rawMethod, hasMethod = v, string(v) != "null"
+		case "params":
+			params = v
+		}
+		return true
+	})
+	var meta, name, uri, taskID []byte
+	if len(params) > 0 && params[0] == '{' {
+		_ = jsonscan.MembersBytes(params, func(k, v []byte) bool {
+			switch string(k) {
+			case "_meta":
+				meta = v
+			case "name":
+				name = v
+			case "uri":
+				uri = v
+			case "taskId":
+				taskID = v
+			case "requestId":
+				m.requestID = v
+			case "arguments":
+				m.rawArgs = v
+			}
+			return true
+		})
+	}
+	m.id, _ = transport.ParseID(rawID)
+	if !hasMethod {
+		m.response = true
+		return m
+	}
+	m.method, _ = jsonscan.Unquote(rawMethod) // not a string: "", as encoding/json left it
+	if len(meta) > 0 && meta[0] == '{' {
+		if v, found := jsonscan.Member(meta, mcp.MetaProtocolVersion); found {
+			m.version, _ = jsonscan.Unquote(v)
+		}
+	}
+	str := func(raw []byte) (string, bool) {
+		if raw == nil || string(raw) == "null" {
+			return "", false
+		}
+		return jsonscan.Unquote(raw)
+	}
+	switch m.method {
+	case "tools/call", "prompts/get":
+		m.name, m.hasName = str(name)
+	case "resources/read":
+		m.name, m.hasName = str(uri)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		m.name, m.hasName = str(taskID)
+	}
+	return m
+}
+
+// peekOutSlow is peekOut for a message that is not valid JSON.
+func peekOutSlow(msg []byte) *outMsg {
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
@@ -240,11 +315,11 @@ func peekOut(msg []byte) *outMsg {
 			URI       *string                    `json:"uri"`
 			TaskID    *string                    `json:"taskId"`
 			RequestID json.RawMessage            `json:"requestId"`
-			Arguments map[string]json.RawMessage `json:"arguments"`
+			Arguments json.RawMessage            `json:"arguments"`
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(msg, &env)
-	m := &outMsg{raw: msg, requestID: env.Params.RequestID, args: env.Params.Arguments}
+	m := &outMsg{raw: msg, requestID: env.Params.RequestID, rawArgs: env.Params.Arguments}
 	m.id, _ = transport.ParseID(env.ID)
 	if env.Method == nil {
 		m.response = true
@@ -352,15 +427,25 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	for k, vs := range f.header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
+	// The transport's own headers, under their canonical names, take
+	// their values from one array instead of one allocation each
+	// (http.Header.Set).
+	var vals [7]string
+	n := 0
+	set := func(key, v string) {
+		vals[n] = v
+		req.Header[key] = vals[n : n+1 : n+1]
+		n++
+	}
 	switch method {
 	case http.MethodPost:
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Content-Type", "application/json")
+		set("Accept", "application/json, text/event-stream")
+		set("Content-Type", "application/json")
 	case http.MethodGet:
-		req.Header.Set("Accept", "text/event-stream")
+		set("Accept", "text/event-stream")
 	}
 	if lastEventID != "" {
-		req.Header.Set(HeaderLastEventID, lastEventID)
+		set(HeaderLastEventID, lastEventID)
 	}
 	f.mu.Lock()
 	sid, version, sv := f.sessionID, f.version, f.stateless
@@ -369,19 +454,19 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 		if m != nil && mcp.IsStateless(m.version) {
 			sv = m.version
 		}
-		req.Header.Set(HeaderProtocolVersion, sv)
+		set(HeaderProtocolVersion, sv)
 		if m != nil && !m.response {
-			req.Header.Set(HeaderMethod, m.method)
+			set(HeaderMethod, m.method)
 			if m.hasName {
-				req.Header.Set(HeaderName, encodeHeaderValue(m.name))
+				set(HeaderName, encodeHeaderValue(m.name))
 			}
 		}
 	} else {
 		if sid != "" {
-			req.Header.Set(HeaderSessionID, sid)
+			set(HeaderSessionID, sid)
 		}
 		if version != "" {
-			req.Header.Set(HeaderProtocolVersion, version)
+			set(HeaderProtocolVersion, version)
 		}
 	}
 	f.setParamHeaders(req.Header, m)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"time"
 
@@ -96,7 +95,7 @@ func logRequest(e *echo.Echo, r *http.Request, ew *echoWriter, req *echo.Capture
 }
 
 func isSSE(contentType string) bool {
-	mt, _, _ := mime.ParseMediaType(contentType)
+	mt, _, _ := parseMediaType(contentType)
 	return mt == "text/event-stream"
 }
 

@@ -68,7 +68,9 @@ type HandlerOptions struct {
 	// always admitted when no other is being read. Zero means
 	// DefaultMaxBodyMemory (64 MiB).
 	MaxBodyMemory int64
-	// BodyWait is how long a POST waits for room under MaxBodyMemory.
+	// BodyWait is how long a POST waits for room under MaxBodyMemory, in
+	// all, counted from the first time its body has to wait (a body of
+	// unknown length reserves 64 KiB at a time, and may wait for each).
 	// Zero means DefaultBodyWait (5 s).
 	BodyWait time.Duration
 	// BodyTimeout is how long a request's body may take to arrive, from

@@ -28,12 +28,21 @@ func (m *rpcMessage) isRequest() bool { return !m.response && !m.id.IsZero() }
 
 // metaString returns a string entry of the params' _meta.
 func (m *rpcMessage) metaString(key string) (string, bool) {
-	var s string
 	raw, ok := m.meta[key]
-	if !ok || json.Unmarshal(raw, &s) != nil {
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return rawString(raw)
+}
+
+// rawString decodes a raw JSON value, already checked valid, as
+// json.Unmarshal decodes it into a string: null leaves it empty, and
+// anything but a string fails.
+func rawString(raw []byte) (string, bool) {
+	if string(raw) == "null" {
+		return "", true
+	}
+	return jsonscan.Unquote(raw)
 }
 
 // nameValue returns what the Mcp-Name header must repeat for methods that
@@ -50,12 +59,11 @@ func (m *rpcMessage) nameValue() (string, bool) {
 	default:
 		return "", false
 	}
-	var s string
 	raw, ok := m.params[key]
-	if !ok || json.Unmarshal(raw, &s) != nil {
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return rawString(raw)
 }
 
 // parseMessage checks that body is one JSON-RPC message. Batches are
@@ -141,19 +149,11 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
-// statusOf is the HTTP status of a stateless JSON response: errors the
-// transport specification pins (unknown method 404; bad params, headers,
-// versions 400) and internal errors 500; everything else 200.
-func statusOf(resp []byte) int {
-	var m struct {
-		Error *struct {
-			Code int64 `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(resp, &m) != nil || m.Error == nil {
-		return http.StatusOK
-	}
-	switch m.Error.Code {
+// statusOfCode is the HTTP status of a stateless response's error code:
+// errors the transport specification pins (unknown method 404; bad
+// params, headers, versions 400) and internal errors 500; others 200.
+func statusOfCode(code int64) int {
+	switch code {
 	case mcp.CodeMethodNotFound:
 		return http.StatusNotFound
 	case mcp.CodeParseError, mcp.CodeInvalidRequest, mcp.CodeInvalidParams, mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:

@@ -150,8 +150,13 @@ func (f *Framer) setParamHeaders(h http.Header, m *outMsg) {
 	f.mu.Lock()
 	headers := f.params[m.name]
 	f.mu.Unlock()
+	if len(headers) == 0 {
+		return // most tools have none: the arguments are not decoded
+	}
+	var args map[string]json.RawMessage
+	_ = json.Unmarshal(m.rawArgs, &args)
 	for param, name := range headers {
-		if v, ok := paramHeaderValue(m.args[param]); ok {
+		if v, ok := paramHeaderValue(args[param]); ok {
 			h.Set("Mcp-Param-"+name, v)
 		}
 	}

@@ -41,7 +41,7 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		}
 	}
 	if !isEventStream(resp) {
-		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.max)+1))
+		b, err := readLimited(resp.Body, resp.ContentLength, f.max)
 		switch {
 		case err != nil:
 			f.fail(m, "reading the response: "+err.Error())
@@ -143,26 +143,22 @@ func (f *Framer) readEvents(ctx context.Context, body io.Reader, m *outMsg) (ans
 // an initialize response on the way. It reports whether msg is the
 // response to m.
 func (f *Framer) incoming(msg []byte, m *outMsg) bool {
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Result struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"result"`
-	}
-	_ = json.Unmarshal(msg, &env)
+	env := peekIn(msg)
 	isResp := false
-	if m != nil && env.Method == nil {
-		if id, err := transport.ParseID(env.ID); err == nil && id.Key() == m.id.Key() {
+	if m != nil && !env.hasMethod {
+		if id, err := transport.ParseID(env.id); err == nil && id.Key() == m.id.Key() {
 			isResp = true
 		}
 	}
 	if isResp && m.method == "tools/list" {
 		msg = f.learnTools(msg)
 	}
-	if isResp && m.method == "initialize" && env.Result.ProtocolVersion != "" {
+	if isResp && m.method == "initialize" {
+		env.readVersion()
+	}
+	if isResp && m.method == "initialize" && env.version != "" {
 		f.mu.Lock()
-		f.version = env.Result.ProtocolVersion
+		f.version = env.version
 		start := f.sessionID != "" && f.listen && !f.listening
 		f.listening = f.listening || start
 		f.mu.Unlock()
@@ -311,6 +307,24 @@ func isEventStream(resp *http.Response) bool { return isSSE(resp.Header.Get("Con
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	_ = resp.Body.Close()
+}
+
+// preallocLimit bounds the buffer readLimited makes before a body's bytes
+// arrive: a server that declares a large Content-Length and sends nothing
+// must not make every call in flight hold that much memory.
+const preallocLimit = 64 << 10
+
+// readLimited reads a response body of up to max bytes, and one more if
+// there are more. A small body that declares its length within max is
+// read into a buffer of that size at once, instead of one grown as it
+// comes; a larger one grows with what actually arrives.
+func readLimited(r io.Reader, length int64, max int) ([]byte, error) {
+	if length >= 0 && length <= int64(max) && length <= preallocLimit {
+		b := make([]byte, length)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	return io.ReadAll(io.LimitReader(r, int64(max)+1))
 }
 
 func head(b []byte) []byte {

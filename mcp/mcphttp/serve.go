@@ -91,11 +91,24 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 	if r.ContentLength > limit {
 		return nil, h.tooLarge()
 	}
-	wait := time.NewTimer(h.opts.BodyWait)
-	defer wait.Stop()
+	// The BodyWait timer starts when the body first has to wait for room:
+	// most bodies never do, and need no timer.
+	var wait *time.Timer
 	var reserved int64
-	defer func() { h.bodies.release(reserved) }()
+	defer func() {
+		if wait != nil {
+			wait.Stop()
+		}
+		h.bodies.release(reserved)
+	}()
 	reserve := func(n int64) *httpError {
+		if h.bodies.tryAcquire(n) {
+			reserved += n
+			return nil
+		}
+		if wait == nil {
+			wait = time.NewTimer(h.opts.BodyWait)
+		}
 		if !h.bodies.acquire(r.Context(), n, wait.C) {
 			e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server busy: too many request bodies are being read at once; retry")
 			e.retryAfter, e.close = time.Second, true

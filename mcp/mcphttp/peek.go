@@ -1,0 +1,76 @@
+package mcphttp
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
+)
+
+// The messages that pass through the transport are read here for the few
+// members routing needs, by walking them with jsonscan instead of
+// decoding them with encoding/json, which on every call scanned each
+// message twice and copied its members. Input that is not valid JSON
+// reads as a message with no members: the transport's stream rejects it.
+
+// inEnvelope is what the client framer reads of a message from the
+// server: its id, whether it has a method (null counts as none), and its
+// result.
+type inEnvelope struct {
+	id        []byte
+	hasMethod bool
+	result    []byte
+	version   string // result.protocolVersion, after readVersion
+}
+
+// peekIn reads the envelope of msg.
+func peekIn(msg []byte) inEnvelope {
+	var e inEnvelope
+	if !jsonscan.Valid(msg) {
+		return e
+	}
+	_ = jsonscan.MembersBytes(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			e.id = v
+		case "method":
+			e.hasMethod = string(v) != "null"
+		case "result":
+			e.result = v
+		}
+		return true
+	})
+	return e
+}
+
+// readVersion reads result.protocolVersion, of an initialize response.
+func (e *inEnvelope) readVersion() {
+	if len(e.result) == 0 || e.result[0] != '{' {
+		return
+	}
+	if v, ok := jsonscan.Member(e.result, "protocolVersion"); ok {
+		e.version, _ = jsonscan.Unquote(v)
+	}
+}
+
+// statusOf is the HTTP status of a stateless JSON response: errors the
+// transport specification pins (unknown method 404; bad params, headers,
+// versions 400) and internal errors 500; everything else 200.
+func statusOf(resp []byte) int {
+	if !jsonscan.Valid(resp) {
+		return http.StatusOK
+	}
+	e, ok := jsonscan.Member(resp, "error")
+	if !ok || len(e) == 0 || e[0] != '{' {
+		return http.StatusOK
+	}
+	raw, ok := jsonscan.Member(e, "code")
+	if !ok {
+		return http.StatusOK
+	}
+	code, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return http.StatusOK
+	}
+	return statusOfCode(code)
+}
