@@ -265,7 +265,9 @@ func TestProcessStartTimeout(t *testing.T) {
 	if !errors.Is(err, client.ErrStartTimeout) {
 		t.Fatalf("err = %v, want ErrStartTimeout", err)
 	}
-	if d < 300*time.Millisecond || d > 3*time.Second {
+	// The upper bound only tells "gave up at the timeout" from "waited for
+	// the 30 s default"; it is loose because a loaded machine is slow.
+	if d < 300*time.Millisecond || d > 15*time.Second {
 		t.Errorf("gave up after %v", d)
 	}
 }
