@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -117,31 +118,64 @@ func (r *replica) kill() {
 // replica: no affinity, as the harshest load balancer.
 func roundRobin(t *testing.T, rs []*replica) string {
 	t.Helper()
-	var next atomic.Uint64
-	proxies := make([]*httputil.ReverseProxy, len(rs))
+	targets := make([]*url.URL, len(rs))
 	for i, r := range rs {
 		u, err := url.Parse(r.url)
 		if err != nil {
 			t.Fatal(err)
 		}
+		targets[i] = u
+	}
+	ts := httptest.NewServer(newRoundRobin(targets, func(i int) bool { return rs[i].dead.Load() }))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+// proxyBodyLimit bounds the request bodies the rig's proxy buffers.
+const proxyBodyLimit = 8 << 20
+
+// newRoundRobin proxies each request to the next target that is not dead.
+//
+// It reads each request body whole before forwarding it, as nginx does by
+// default (proxy_request_buffering). Streamed through, the body is still
+// owned by the proxy's own server: when a replica answers as soon as the
+// body arrives (a stateless call's SSE stream starts with its first
+// progress notification), the proxy writes the response header while
+// http.Transport is still reading the body for its end, net/http's server
+// closes the body on that header, the Transport's read fails with "invalid
+// Read on closed Body", and the Transport drops the replica's connection
+// mid-response: the stream ends before its result, and the proxy logs
+// "use of closed network connection".
+func newRoundRobin(targets []*url.URL, dead func(int) bool) http.Handler {
+	var next atomic.Uint64
+	proxies := make([]*httputil.ReverseProxy, len(targets))
+	for i, u := range targets {
+		u := *u
 		u.Path = "" // the proxy's own path, /mcp, is kept
-		p := httputil.NewSingleHostReverseProxy(u)
+		p := httputil.NewSingleHostReverseProxy(&u)
 		p.FlushInterval = -1 // SSE: every event at once
-		p.ErrorLog = nil
 		proxies[i] = p
 	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		for range rs {
-			i := int(next.Add(1) % uint64(len(rs)))
-			if !rs[i].dead.Load() {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Body != nil && req.Body != http.NoBody {
+			body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, proxyBodyLimit))
+			if err != nil {
+				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			req.TransferEncoding = nil
+		}
+		for range proxies {
+			i := int(next.Add(1) % uint64(len(proxies)))
+			if !dead(i) {
 				proxies[i].ServeHTTP(w, req)
 				return
 			}
 		}
 		http.Error(w, "no replica", http.StatusBadGateway)
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL + "/mcp"
+	})
 }
 
 func startRig(t *testing.T) (*redistest.Server, []*replica, string) {
