@@ -23,7 +23,6 @@ import (
 	"github.com/winbridge/winbridge/gateway"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
-	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -200,16 +199,7 @@ func runGateway(args []string, stdout, stderr io.Writer) int {
 	if s.httpAddr != "" {
 		return serveGatewayHTTP(ctx, s, g, log, stderr)
 	}
-	stream, err := transport.Stdio(&transport.StreamOptions{Logger: log})
-	if err != nil {
-		fmt.Fprintln(stderr, "winbridge gateway:", err)
-		return 1
-	}
-	if err := srv.Run(ctx, stream); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("winbridge gateway: serving", "err", err)
-		return 1
-	}
-	return 0
+	return serveStdio(ctx, srv, log, stderr, "winbridge gateway")
 }
 
 // gatewayOptions reads the files and builds the Options; cleanup closes

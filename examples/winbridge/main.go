@@ -88,13 +88,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if stdinIsTerminal() {
 		fmt.Fprint(stderr, terminalNotice)
 	}
+	return serveStdio(ctx, srv, log, stderr, "winbridge")
+}
+
+// serveStdio serves srv on standard input and output until the input ends
+// or ctx is done, and returns the exit status; name prefixes its messages.
+func serveStdio(ctx context.Context, srv *mcp.Server, log *slog.Logger, stderr io.Writer, name string) int {
 	stream, err := transport.Stdio(&transport.StreamOptions{Logger: log})
 	if err != nil {
-		fmt.Fprintln(stderr, "winbridge:", err)
+		fmt.Fprintln(stderr, name+":", err)
 		return 1
 	}
 	if err := srv.Run(ctx, stream); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("winbridge: serving", "err", err)
+		log.Error(name+": serving", "err", err)
 		return 1
 	}
 	return 0
