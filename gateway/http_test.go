@@ -1,11 +1,8 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,48 +10,10 @@ import (
 	"github.com/winbridge/winbridge/internal/peertest"
 )
 
-// everythingHTTP runs examples/everything-server -http on a free port
-// and returns its MCP endpoint.
-func everythingHTTP(t *testing.T) string {
-	t.Helper()
-	bin := peertest.BuildGo(t, "./examples/everything-server")
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "-http", "127.0.0.1:0")
-	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("everything-server did not say where it serves")
-	}
-	return ""
-}
-
 // TestHTTPUpstream: examples/everything-server over Streamable HTTP
 // behind the facade.
 func TestHTTPUpstream(t *testing.T) {
-	url := everythingHTTP(t)
+	url := peertest.EverythingHTTP(t)
 	doc := `{"mcpServers":{"ev":{"url":` + jsonString(url) + `,"type":"http","headers":{"X-Test":"1"},"timeoutMs":20000}}}`
 	cfg, hs, err := ParseConfig([]byte(doc))
 	if err != nil {

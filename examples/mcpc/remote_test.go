@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -249,37 +247,7 @@ func TestRemoteFlagErrors(t *testing.T) {
 // examples/everything-server -http, which asks for no authorization:
 // --url lists and calls its tools, and nothing is stored.
 func TestRemoteEverythingServer(t *testing.T) {
-	bin := peertest.BuildGo(t, "./examples/everything-server")
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "-http", "127.0.0.1:0")
-	cmd.WaitDelay = 5 * time.Second
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	var endpoint string
-	select {
-	case endpoint = <-found:
-	case <-time.After(30 * time.Second):
-		t.Fatal("everything-server did not say where it serves")
-	}
+	endpoint := peertest.EverythingHTTP(t)
 	store := filepath.Join(t.TempDir(), "tokens.json")
 	code, out, errs := mcpc(t, "--url", endpoint, "--store", store, "tools")
 	if code != exitOK || !strings.Contains(out, `"test_simple_text"`) {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,50 +13,12 @@ import (
 	"github.com/winbridge/winbridge/internal/peertest"
 )
 
-// everythingHTTP runs examples/everything-server -http on a free port and
-// returns its MCP endpoint.
-func everythingHTTP(t *testing.T) string {
-	t.Helper()
-	bin := peertest.BuildGo(t, "./examples/everything-server")
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "-http", "127.0.0.1:0")
-	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("everything-server did not say where it serves")
-	}
-	return ""
-}
-
 // httpUpstreamFixture writes a configuration with examples/everything-server
 // over Streamable HTTP as server "ev", and a policy that needs no approval
 // and gives ev/sleep a short walltime.
 func httpUpstreamFixture(t *testing.T) (cfg, pol string) {
 	t.Helper()
-	url := everythingHTTP(t)
+	url := peertest.EverythingHTTP(t)
 	dir := t.TempDir()
 	cfg = writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{
 		"ev": map[string]any{"url": url, "type": "http", "timeoutMs": 20000},
