@@ -94,9 +94,10 @@ func (ss *ServerSession) taskRequest(ctx context.Context, r *transport.Request, 
 		return nil, nil, invalidParams(r.Method+` needs "taskId"`, nil)
 	}
 	t, err := ss.srv.tasks.Get(ctx, p.TaskID)
-	// A legacy session sees its own tasks only, and a stateless request
-	// none of a session's: to everyone else they do not exist.
-	if errors.Is(err, ErrTaskNotFound) || err == nil && t.owner != ss.ownerKey(ci) {
+	// A legacy session sees its own tasks only, a stateless request none
+	// of a session's, and a principal only its own: to everyone else they
+	// do not exist.
+	if errors.Is(err, ErrTaskNotFound) || err == nil && (t.owner != ss.ownerKey(ci) || t.Principal != ss.boundPrincipal()) {
 		return nil, nil, invalidParams("unknown task: it never existed, or its TTL has passed", nil)
 	}
 	if err != nil {

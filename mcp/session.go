@@ -54,6 +54,9 @@ type ServerSession struct {
 	// decoded: a client sends the same on every request, and decoding it
 	// cost a tenth of a small call's allocations.
 	who statelessClient
+
+	// principal is who the session's requests come from (BindPrincipal).
+	principal string
 }
 
 // statelessClient memoizes the decoding of a stateless request's client

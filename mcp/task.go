@@ -90,6 +90,12 @@ type Task struct {
 	// answers with tasks/update under the same keys.
 	InputRequests InputRequests `json:"inputRequests,omitzero"`
 
+	// Principal is who started the task, as the transport's authorization
+	// established it (ServerSession.BindPrincipal); "" when there was none.
+	// The server shows a task only to requests of the same principal, so a
+	// TaskStore must keep it. It is not sent on the wire.
+	Principal string `json:"-"`
+
 	owner *ServerSession // the legacy session whose task it is; nil for stateless
 }
 

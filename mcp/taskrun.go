@@ -78,6 +78,7 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 		LastUpdatedAt: now,
 		TTL:           s.opts.TaskTTL,
 		PollInterval:  s.opts.TaskPollInterval,
+		Principal:     req.Session.boundPrincipal(),
 	}
 	if !req.info.stateless {
 		// A legacy session's task is its own, and may ask for a shorter

@@ -219,7 +219,15 @@ func (s *httpSession) bindAuth(r *http.Request) {
 	if a := AuthFromContext(r.Context()); a != nil {
 		s.auth = a
 		sessionAuth.Store(s.ss, a)
+		s.ss.BindPrincipal(principalOf(a))
 	}
+}
+
+// principalOf is the principal tasks are bound to: the subject and the
+// client, as a session is (sameIdentity). Quoting keeps the two apart, so
+// no subject can end in a client's name and meet another pair.
+func principalOf(a *AuthInfo) string {
+	return strconv.Quote(a.Subject) + " " + strconv.Quote(a.ClientID)
 }
 
 // sameIdentity reports whether r may use s: a session opened without
