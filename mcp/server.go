@@ -84,6 +84,10 @@ type ServerOptions struct {
 	// finished within their TTL; zero means DefaultMaxTasks (1024). At the
 	// bound, calls that would start a task fail with CodeServerBusy.
 	MaxTasks int
+	// MaxTasksPerPrincipal bounds the tasks of one authorized principal in
+	// the default store (see MemoryTaskStore.MaxPerPrincipal); zero means a
+	// quarter of MaxTasks, negative means no bound of its own.
+	MaxTasksPerPrincipal int
 	// TaskTTL is how long a task and its result are kept after the task
 	// was created; a task still running then is cancelled. Zero means
 	// DefaultTaskTTL (1 hour).
@@ -184,7 +188,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	s.tasks = s.opts.TaskStore
 	if s.tasks == nil {
-		s.tasks = &MemoryTaskStore{Max: s.opts.MaxTasks}
+		s.tasks = &MemoryTaskStore{Max: s.opts.MaxTasks, MaxPerPrincipal: s.opts.MaxTasksPerPrincipal}
 	}
 	if s.opts.TaskTTL <= 0 {
 		s.opts.TaskTTL = DefaultTaskTTL

@@ -45,6 +45,11 @@ const DefaultMaxTasks = 1024
 // is ready to use.
 type MemoryTaskStore struct {
 	Max int
+	// MaxPerPrincipal bounds the tasks of one principal (Task.Principal,
+	// set where the transport authorizes requests), so that one user
+	// cannot fill the store for all; zero means a quarter of Max, negative
+	// means no bound of its own. Tasks without a principal share Max only.
+	MaxPerPrincipal int
 
 	mu    sync.Mutex
 	tasks map[string]*Task
@@ -71,25 +76,46 @@ func (m *MemoryTaskStore) Put(_ context.Context, t *Task) error {
 		m.tasks = map[string]*Task{}
 	}
 	if _, ok := m.tasks[t.TaskID]; !ok {
-		max := m.Max
-		if max <= 0 {
-			max = DefaultMaxTasks
+		limit := m.Max
+		if limit <= 0 {
+			limit = DefaultMaxTasks
 		}
-		if len(m.tasks) >= max {
-			now := m.clock()
-			for id, old := range m.tasks {
-				if m.expired(old, now) {
-					delete(m.tasks, id)
-				}
-			}
+		perLimit := m.MaxPerPrincipal
+		if perLimit == 0 {
+			perLimit = max(1, limit/4)
 		}
-		if len(m.tasks) >= max {
+		bounded := t.Principal != "" && perLimit > 0
+		if len(m.tasks) >= limit || bounded && m.countLocked(t.Principal) >= perLimit {
+			m.sweepLocked()
+		}
+		if len(m.tasks) >= limit || bounded && m.countLocked(t.Principal) >= perLimit {
 			return ErrTaskLimit
 		}
 	}
 	c := *t
 	m.tasks[t.TaskID] = &c
 	return nil
+}
+
+// sweepLocked drops the tasks past their TTL.
+func (m *MemoryTaskStore) sweepLocked() {
+	now := m.clock()
+	for id, old := range m.tasks {
+		if m.expired(old, now) {
+			delete(m.tasks, id)
+		}
+	}
+}
+
+// countLocked counts the tasks of principal p.
+func (m *MemoryTaskStore) countLocked(p string) int {
+	n := 0
+	for _, t := range m.tasks {
+		if t.Principal == p {
+			n++
+		}
+	}
+	return n
 }
 
 // Get implements TaskStore.
