@@ -17,7 +17,7 @@ var allowed = []string{
 	"!peb", "!teb", "!heap -s", "!address -summary", "!handle", "!locks", "!runaway", "!mcpfoo", "!ext.error 5",
 	"k; r", "\tk", "$$ a comment; k", ".if (1) { k } .else { r }", "j (1) 'k' ; 'r'", ".block { k }",
 	"ad *", "al", ".noshell", ".logclose", ".chain", "dx @$t0 = 5", "dt app!Config Settings",
-	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"",
+	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist",
 }
 
 func TestAllowed(t *testing.T) {
@@ -88,6 +88,8 @@ var bypasses = []struct {
 	{". kill", SessionEnd},       // ext: accepted
 	{"~*e.detach", SessionEnd},   // ext: refused
 	{".remote_exit", SessionEnd}, // ext: accepted
+	{".kill1", SessionEnd},       // ext: accepted
+	{".shellx calc", Host},       // ext: accepted
 	{"|0e.restart", SessionEnd},  // ext: refused
 
 	// The host: programs, code, files, paths, the network.
@@ -211,5 +213,14 @@ func TestMessages(t *testing.T) {
 	}
 	if err := (Policy{}).Check(".shell"); err == nil || !strings.Contains(err.Error(), "unless host commands are allowed") {
 		t.Errorf("no option name: %v", err)
+	}
+}
+
+// Hostile lines of a megabyte are checked in linear time.
+func TestLongLines(t *testing.T) {
+	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 "} {
+		line := strings.Repeat(unit, (1<<20)/len(unit))
+		_ = (Policy{}).Check(line)
+		_ = (Policy{}).Check("k " + line)
 	}
 }

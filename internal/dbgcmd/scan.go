@@ -178,8 +178,31 @@ func nextNonBlank(s string, i int) byte {
 	return 0
 }
 
-// bangEnd are the bytes that end an extension command's name.
-const bangEnd = " \t;{}()\"'`,=*?"
+// bangEnd are the bytes that end an extension command's name. '!' is one
+// of them, so that a run of them is read in linear time.
+const bangEnd = " \t;{}()\"'`,=*?!"
+
+// harmlessDot are meta-commands that begin with a refused name but only
+// show something.
+var harmlessDot = map[string]bool{"servers": true, "dumpdebug": true}
+
+// dotCommand looks a meta-command name up. A name that begins with a
+// refused one is refused too (.shell1, .dumpx): whether the engine reads
+// .shellx as .shell x is not documented, so the check assumes it does.
+func dotCommand(name string) (string, rule, bool) {
+	if name == "" || harmlessDot[name] {
+		return "", rule{}, false
+	}
+	if r, ok := dotCommands[name]; ok {
+		return name, r, true
+	}
+	for n := len(name) - 1; n > 0; n-- {
+		if r, ok := dotCommands[name[:n]]; ok {
+			return name[:n], r, true
+		}
+	}
+	return "", rule{}, false
+}
 
 // scan finds every refused name in s, a lower-case ASCII line.
 func scan(s string) hits {
@@ -196,8 +219,8 @@ func scan(s string) hits {
 			for k < len(s) && isWord(s[k]) {
 				k++
 			}
-			if r, ok := dotCommands[s[j:k]]; ok {
-				h.add(i, r, "."+s[j:k])
+			if name, r, ok := dotCommand(s[j:k]); ok {
+				h.add(i, r, "."+name)
 			}
 		case '!':
 			j := i + 1
