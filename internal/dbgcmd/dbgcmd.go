@@ -145,13 +145,13 @@ func (p Policy) Check(command string) error {
 			if !p.AllowSessionEnd {
 				return &Error{Class: SessionEnd, Word: h.word, Reason: fmt.Sprintf(
 					"%s %s; session-ending commands are refused unless %s",
-					h.word, h.why, option(p.SessionEndOption, "session-ending commands are allowed"))}
+					h.word, h.why, option(p.SessionEndOption, "the server's settings allow them"))}
 			}
 		case Host:
 			if !p.AllowHostCommands {
 				return &Error{Class: Host, Word: h.word, Reason: fmt.Sprintf(
 					"%s %s; it reaches past the debugging session to the host or network, which is refused unless %s",
-					h.word, h.why, option(p.HostOption, "host commands are allowed"))}
+					h.word, h.why, option(p.HostOption, "the server's settings allow them"))}
 			}
 		}
 	}
@@ -162,10 +162,10 @@ func (p Policy) Check(command string) error {
 func (p Policy) both() string {
 	var opts []string
 	if !p.AllowSessionEnd {
-		opts = append(opts, option(p.SessionEndOption, "session-ending commands are allowed"))
+		opts = append(opts, option(p.SessionEndOption, "the server's settings allow session-ending commands"))
 	}
 	if !p.AllowHostCommands {
-		opts = append(opts, option(p.HostOption, "host commands are allowed"))
+		opts = append(opts, option(p.HostOption, "the server's settings allow host commands"))
 	}
 	return strings.Join(opts, " and ")
 }

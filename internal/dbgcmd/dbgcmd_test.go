@@ -17,7 +17,7 @@ var allowed = []string{
 	"!peb", "!teb", "!heap -s", "!address -summary", "!handle", "!locks", "!runaway", "!mcpfoo", "!ext.error 5",
 	"k; r", "\tk", "$$ a comment; k", ".if (1) { k } .else { r }", "j (1) 'k' ; 'r'", ".block { k }",
 	"ad *", "al", ".noshell", ".logclose", ".chain", "dx @$t0 = 5", "dt app!Config Settings",
-	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist",
+	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
 }
 
 func TestAllowed(t *testing.T) {
@@ -90,6 +90,8 @@ var bypasses = []struct {
 	{".remote_exit", SessionEnd}, // ext: accepted
 	{".kill1", SessionEnd},       // ext: accepted
 	{".shellx calc", Host},       // ext: accepted
+	{"~0e.shellx calc", Host},    // ext: accepted
+	{"k;.dumpx c:\\x", Host},     // ext: accepted
 	{"|0e.restart", SessionEnd},  // ext: refused
 
 	// The host: programs, code, files, paths, the network.
@@ -211,7 +213,7 @@ func TestMessages(t *testing.T) {
 		!strings.HasSuffix(err.Error(), "refused unless H is set") {
 		t.Errorf("${x}: %v", err)
 	}
-	if err := (Policy{}).Check(".shell"); err == nil || !strings.Contains(err.Error(), "unless host commands are allowed") {
+	if err := (Policy{}).Check(".shell"); err == nil || !strings.HasSuffix(err.Error(), "unless the server's settings allow them") {
 		t.Errorf("no option name: %v", err)
 	}
 }

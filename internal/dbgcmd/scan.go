@@ -186,17 +186,19 @@ const bangEnd = " \t;{}()\"'`,=*?!"
 // show something.
 var harmlessDot = map[string]bool{"servers": true, "dumpdebug": true}
 
-// dotCommand looks a meta-command name up. A name that begins with a
-// refused one is refused too (.shell1, .dumpx): whether the engine reads
-// .shellx as .shell x is not documented, so the check assumes it does.
-func dotCommand(name string) (string, rule, bool) {
+// dotCommand looks a meta-command name up. Where the dot may start a
+// command (start), a name that begins with a refused one is refused too
+// (.shell1, .dumpx): whether the engine reads .shellx as .shell x is not
+// documented, so the check assumes it does. After a word (!sos.dumpheap,
+// app!Foo.Create) only the exact name is refused.
+func dotCommand(name string, start bool) (string, rule, bool) {
 	if name == "" || harmlessDot[name] {
 		return "", rule{}, false
 	}
 	if r, ok := dotCommands[name]; ok {
 		return name, r, true
 	}
-	for n := len(name) - 1; n > 0; n-- {
+	for n := len(name) - 1; n > 0 && start; n-- {
 		if r, ok := dotCommands[name[:n]]; ok {
 			return name[:n], r, true
 		}
@@ -219,7 +221,7 @@ func scan(s string) hits {
 			for k < len(s) && isWord(s[k]) {
 				k++
 			}
-			if name, r, ok := dotCommand(s[j:k]); ok {
+			if name, r, ok := dotCommand(s[j:k], dotStartsCommand(s, i)); ok {
 				h.add(i, r, "."+name)
 			}
 		case '!':
@@ -337,6 +339,29 @@ func scanRun(s string, a, b int, h *hits) {
 			break
 		}
 	}
+}
+
+// dotStartsCommand reports whether the '.' at i may start a command: it
+// does not follow a word, or the word is the e or s verb of a thread or
+// process prefix (~*e.shell, ~0e.shell).
+func dotStartsCommand(s string, i int) bool {
+	if i == 0 || !isWord(s[i-1]) {
+		return true
+	}
+	k := i
+	for k > 0 && isWord(s[k-1]) {
+		k--
+	}
+	run := s[k:i]
+	if last := run[len(run)-1]; last != 'e' && last != 's' {
+		return false
+	}
+	for j := 0; j < len(run)-1; j++ {
+		if !isHex(run[j]) {
+			return false
+		}
+	}
+	return prefixContext(s, prevNonBlank(s, k))
 }
 
 // prefixContext reports whether a word after s[prev] may begin with the
