@@ -212,9 +212,15 @@ func (p Policy) Note() string {
 	if !p.AllowHostCommands {
 		refused = append(refused, "commands that reach this machine or the network (.shell, .create, .load, .logopen, .writemem, .dump, .sympath, .srcpath, .server, network paths)")
 	}
+	var note string
 	if len(refused) == 0 {
-		return "Every debugger command is allowed."
+		note = "Every debugger command is allowed."
+	} else {
+		note = "Refused before they run: " + strings.Join(refused, "; ") +
+			"; and, since they could hide those, aliases (as, aS, ${...}, $u0), .foreach, script files ($$<), JavaScript (.scriptload) and dx's Debugger.Utility. The user can allow each group when starting the server."
 	}
-	return "Refused before they run: " + strings.Join(refused, "; ") +
-		"; and, since they could hide those, aliases (as, aS, ${...}, $u0), .foreach, script files ($$<), JavaScript (.scriptload) and dx's Debugger.Utility. The user can allow each group when starting the server."
+	if p.Reserved != "" {
+		note += " !" + p.Reserved + " controls this server and is always refused."
+	}
+	return note
 }

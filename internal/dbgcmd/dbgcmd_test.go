@@ -226,3 +226,15 @@ func TestLongLines(t *testing.T) {
 		_ = (Policy{}).Check("k " + line)
 	}
 }
+
+func TestNote(t *testing.T) {
+	if n := (Policy{}).Note(); !strings.Contains(n, "end the session") || !strings.Contains(n, ".shell") || !strings.Contains(n, "aliases") {
+		t.Errorf("zero policy: %s", n)
+	}
+	if n := (Policy{AllowSessionEnd: true}).Note(); strings.Contains(n, "end the session") || !strings.Contains(n, "aliases") {
+		t.Errorf("session end allowed: %s", n)
+	}
+	if n := (Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}).Note(); n != "Every debugger command is allowed. !mcp controls this server and is always refused." {
+		t.Errorf("everything allowed: %s", n)
+	}
+}
