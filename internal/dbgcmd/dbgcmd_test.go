@@ -132,6 +132,10 @@ var bypasses = []struct {
 	{".readmem c:\\secret @rsp L100", Host},                      // ext: accepted
 	{"lsf c:\\users\\x\\.ssh\\id_rsa", Host},                     // ext: accepted
 	{"lsf- x", Host},                                             // ext: accepted
+	{"lse", Host},                                                // ext: accepted
+	{".dml_start c:\\x.txt", Host},                               // ext: accepted
+	{".rrestart", Host},                                          // ext: accepted
+	{"!for_each_process .echo", Indirect},                        // ext: accepted
 	{".open c:\\x.c", Host},                                      // ext: accepted
 	{".kdfiles c:\\x", Host},                                     // ext: accepted
 	{".cmdtree c:\\x", Host},                                     // ext: accepted

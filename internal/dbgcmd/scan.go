@@ -41,6 +41,7 @@ var dotCommands = map[string]rule{
 	"hh":        {Host, "starts the help viewer on this machine"},
 	"tlist":     {Host, "lists the processes of this machine"},
 	"breakin":   {Host, "breaks this machine into its kernel debugger"},
+	"rrestart":  {Host, "registers the debugger to be restarted by Windows"},
 	"load":      {Host, "loads a DLL into the debugger"},
 	"loadby":    {Host, "loads a DLL into the debugger, from a directory the target names"},
 	"setdll":    {Host, "sets the default extension DLL, loaded on first use"},
@@ -64,6 +65,8 @@ var dotCommands = map[string]rule{
 	"cmdtree":        {Host, "reads a command tree file of this machine"},
 	"open":           {Host, "opens a source file of this machine"},
 	"nvload":         {Host, "reads a NatVis file of this machine"},
+	"dml_start":      {Host, "shows a DML file of this machine"},
+	"sound_notify":   {Host, "plays a sound file of this machine"},
 	"settings":       {Host, "loads, saves or changes the debugger's settings (its paths among them)"},
 	"sympath":        {Host, "changes where symbols are searched, which can reach the network"},
 	"symfix":         {Host, "points the symbol path at a symbol server on the network"},
@@ -308,8 +311,9 @@ func scanConstructs(s string, h *hits) {
 	}
 }
 
-// scanRun checks the word s[a:b]: as a command of letters (q, as, lsf),
-// after a thread or process prefix (~0eq), and as a data model word.
+// scanRun checks the word s[a:b]: as a command of letters (q, as, lsf,
+// lse), after a thread or process prefix (~0eq), and as a data model
+// word.
 func scanRun(s string, a, b int, h *hits) {
 	r := s[a:b]
 	if rl, ok := dataModelWords[r]; ok {
@@ -406,6 +410,8 @@ func letterCommand(w string, pos int, next byte, h *hits) {
 		h.add(pos, rule{Indirect, "starts with as, which the debugger may read as as or aS (define an alias); a symbol can be named with its module (app!name)"}, w)
 	case strings.HasPrefix(w, "lsf"):
 		h.add(pos, rule{Host, "loads a source file of this machine"}, w)
+	case strings.HasPrefix(w, "lse"):
+		h.add(pos, rule{Host, "starts a source editor on this machine"}, w)
 	}
 }
 
