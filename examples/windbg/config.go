@@ -59,6 +59,14 @@ type Config struct {
 	// Quit is the line that ends the session; empty means QuitCommand's
 	// default for the target.
 	Quit string
+	// AllowSessionEnd lets commands that end, detach, restart or unload
+	// the session through (q, .kill, .detach; see internal/dbgcmd). The
+	// next command opens a new session. The flags' default depends on the
+	// target (see parseSettings); the zero Config refuses them.
+	AllowSessionEnd bool
+	// AllowHostCommands lets commands that reach past the session to the
+	// host or the network through (.shell, .load, .logopen, .sympath...).
+	AllowHostCommands bool
 }
 
 // QuitCommand returns the line that ends the session cleanly: q for a dump
@@ -210,6 +218,14 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	fs.IntVar(&c.MaxOutput, "max-output", orInt(envInt("WINDBG_MAX_OUTPUT"), defaultMaxOutput), "`bytes` of output kept per command [WINDBG_MAX_OUTPUT]")
 	fs.IntVar(&c.CodePage, "codepage", envInt("WINDBG_CODEPAGE"), "Windows code `page` of output that is not UTF-8 (0: Windows-1252) [WINDBG_CODEPAGE]")
 	quit := fs.String("quit", getenv("WINDBG_QUIT"), "`line` that ends the session (default q for a dump, qd for -pid, ctrl-b for -remote) [WINDBG_QUIT]")
+	allowEnd := &optionalBool{}
+	if v := getenv("WINDBG_ALLOW_SESSION_END"); v != "" {
+		if err := allowEnd.Set(v); err != nil {
+			errs = append(errs, fmt.Errorf("WINDBG_ALLOW_SESSION_END=%q: want 1 or 0", v))
+		}
+	}
+	fs.Var(allowEnd, "allow-session-end", "let the model run commands that end the session (q, qd, .kill, .detach, .restart...); the next command opens a new session. Unset, allowed for -dump and refused for -pid and -remote (q ends an attached process; on a remote client, the debugging server) [WINDBG_ALLOW_SESSION_END=1 or 0]")
+	fs.BoolVar(&c.AllowHostCommands, "allow-host-commands", getenv("WINDBG_ALLOW_HOST_COMMANDS") == "1", "let the model run commands that reach the host or network: .shell, .create, .load, .logopen, .writemem, .dump, .sympath, .server... Without both this and a session-end allowance, aliases, .foreach, scripts and dx's Debugger.Utility are refused too [WINDBG_ALLOW_HOST_COMMANDS=1]")
 	fs.BoolVar(&s.dotNaming, "dotted-names", getenv("WINDBG_DOTTED_NAMES") == "1", "name the tool windbg.eval as earlier releases did; hosts such as Claude Desktop reject it [WINDBG_DOTTED_NAMES=1]")
 	fs.Bool("snake-case", false, "deprecated and ignored: the tool is windbg_eval by default")
 	fs.IntVar(&s.echoMaxText, "echo-max", orInt(envInt("WINDBG_ECHO_MAX"), defaultEchoMaxText), "`bytes` of each body shown by the request echo on stderr before it is cut [WINDBG_ECHO_MAX]")
@@ -230,6 +246,13 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	c.Launcher = strings.Fields(*launcher)
 	c.Args = strings.Fields(*extra)
 	c.Quit = *quit
+	// Ending the session loses only debugger state on a dump, which the
+	// next command reopens; on an attached process q ends the process,
+	// and on a remote client it ends the debugging server and its target.
+	c.AllowSessionEnd = c.Dump != ""
+	if allowEnd.set {
+		c.AllowSessionEnd = allowEnd.value
+	}
 	if strings.EqualFold(c.Quit, "ctrl-b") {
 		c.Quit = ctrlB
 	}
@@ -255,3 +278,25 @@ func orInt(v, def int) int {
 	}
 	return v
 }
+
+// optionalBool is a boolean flag that knows whether it was given, so that
+// its default can depend on other settings.
+type optionalBool struct{ set, value bool }
+
+func (b *optionalBool) String() string {
+	if b == nil || !b.set {
+		return ""
+	}
+	return strconv.FormatBool(b.value)
+}
+
+func (b *optionalBool) Set(v string) error {
+	x, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	b.set, b.value = true, x
+	return nil
+}
+
+func (b *optionalBool) IsBoolFlag() bool { return true }

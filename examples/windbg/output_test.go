@@ -43,14 +43,33 @@ func TestCollectorCapsOutput(t *testing.T) {
 }
 
 func TestCheckCommand(t *testing.T) {
-	for _, ok := range []string{"k", "!analyze -v", "dt\tntdll!_PEB", "bp kernel32!CreateFileW; g", "r @$t0 = 1"} {
-		if err := CheckCommand(ok); err != nil {
+	var c Config // the zero Config refuses every class
+	for _, ok := range []string{"k", "!analyze -v", "dt\tntdll!_PEB", "bp kernel32!CreateFileW; g", "r @$t0 = 1", "dx @$curprocess", "~*k", "|0s", ".formats 1"} {
+		if err := c.CheckCommand(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", " ", "k\n", "k\r\nq", "\x02", "k\x00"} {
-		if err := CheckCommand(bad); err == nil || !strings.HasPrefix(err.Error(), "invalid command: ") {
+	for _, bad := range []string{"", " ", "k\n", "k\r\nq", "\x02", "k\x00",
+		// Refused since the shared policy: the old check let each through.
+		"k\xff", ".echo caf\u00e9", "q", ".shell cmd /c calc", ".server tcp:port=5005", ".load c:\\x.dll",
+		".logopen c:\\x.bat", ".writemem c:\\x.exe @rsp L100", ".dump /ma c:\\x.dmp", ".sympath \\\\host\\share",
+		"as x .shell", "r $.u0 = .shell", ".foreach (t {.echo .shell}) { t calc }", `dx Debugger.Utility.Control.ExecuteCommand(".sh" + "ell calc")`,
+		".scriptload c:\\x.js", ".settings load c:\\x.xml"} {
+		if err := c.CheckCommand(bad); err == nil || !strings.HasPrefix(err.Error(), "invalid command: ") {
 			t.Errorf("%q accepted (%v)", bad, err)
+		}
+	}
+	// The messages name the flag and the variable.
+	if err := c.CheckCommand(".shell x"); err == nil || !strings.Contains(err.Error(), "-allow-host-commands (WINDBG_ALLOW_HOST_COMMANDS=1)") {
+		t.Errorf(".shell: %v", err)
+	}
+	if err := c.CheckCommand("qd"); err == nil || !strings.Contains(err.Error(), "-allow-session-end (WINDBG_ALLOW_SESSION_END=1)") {
+		t.Errorf("qd: %v", err)
+	}
+	c.AllowSessionEnd, c.AllowHostCommands = true, true
+	for _, ok := range []string{"q", ".shell x", "as x y", "${x}"} {
+		if err := c.CheckCommand(ok); err != nil {
+			t.Errorf("%q refused with everything allowed: %v", ok, err)
 		}
 	}
 }

@@ -207,13 +207,14 @@ func (s *Session) drain(p *proc, c *collector) {
 
 // Eval runs one debugger command and returns its output. Commands run one
 // at a time; a second caller waits for its turn (or for its ctx). The
-// command must be one non-empty line (see CheckCommand); it is checked
+// command must be one non-empty ASCII line that the Config's policy
+// allows (see Config.CheckCommand); it is checked
 // before anything is sent. A command that does not finish within the
 // timeout is interrupted; if cdb does not answer the interrupt within the
 // grace period its process tree is killed and the next command opens a
 // new session. Either way the Result holds the output so far.
 func (s *Session) Eval(ctx context.Context, command string) (*Result, error) {
-	if err := CheckCommand(command); err != nil {
+	if err := s.cfg.CheckCommand(command); err != nil {
 		return nil, err
 	}
 	if err := s.acquire(ctx); err != nil {

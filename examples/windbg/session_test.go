@@ -198,6 +198,8 @@ func waitGone(t *testing.T, token string) {
 // the next command opens a new one.
 func TestQuitCommandEndsSession(t *testing.T) {
 	f := newFake(t)
+	// parseSettings allows q for a dump; a Config made by hand refuses it.
+	f.cfg.AllowSessionEnd = true
 	s := NewSession(f.cfg, quiet)
 	t.Cleanup(func() { s.Close(context.Background()) })
 	res, err := s.Eval(context.Background(), "q")

@@ -27,7 +27,7 @@ const evalSchema = `{
   "properties": {
     "command": {
       "type": "string",
-      "description": "One debugger command line, as typed at the cdb prompt, e.g. k, lm, r or !analyze -v. Required, non-empty, one line (separate several commands with ';')."
+      "description": "One debugger command line, as typed at the cdb prompt, e.g. k, lm, r or !analyze -v. Required, non-empty, one ASCII line (separate several commands with ';'). Some commands are refused; the tool's description lists them."
     }
   }
 }`
@@ -46,11 +46,11 @@ func addEvalTool(srv *mcp.Server, sess *Session, dotted bool) {
 		Title: "Run a WinDbg (cdb) command",
 		Description: "Runs one debugger command in the cdb session this server keeps open on " + sess.cfg.Target() +
 			" and returns its text output. Commands run one at a time; debugger state persists between calls. " +
-			"A command that runs past the timeout returns its partial output as an error.",
+			"A command that runs past the timeout returns its partial output as an error. " + sess.cfg.policy().Note(),
 		InputSchema: json.RawMessage(evalSchema),
 		Annotations: &mcp.ToolAnnotations{Title: "WinDbg command", OpenWorldHint: mcp.Ptr(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		command, err := commandArg(name, req.Params.Arguments)
+		command, err := commandArg(name, req.Params.Arguments, &sess.cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -71,8 +71,9 @@ func toolName(dotted bool) string {
 }
 
 // commandArg returns the command, or an invalid-params protocol error when
-// it is missing, empty or not one line; nothing has run yet.
-func commandArg(tool string, raw json.RawMessage) (string, error) {
+// it is missing, empty, not one ASCII line or refused by the policy;
+// nothing has run yet.
+func commandArg(tool string, raw json.RawMessage, cfg *Config) (string, error) {
 	var args evalArgs
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -82,7 +83,7 @@ func commandArg(tool string, raw json.RawMessage) (string, error) {
 	if args.Command == nil {
 		return "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: tool + `: missing argument "command" (a debugger command such as k)`}
 	}
-	if err := CheckCommand(*args.Command); err != nil {
+	if err := cfg.CheckCommand(*args.Command); err != nil {
 		var ce *CommandError
 		if errors.As(err, &ce) {
 			return "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: tool + `: argument "command": ` + ce.Reason}

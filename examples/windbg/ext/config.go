@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/dbgcmd"
 	"github.com/winbridge/winbridge/internal/httpserve"
 )
 
@@ -49,8 +50,10 @@ type Config struct {
 	// the session through (WINDBG_MCP_ALLOW_SESSION_END=1); by default
 	// they are refused (see CheckCommand).
 	AllowSessionEnd bool
-	// AllowHostCommands lets .shell and .server through
-	// (WINDBG_MCP_ALLOW_HOST_COMMANDS=1); by default they are refused.
+	// AllowHostCommands lets commands that reach past the session to the
+	// host or the network (.shell, .create, .load, .logopen, .dump,
+	// .sympath, .server...) through (WINDBG_MCP_ALLOW_HOST_COMMANDS=1); by
+	// default they are refused.
 	AllowHostCommands bool
 }
 
@@ -106,6 +109,9 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 func (c *Config) policy() Policy {
 	return Policy{AllowSessionEnd: c.AllowSessionEnd, AllowHostCommands: c.AllowHostCommands}
 }
+
+// commandPolicy is the shared policy of c, for the tool description.
+func (c *Config) commandPolicy() dbgcmd.Policy { return c.policy().shared() }
 
 // toolName is the eval tool's name under the project's rule.
 func (c *Config) toolName() string {

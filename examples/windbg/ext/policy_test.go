@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"strings"
 	"testing"
 )
@@ -9,7 +8,7 @@ import (
 func TestCheckCommand(t *testing.T) {
 	ok := []string{
 		"k", "lm", "r", "!analyze -v", "dv", "k; r", "bp app!main", ".echo hello", "~*k", "~0s", "dt app!Foo",
-		"db @rsp L40", "!mcpfoo", ".loadby sos clr", "\tk",
+		"db @rsp L40", "!mcpfoo", "\tk", "dx @$curprocess", `bp app!main ".echo hit; g"`,
 	}
 	for _, c := range ok {
 		if err := CheckCommand(c, Policy{}); err != nil {
@@ -25,6 +24,10 @@ func TestCheckCommand(t *testing.T) {
 		"$$<c:\\script.txt", "$$>a<c:\\s.txt", "$><c:\\s.txt", "${alias}", "!mcp stop", "!MCP", "!windbgext.mcp stop",
 		".shell dir", ".SHELL -ci \"k\" findstr x", "bp x \".shell calc\"", ".server tcp:port=5005", "~*e .shell x",
 		"k\xff", "k\uff1bq", "k \uff02q\uff02", "x\u3000q", ".echo caf\u00e9",
+		// Found since: the old word split missed these.
+		".loadby sos clr", "~~[0x1d8]eq", "as x .she", "r $.u0 = .sh", "$u0ll calc", ".logopen c:\\x.bat",
+		".foreach (t {.echo .sh}) { t calc }", `dx Debugger.Utility.Control.ExecuteCommand(".sh" + "ell calc")`,
+		".scriptload c:\\x.js", ".sympath \\\\evil\\share", ". kill",
 	}
 	for _, c := range refused {
 		if err := CheckCommand(c, Policy{}); err == nil {
@@ -54,24 +57,33 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
-// A session-ending or host word anywhere a statement can start is refused,
-// whatever surrounds it.
+// The refusal names the setting that allows the class.
+func TestCheckCommandNamesTheOption(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"q":      "WINDBG_MCP_ALLOW_SESSION_END=1",
+		".shell": "WINDBG_MCP_ALLOW_HOST_COMMANDS=1",
+		"${x}":   "WINDBG_MCP_ALLOW_SESSION_END=1 is set and WINDBG_MCP_ALLOW_HOST_COMMANDS=1",
+		"!mcp":   "run it in the debugger yourself",
+	} {
+		if err := CheckCommand(cmd, Policy{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", cmd, err, want)
+		}
+	}
+}
+
+// A refused word anywhere a statement can start is refused, whatever
+// surrounds it. The words are those the extension refused before the
+// shared policy (internal/dbgcmd, which has its own fuzz target), and
+// !mcp.
 func FuzzCheckCommand(f *testing.F) {
 	for _, s := range []string{"k", "~*e", "bp x \"", ".block {", "j 1 ", "k;", "|1e", "(", "'"} {
 		f.Add(s, "", uint8(0))
 	}
+	words := []string{"q", "qq", "qd", ".kill", ".detach", ".abandon", ".restart", ".reboot", ".crash", ".unload",
+		".unloadall", ".load", ".endsrv", ".endpsrv", ".opendump", ".attach", ".shell", ".create", ".server", "!mcp"}
 	f.Fuzz(func(t *testing.T, prefix, suffix string, which uint8) {
-		enders := make([]string, 0, len(sessionEnders)+len(hostCommands))
-		for w := range sessionEnders {
-			enders = append(enders, w)
-		}
-		for w := range hostCommands {
-			enders = append(enders, w)
-		}
-		// Map order is random; sort for a reproducible pick.
-		slices.Sort(enders)
-		w := enders[int(which)%len(enders)]
-		for _, sep := range []string{";", " ", "{", "\"", "'", "("} {
+		w := words[int(which)%len(words)]
+		for _, sep := range []string{";", "{", "\"", "'", "(", "; ~*e"} {
 			cmd := prefix + sep + strings.ToUpper(w[:1]) + w[1:] + " " + suffix
 			if CheckCommand(cmd, Policy{}) == nil {
 				t.Fatalf("%q accepted", cmd)

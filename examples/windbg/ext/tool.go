@@ -20,7 +20,7 @@ const evalSchema = `{
   "properties": {
     "command": {
       "type": "string",
-      "description": "One debugger command line as typed in WinDbg, e.g. k, lm, r or !analyze -v. Required and non-empty; one ASCII line (separate several commands with ';'). Commands that end, detach, restart or unload the session, and .shell and .server, are refused."
+      "description": "One debugger command line as typed in WinDbg, e.g. k, lm, r or !analyze -v. Required and non-empty; one ASCII line (separate several commands with ';'). Some commands are refused; the tool's description lists them."
     }
   }
 }`
@@ -36,7 +36,8 @@ func addEvalTool(srv *mcpapi.Server, cfg *Config, w *worker) {
 		Name:  name,
 		Title: "Run a WinDbg command",
 		Description: "Runs one debugger command in the WinDbg session this extension is loaded in and returns its text output. " +
-			"Commands run one at a time; debugger state persists. A command past the timeout is interrupted and returns its partial output as an error.",
+			"Commands run one at a time; debugger state persists. A command past the timeout is interrupted and returns its partial output as an error. " +
+			cfg.commandPolicy().Note(),
 		InputSchema: json.RawMessage(evalSchema),
 		Annotations: &mcpapi.ToolAnnotations{Title: "WinDbg command", OpenWorldHint: mcpapi.Ptr(false)},
 	}, func(ctx context.Context, req *mcpapi.CallToolRequest) (*mcpapi.CallToolResult, error) {

@@ -1,0 +1,226 @@
+// Package dbgcmd decides whether a debugger command line that a model
+// sent may run in a WinDbg (dbgeng) session. It is the one policy of the
+// cdb server (examples/windbg) and the WinDbg extension
+// (examples/windbg/ext).
+//
+// A command line is refused when it is not one non-empty ASCII line
+// without control characters, or when it holds a command of a class the
+// Policy does not allow:
+//
+//   - SessionEnd: commands that end, detach from, restart or unload the
+//     session (q, qq, qd, .kill, .detach, .unload, ...).
+//   - Host: commands that reach past the debugging session to the host or
+//     the network: run programs (.shell, .create, .dbgdbg), load code
+//     (.load, .loadby, .cordll, extension DLLs by path), write or read
+//     host files (.logopen, .writemem, .dump, .readmem, lsf, .settings),
+//     change the paths the engine searches (.sympath, .srcpath, .extpath,
+//     .symfix, ...), open the session to the network (.server, .remote,
+//     .netuse) and any network path (\\host\share, //host, \??\).
+//   - Indirect: constructs that build a command at run time or hide it,
+//     so that no check of the line can see what runs: alias definition
+//     and expansion of every kind (as, aS, r $.u0, $u0, ${...}), .foreach,
+//     the !for_each_* extension commands, .ocommand, script files ($$<,
+//     $$><, $$>a<), JavaScript (.scriptload, .scriptrun), and the debugger
+//     data model's command and file APIs (Debugger.Utility, @$scripts,
+//     @$debuggerRootNamespace). They are refused whenever any other class
+//     is refused, since they could carry a refused command.
+//
+// The check is lexical and deliberately coarse: dbgeng's command grammar
+// differs from command to command (which one ends at ';', which takes the
+// rest of the line, where a thread prefix ends), so instead of parsing it
+// the check looks for the refused names wherever they could start a
+// command, in any case, after any separator, inside quotes, braces and
+// breakpoint command strings, and after thread and process prefixes
+// (~*e, ~~[0x1d8]e, |0s). A word that merely looks like a refused command
+// (a symbol named QueueItem, a field named Create) is refused too: a false
+// refusal costs the model a retry, a false acceptance costs the host.
+//
+// What the check cannot see: aliases the user defined before (an alias
+// name is replaced wherever it stands as a word), the commands of
+// third-party extensions beyond a short list, and what the target does.
+// It is a guardrail for a cooperative model, not a sandbox.
+package dbgcmd
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Class is a kind of refused command.
+type Class int
+
+// The classes of Policy.
+const (
+	// Malformed: not one non-empty ASCII line without control characters.
+	// Refused under every policy.
+	Malformed Class = iota
+	// SessionEnd: the command ends, detaches, restarts or unloads the
+	// session.
+	SessionEnd
+	// Host: the command reaches past the debugging session to the host
+	// or the network.
+	Host
+	// Indirect: the command builds or hides another command at run time.
+	Indirect
+	// Reserved: the command calls the extension that serves the model
+	// (Policy.Reserved). Refused under every policy.
+	Reserved
+)
+
+func (c Class) String() string {
+	switch c {
+	case Malformed:
+		return "malformed"
+	case SessionEnd:
+		return "session-ending"
+	case Host:
+		return "host"
+	case Indirect:
+		return "indirect"
+	case Reserved:
+		return "reserved"
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// Policy says which classes of commands Check lets through. The zero
+// Policy refuses every class.
+type Policy struct {
+	// AllowSessionEnd lets SessionEnd commands through.
+	AllowSessionEnd bool
+	// AllowHostCommands lets Host commands through.
+	AllowHostCommands bool
+	// SessionEndOption and HostOption name the settings that set
+	// AllowSessionEnd and AllowHostCommands, for refusal messages, e.g.
+	// "-allow-host-commands (WINDBG_ALLOW_HOST_COMMANDS=1)".
+	SessionEndOption, HostOption string
+	// Reserved, if not empty, is the name of an extension command that is
+	// refused under every policy (as !name and !module.name), e.g. "mcp"
+	// for the extension that serves the model: run by it, it would wait
+	// for itself.
+	Reserved string
+}
+
+// Error is a refusal: nothing of the command ran.
+type Error struct {
+	// Class is the class of the refused command.
+	Class Class
+	// Word is the command or construct that was refused, as the check
+	// saw it (lower case); empty for a malformed line.
+	Word string
+	// Reason is the explanation for the model, naming the class and the
+	// option that would allow it.
+	Reason string
+}
+
+func (e *Error) Error() string { return "invalid command: " + e.Reason }
+
+// Check returns nil if the policy lets command run, or an *Error.
+func (p Policy) Check(command string) error {
+	if err := checkLine(command); err != nil {
+		return err
+	}
+	s := strings.ToLower(command)
+	hits := scan(s)
+	if p.Reserved != "" {
+		r := strings.ToLower(p.Reserved)
+		for _, b := range hits.bangs {
+			if b.name == r {
+				return &Error{Class: Reserved, Word: "!" + b.full,
+					Reason: fmt.Sprintf("!%s controls the extension that runs this command; run it in the debugger yourself", b.full)}
+			}
+		}
+	}
+	if p.AllowSessionEnd && p.AllowHostCommands {
+		return nil
+	}
+	for _, h := range hits.all() {
+		switch h.class {
+		case Indirect:
+			return &Error{Class: Indirect, Word: h.word, Reason: fmt.Sprintf(
+				"%s %s; it builds or hides a command at run time, which could carry a refused command, so it is refused unless %s",
+				h.word, h.why, p.both())}
+		case SessionEnd:
+			if !p.AllowSessionEnd {
+				return &Error{Class: SessionEnd, Word: h.word, Reason: fmt.Sprintf(
+					"%s %s; session-ending commands are refused unless %s",
+					h.word, h.why, option(p.SessionEndOption, "the server's settings allow them"))}
+			}
+		case Host:
+			if !p.AllowHostCommands {
+				return &Error{Class: Host, Word: h.word, Reason: fmt.Sprintf(
+					"%s %s; it reaches past the debugging session to the host or network, which is refused unless %s",
+					h.word, h.why, option(p.HostOption, "the server's settings allow them"))}
+			}
+		}
+	}
+	return nil
+}
+
+// both names the settings that together allow indirect constructs.
+func (p Policy) both() string {
+	var opts []string
+	if !p.AllowSessionEnd {
+		opts = append(opts, option(p.SessionEndOption, "the server's settings allow session-ending commands"))
+	}
+	if !p.AllowHostCommands {
+		opts = append(opts, option(p.HostOption, "the server's settings allow host commands"))
+	}
+	return strings.Join(opts, " and ")
+}
+
+func option(name, fallback string) string {
+	if name == "" {
+		return fallback
+	}
+	return name + " is set"
+}
+
+// checkLine refuses what is not one non-empty ASCII line without control
+// characters (tabs aside). An empty line is not harmless: cdb repeats the
+// last command. A line break would smuggle in a second command, and CTRL+B
+// ends a cdb client. The engine reads commands in the ANSI code page:
+// converted to it, Windows' best-fit mapping would turn characters such as
+// a fullwidth semicolon into ';' after this check; passed unconverted, a
+// double-byte code page would read UTF-8 bytes as lead bytes and swallow
+// the ASCII character after them. Either way the engine would not run the
+// line that was checked.
+func checkLine(command string) error {
+	if strings.TrimSpace(command) == "" {
+		return &Error{Reason: "the command is empty; the debugger would repeat the last command"}
+	}
+	for i, r := range command {
+		switch {
+		case r == '\n' || r == '\r':
+			return &Error{Reason: fmt.Sprintf("the command must be one line (line break at byte %d); send one command per call, or separate commands with ';'", i)}
+		case r != '\t' && unicode.IsControl(r):
+			return &Error{Reason: fmt.Sprintf("control character %U at byte %d", r, i)}
+		case r > unicode.MaxASCII:
+			return &Error{Reason: fmt.Sprintf("non-ASCII character %U at byte %d: the debugger reads commands in the ANSI code page, where it would not stay what was checked", r, i)}
+		}
+	}
+	return nil
+}
+
+// Note describes for a model, in a tool description, what p refuses.
+func (p Policy) Note() string {
+	var refused []string
+	if !p.AllowSessionEnd {
+		refused = append(refused, "commands that end the session (q, qd, .kill, .detach, .restart)")
+	}
+	if !p.AllowHostCommands {
+		refused = append(refused, "commands that reach this machine or the network (.shell, .create, .load, .logopen, .writemem, .dump, .sympath, .srcpath, .server, network paths)")
+	}
+	var note string
+	if len(refused) == 0 {
+		note = "Every debugger command is allowed."
+	} else {
+		note = "Refused before they run: " + strings.Join(refused, "; ") +
+			"; and, since they could hide those, aliases (as, aS, ${...}, $u0), .foreach, script files ($$<), JavaScript (.scriptload) and dx's Debugger.Utility. The user can allow each group when starting the server."
+	}
+	if p.Reserved != "" {
+		note += " !" + p.Reserved + " controls this server and is always refused."
+	}
+	return note
+}

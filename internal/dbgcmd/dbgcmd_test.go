@@ -1,0 +1,244 @@
+package dbgcmd
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// allowed are ordinary commands that no policy refuses.
+var allowed = []string{
+	"k", "kb 20", "lm", "lmv m ntdll", "r", "r @rax", "r $t0 = 1", "!analyze -v", "dt app!Foo", "dt ntdll!_PEB @$peb",
+	"dv", "db @rsp L40", "dq @rsp", "? qwo(@rsp)", "u @rip", "x app!*", "~*k", "~0s", "|0s", "~*e k", "~2e r",
+	"dx @$curprocess", "dx @$curprocess.Modules", "dx -r1 @$curthread.Stack.Frames", "dx Debugger.Sessions",
+	"dx Debugger.Sessions[0].Processes", "dx @$cursession.Processes.Where(p => p.Id == 4)",
+	`bp app!main ".echo hit; k; g"`, "bp app!main", "bl", "bc *", "g", "p", "t", "gu",
+	".echo hello", ".formats 0x10", ".frame 2", ".cxr", ".ecxr", ".reload", ".lastevent", ".time", ".printf \"%p\\n\", @rsp",
+	"!peb", "!teb", "!heap -s", "!address -summary", "!handle", "!locks", "!runaway", "!mcpfoo", "!ext.error 5",
+	"k; r", "\tk", "$$ a comment; k", ".if (1) { k } .else { r }", "j (1) 'k' ; 'r'", ".block { k }",
+	"ad *", "al", ".noshell", ".logclose", ".chain", "dx @$t0 = 5", "dt app!Config Settings",
+	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
+}
+
+func TestAllowed(t *testing.T) {
+	for _, c := range allowed {
+		if err := (Policy{}).Check(c); err != nil {
+			t.Errorf("%q refused: %v", c, err)
+		}
+	}
+}
+
+// bypasses are command lines that reach a refused class. The table notes,
+// after each, whether the extension's check before this package (ext)
+// accepted it; the cdb server's check (one line, no control characters)
+// accepted every one of them.
+var bypasses = []struct {
+	cmd   string
+	class Class
+}{
+	// User-named aliases are replaced where they stand as words.
+	{"as x .shell", Indirect},                         // ext: refused (.shell), but as x is its own bypass:
+	{"as x .she", Indirect},                           // ext: accepted
+	{"aS x q", Indirect},                              // ext: refused (q)
+	{"as /c x .echo .kill", Indirect},                 // ext: refused (.kill)
+	{"aS /f x c:\\cmds.txt", Indirect},                // ext: accepted
+	{"as /e x COMSPEC", Indirect},                     // ext: accepted
+	{"aS/x x 1", Indirect},                            // ext: accepted
+	{"x calc; as y z", Indirect},                      // ext: accepted
+	{"~*e as x y", Indirect},                          // ext: accepted
+	{"r $.u0 = .sh", Indirect},                        // ext: accepted
+	{"r $.U1=ell", Indirect},                          // ext: accepted
+	{"$u0$u1 calc", Indirect},                         // ext: accepted
+	{"$U9", Indirect},                                 // ext: accepted
+	{"${x}", Indirect},                                // ext: refused
+	{"$ {x}", Indirect},                               // ext: accepted
+	{"${/v:x}", Indirect},                             // ext: refused
+	{".foreach (t {.echo .sh}) { t }", Indirect},      // ext: accepted
+	{".foreach /f (t \"c:\\x.txt\") { t }", Indirect}, // ext: accepted
+	{".foreach/s (t \"k\") { t }", Indirect},          // ext: accepted
+	{"!for_each_module .echo @#ModuleName", Indirect}, // ext: accepted
+	{"!ext.for_each_frame .echo x", Indirect},         // ext: accepted
+	{".ocommand magic", Indirect},                     // ext: accepted
+	{`dx Debugger.Utility.Control.ExecuteCommand(".sh" + "ell calc")`, Indirect}, // ext: accepted
+	{"dx @$x = Debugger; dx @$x.Utility", Indirect},                              // ext: accepted
+	{`dx Debugger.Utility.FileSystem.CreateFile("c:\\x")`, Indirect},             // ext: accepted
+	{"dx @$debuggerRootNamespace.Utility", Indirect},                             // ext: accepted
+	{"dx @$scripts.x.Contents.run()", Indirect},                                  // ext: accepted
+	{"dx @$scriptContents.f()", Indirect},                                        // ext: accepted
+	{"dx Debugger.State", Indirect},                                              // ext: accepted
+	{"dx -r0 Debugger [\"Utility\"]", Indirect},                                  // ext: accepted
+	{".scriptload c:\\x.js", Indirect},                                           // ext: accepted
+	{".scriptrun c:\\x.js", Indirect},                                            // ext: accepted
+	{".scriptunload x.js", Indirect},                                             // ext: accepted
+	{"$$<c:\\s.txt", Indirect},                                                   // ext: refused
+	{"$$ >a<c:\\s.txt", Indirect},                                                // ext: accepted
+	{"$ $<c:\\s.txt", Indirect},                                                  // ext: refused
+
+	// Session end, hidden from the old word split.
+	{"~~[0x1d8]eq", SessionEnd},  // ext: accepted
+	{"~[@$t0]eq", SessionEnd},    // ext: accepted
+	{"~~[1c]e q", SessionEnd},    // ext: refused
+	{"~0 eq", SessionEnd},        // ext: accepted
+	{"~. eqd", SessionEnd},       // ext: accepted
+	{"k;qq", SessionEnd},         // ext: refused
+	{"quit", SessionEnd},         // ext: accepted
+	{"qdx", SessionEnd},          // ext: accepted
+	{"k;q$$", SessionEnd},        // ext: accepted
+	{".kill", SessionEnd},        // ext: refused
+	{". kill", SessionEnd},       // ext: accepted
+	{"~*e.detach", SessionEnd},   // ext: refused
+	{".remote_exit", SessionEnd}, // ext: accepted
+	{".kill1", SessionEnd},       // ext: accepted
+	{".shellx calc", Host},       // ext: accepted
+	{"~0e.shellx calc", Host},    // ext: accepted
+	{"k;.dumpx c:\\x", Host},     // ext: accepted
+	{"|0e.restart", SessionEnd},  // ext: refused
+
+	// The host: programs, code, files, paths, the network.
+	{".shell calc", Host},                                        // ext: refused
+	{".shell\"calc\"", Host},                                     // ext: refused
+	{". shell calc", Host},                                       // ext: accepted
+	{".SHELL-ci k findstr x", Host},                              // ext: accepted
+	{"~*e.shell calc", Host},                                     // ext: refused
+	{".create calc", Host},                                       // ext: refused
+	{".createdir c:\\", Host},                                    // ext: accepted
+	{".attach 0n4", Host},                                        // ext: refused (as session end)
+	{".opendump c:\\x.dmp", Host},                                // ext: refused (as session end)
+	{".dbgdbg", Host},                                            // ext: accepted
+	{".hh", Host},                                                // ext: accepted
+	{".tlist", Host},                                             // ext: accepted
+	{".load c:\\x.dll", Host},                                    // ext: refused (as session end)
+	{".loadby sos clr", Host},                                    // ext: accepted
+	{".cordll -lp c:\\x", Host},                                  // ext: accepted
+	{".setdll x", Host},                                          // ext: accepted
+	{"!c:\\tmp\\x.cmd", Host},                                    // ext: accepted
+	{"!load x", Host},                                            // ext: accepted
+	{"!pykd.py c:\\x.py", Host},                                  // ext: accepted
+	{"!py c:\\x.py", Host},                                       // ext: accepted
+	{"!net_send a b c d", Host},                                  // ext: accepted
+	{"!homedir c:\\x", Host},                                     // ext: accepted
+	{"!logexts.loge", Host},                                      // ext: accepted
+	{".server tcp:port=5005", Host},                              // ext: refused
+	{".remote x", Host},                                          // ext: accepted
+	{".netuse /s x", Host},                                       // ext: accepted
+	{".send_file c:\\x y", Host},                                 // ext: accepted
+	{".netsyms yes", Host},                                       // ext: accepted
+	{".logopen c:\\x.bat", Host},                                 // ext: accepted
+	{".logappend c:\\x.bat", Host},                               // ext: accepted
+	{".writemem c:\\x.exe @rsp L100", Host},                      // ext: accepted
+	{".dump /ma c:\\x.dmp", Host},                                // ext: accepted
+	{".dumpcab -a c:\\x.cab", Host},                              // ext: accepted
+	{".copysym c:\\x", Host},                                     // ext: accepted
+	{".readmem c:\\secret @rsp L100", Host},                      // ext: accepted
+	{"lsf c:\\users\\x\\.ssh\\id_rsa", Host},                     // ext: accepted
+	{"lsf- x", Host},                                             // ext: accepted
+	{"lse", Host},                                                // ext: accepted
+	{".dml_start c:\\x.txt", Host},                               // ext: accepted
+	{".rrestart", Host},                                          // ext: accepted
+	{"!for_each_process .echo", Indirect},                        // ext: accepted
+	{".open c:\\x.c", Host},                                      // ext: accepted
+	{".kdfiles c:\\x", Host},                                     // ext: accepted
+	{".cmdtree c:\\x", Host},                                     // ext: accepted
+	{".nvload c:\\x.natvis", Host},                               // ext: accepted
+	{".settings load c:\\x.xml", Host},                           // ext: accepted
+	{".settings set Extensions.ExtensionSearchPath=c:\\x", Host}, // ext: accepted
+	{"dx Debugger.Settings", Indirect},                           // ext: accepted
+	{".sympath \\\\evil\\share", Host},                           // ext: accepted
+	{".sympath+c:\\x", Host},                                     // ext: accepted
+	{".symfix", Host},                                            // ext: accepted
+	{".srcpath+ x", Host},                                        // ext: accepted
+	{".lsrcpath x", Host},                                        // ext: accepted
+	{".srcfix", Host},                                            // ext: accepted
+	{".exepath x", Host},                                         // ext: accepted
+	{".extpath c:\\x", Host},                                     // ext: accepted
+	{"!chksym app \\\\evil\\share\\x.pdb", Host},                 // ext: accepted
+	{"ld app /f //evil/share/x.dll", Host},                       // ext: accepted
+	{"ld app /f \\??\\UNC\\evil\\x.dll", Host},                   // ext: accepted
+	{"ld app /f \\Device\\Mup\\evil\\x.dll", Host},               // ext: accepted
+	{"bp app!main \".logopen c:\\x\"", Host},                     // ext: accepted
+	{"j 1 '.shell calc'", Host},                                  // ext: refused
+}
+
+func TestBypasses(t *testing.T) {
+	for _, b := range bypasses {
+		err := (Policy{}).Check(b.cmd)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%q accepted", b.cmd)
+			continue
+		}
+		if e.Class != b.class {
+			t.Errorf("%q: class %v, want %v (%v)", b.cmd, e.Class, b.class, err)
+		}
+		// One class allowed: the line is still refused, unless it only
+		// held that class.
+		for _, p := range []Policy{{AllowSessionEnd: true}, {AllowHostCommands: true}} {
+			err := p.Check(b.cmd)
+			onlyAllowed := b.class == SessionEnd && p.AllowSessionEnd || b.class == Host && p.AllowHostCommands
+			if err == nil && !onlyAllowed {
+				t.Errorf("%q accepted under %+v", b.cmd, p)
+			}
+		}
+		if err := (Policy{AllowSessionEnd: true, AllowHostCommands: true}).Check(b.cmd); err != nil {
+			t.Errorf("%q refused with everything allowed: %v", b.cmd, err)
+		}
+	}
+}
+
+func TestMalformedAndReserved(t *testing.T) {
+	all := Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}
+	for _, c := range []string{"", " ", "\t", "k\nr", "k\rr", "k\x00", "k\x02", "k\xff", "k\uff1bq", ".echo caf\u00e9", "x\u3000q",
+		"!mcp stop", "!MCP", "! mcp", "k; !windbgext.mcp", "~*e!mcp"} {
+		if err := all.Check(c); err == nil {
+			t.Errorf("%q accepted with everything allowed", c)
+		}
+	}
+	if err := all.Check("!mcpfoo"); err != nil {
+		t.Errorf("!mcpfoo: %v", err)
+	}
+}
+
+func TestMessages(t *testing.T) {
+	p := Policy{SessionEndOption: "-allow-session-end", HostOption: "-allow-host-commands"}
+	for _, c := range []struct{ cmd, want string }{
+		{"q", "q ends the debugging session; session-ending commands are refused unless -allow-session-end is set"},
+		{".shell calc", ".shell runs a program on this machine; it reaches past the debugging session to the host or network, which is refused unless -allow-host-commands is set"},
+		{"as x y", "as defines an alias; it builds or hides a command at run time, which could carry a refused command, so it is refused unless -allow-session-end is set and -allow-host-commands is set"},
+		{"dt QueueItem", `queueitem starts with q`},
+		{"", "the command is empty"},
+	} {
+		err := p.Check(c.cmd)
+		if err == nil || !strings.HasPrefix(err.Error(), "invalid command: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v\nwant %q", c.cmd, err, c.want)
+		}
+	}
+	// Only the refused option is named for an indirect construct.
+	if err := (Policy{AllowSessionEnd: true, HostOption: "H", SessionEndOption: "S"}).Check("${x}"); err == nil ||
+		!strings.HasSuffix(err.Error(), "refused unless H is set") {
+		t.Errorf("${x}: %v", err)
+	}
+	if err := (Policy{}).Check(".shell"); err == nil || !strings.HasSuffix(err.Error(), "unless the server's settings allow them") {
+		t.Errorf("no option name: %v", err)
+	}
+}
+
+// Hostile lines of a megabyte are checked in linear time.
+func TestLongLines(t *testing.T) {
+	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 "} {
+		line := strings.Repeat(unit, (1<<20)/len(unit))
+		_ = (Policy{}).Check(line)
+		_ = (Policy{}).Check("k " + line)
+	}
+}
+
+func TestNote(t *testing.T) {
+	if n := (Policy{}).Note(); !strings.Contains(n, "end the session") || !strings.Contains(n, ".shell") || !strings.Contains(n, "aliases") {
+		t.Errorf("zero policy: %s", n)
+	}
+	if n := (Policy{AllowSessionEnd: true}).Note(); strings.Contains(n, "end the session") || !strings.Contains(n, "aliases") {
+		t.Errorf("session end allowed: %s", n)
+	}
+	if n := (Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}).Note(); n != "Every debugger command is allowed. !mcp controls this server and is always refused." {
+		t.Errorf("everything allowed: %s", n)
+	}
+}

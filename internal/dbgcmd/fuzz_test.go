@@ -1,0 +1,111 @@
+package dbgcmd
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// refusedTokens are commands of every refused class, as a model would
+// type them.
+func refusedTokens() []string {
+	var toks []string
+	for name := range dotCommands {
+		toks = append(toks, "."+name)
+	}
+	for name := range bangCommands {
+		toks = append(toks, "!"+name)
+	}
+	toks = append(toks, "q", "qq", "qd", "as", "lsf", "!for_each_module", "!pykd.py", "${x}", "$u0", "r $.u0=x",
+		"$$<f", "$$>a<f", `\\h\s`, "//h/s", "dx Debugger.Utility", "dx @$scripts", "dx @$debuggerRootNamespace")
+	slices.Sort(toks) // map order is random; sorted, a seed means the same token every run
+	return toks
+}
+
+// glues are what may stand between any text and a command: separators,
+// and thread and process prefixes glued to the command.
+var glues = []string{";", "{", "\"", "'", "; ", "{ ", ";~*e", ";~0e", ";~~[0x1d8]e", ";~[@$t0]e", ";|0e", "; ~*e ", ";~0 e", ";~#e", ";~.e"}
+
+// A reference tokenizer, written independently of scan with regular
+// expressions: what it finds in an accepted line must not be refused.
+var (
+	refDot    = regexp.MustCompile(`\.[ \t]*([a-z0-9_]+)`)
+	refWord   = regexp.MustCompile(`[a-z0-9_]+`)
+	refBlanks = strings.NewReplacer(" ", "", "\t", "")
+)
+
+// refRefused reports the first refused construct the reference finds in
+// s (lower case), or "".
+func refRefused(s string) string {
+	for _, m := range refDot.FindAllStringSubmatch(s, -1) {
+		if _, ok := dotCommands[m[1]]; ok {
+			return "." + m[1]
+		}
+	}
+	t := refBlanks.Replace(s)
+	for _, sub := range []string{"${", "$<", "$>", "$.u", `\\`, "//", `\/`, `/\`} {
+		if strings.Contains(t, sub) && (sub[0] == '$' || strings.Contains(s, sub)) {
+			return sub
+		}
+	}
+	if regexp.MustCompile(`\$u[0-9]`).MatchString(t) {
+		return "$u"
+	}
+	for _, loc := range refWord.FindAllStringIndex(s, -1) {
+		w := s[loc[0]:loc[1]]
+		before := strings.TrimRight(s[:loc[0]], " \t*?")
+		if strings.HasSuffix(before, "!") || strings.HasSuffix(strings.TrimRight(s[:loc[0]], " \t"), ".") {
+			continue
+		}
+		switch w {
+		case "q", "qq", "qd", "as", "lsf":
+			return w
+		}
+	}
+	return ""
+}
+
+// FuzzCheck checks properties of Policy.Check on any line:
+//   - a refused token after any text and glue, with any text after it, is
+//     refused, under the zero Policy and under a policy that allows only
+//     the other class;
+//   - case does not matter;
+//   - an accepted line holds nothing the reference tokenizer refuses;
+//   - with both classes allowed, only malformed lines and the reserved
+//     command are refused.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{"k", "~*e", "bp x \"", ".block {", "j 1 ", "k;", "|1e", "(", "'", "x app!", "dx @$curprocess", "$$ c"} {
+		f.Add(s, "", uint8(0), uint8(0))
+		f.Add(s, "calc", uint8(7), uint8(3))
+	}
+	toks := refusedTokens()
+	f.Fuzz(func(t *testing.T, prefix, suffix string, which, glue uint8) {
+		zero := Policy{Reserved: "mcp"}
+		tok := toks[int(which)%len(toks)]
+		if which&0x80 != 0 {
+			tok = strings.ToUpper(tok)
+		}
+		cmd := prefix + glues[int(glue)%len(glues)] + tok + " " + suffix
+		if zero.Check(cmd) == nil {
+			t.Fatalf("%q accepted", cmd)
+		}
+		for _, s := range []string{prefix + suffix, prefix, cmd} {
+			err := zero.Check(s)
+			if (err == nil) != (zero.Check(strings.ToUpper(s)) == nil) || (err == nil) != (zero.Check(strings.ToLower(s)) == nil) {
+				t.Fatalf("%q: case changes the verdict", s)
+			}
+			if err == nil {
+				if w := refRefused(strings.ToLower(s)); w != "" {
+					t.Fatalf("%q accepted; the reference finds %q", s, w)
+				}
+			}
+			all := Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}
+			if err := all.Check(s); err != nil {
+				if e := err.(*Error); e.Class != Malformed && e.Class != Reserved {
+					t.Fatalf("%q refused with everything allowed: %v", s, err)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,434 @@
+package dbgcmd
+
+import (
+	"sort"
+	"strings"
+)
+
+// rule is what a refused name is and does.
+type rule struct {
+	class Class
+	why   string
+}
+
+// dotCommands are the refused meta-commands, by name without the dot. A
+// name is found after any '.' in the line (blanks allowed after the dot),
+// so .sympath+, ~*e.shell and "bp x \".logopen f\"" are all seen.
+var dotCommands = map[string]rule{
+	// The session ends under the caller: the cdb server opens a new one
+	// (losing breakpoints and state; an attached process or a remote
+	// server may die with it), the extension would lose its engine or
+	// wait for itself.
+	"kill":        {SessionEnd, "ends the target process"},
+	"detach":      {SessionEnd, "detaches from the target"},
+	"abandon":     {SessionEnd, "abandons the target"},
+	"restart":     {SessionEnd, "restarts the target"},
+	"reboot":      {SessionEnd, "reboots the target"},
+	"crash":       {SessionEnd, "crashes the target"},
+	"unload":      {SessionEnd, "unloads an extension"},
+	"unloadall":   {SessionEnd, "unloads every extension"},
+	"endsrv":      {SessionEnd, "ends a debugging server"},
+	"endpsrv":     {SessionEnd, "ends a process server"},
+	"remote_exit": {SessionEnd, "exits the debugger"},
+
+	// Programs, code and other targets on the host.
+	"shell":     {Host, "runs a program on this machine"},
+	"create":    {Host, "starts a program on this machine"},
+	"createdir": {Host, "sets the directory .create starts programs in"},
+	"attach":    {Host, "attaches to another process on this machine"},
+	"opendump":  {Host, "opens another dump file of this machine"},
+	"dbgdbg":    {Host, "starts another debugger on this machine"},
+	"hh":        {Host, "starts the help viewer on this machine"},
+	"tlist":     {Host, "lists the processes of this machine"},
+	"breakin":   {Host, "breaks this machine into its kernel debugger"},
+	"rrestart":  {Host, "registers the debugger to be restarted by Windows"},
+	"load":      {Host, "loads a DLL into the debugger"},
+	"loadby":    {Host, "loads a DLL into the debugger, from a directory the target names"},
+	"setdll":    {Host, "sets the default extension DLL, loaded on first use"},
+	"cordll":    {Host, "loads the CLR debugging DLL, from any path with -lp"},
+	// The network.
+	"server":    {Host, "opens this session to remote debugging clients"},
+	"remote":    {Host, "starts a remote.exe server"},
+	"netuse":    {Host, "connects a network share"},
+	"netsyms":   {Host, "allows symbol paths on the network"},
+	"send_file": {Host, "copies files of this machine"},
+	// Files of the host: written, read, or searched.
+	"logopen":        {Host, "writes a log file on this machine"},
+	"logappend":      {Host, "writes a log file on this machine"},
+	"writemem":       {Host, "writes a file on this machine"},
+	"dump":           {Host, "writes a dump file on this machine"},
+	"dumpcab":        {Host, "writes a CAB file on this machine"},
+	"copysym":        {Host, "copies symbol files to a directory of this machine"},
+	"write_cmd_hist": {Host, "writes the command history to a file on this machine"},
+	"readmem":        {Host, "reads a file of this machine into the target"},
+	"kdfiles":        {Host, "reads a driver map file of this machine"},
+	"cmdtree":        {Host, "reads a command tree file of this machine"},
+	"open":           {Host, "opens a source file of this machine"},
+	"nvload":         {Host, "reads a NatVis file of this machine"},
+	"dml_start":      {Host, "shows a DML file of this machine"},
+	"sound_notify":   {Host, "plays a sound file of this machine"},
+	"settings":       {Host, "loads, saves or changes the debugger's settings (its paths among them)"},
+	"sympath":        {Host, "changes where symbols are searched, which can reach the network"},
+	"symfix":         {Host, "points the symbol path at a symbol server on the network"},
+	"srcpath":        {Host, "changes where sources are searched, which can reach the network"},
+	"srcfix":         {Host, "points the source path at a source server on the network"},
+	"lsrcpath":       {Host, "changes where sources are searched, which can reach the network"},
+	"lsrcfix":        {Host, "points the source path at a source server on the network"},
+	"exepath":        {Host, "changes where images are searched, which can reach the network"},
+	"extpath":        {Host, "changes where extension DLLs are loaded from"},
+
+	// Commands built at run time.
+	"foreach":      {Indirect, "runs a command built from another command's output or a file"},
+	"ocommand":     {Indirect, "runs commands that the target prints"},
+	"scriptload":   {Indirect, "runs a script, which can run any command and reach files"},
+	"scriptrun":    {Indirect, "runs a script, which can run any command and reach files"},
+	"scriptunload": {Indirect, "runs a script's uninitializeScript"},
+	"scriptdebug":  {Indirect, "runs a script under its debugger"},
+}
+
+// bangCommands are refused extension commands (!name, !module.name), by
+// name; bangModules refuses every command of an extension DLL.
+var (
+	bangCommands = map[string]rule{
+		"net_send": {Host, "sends a message over the network"},
+		"homedir":  {Host, "changes the directory the symbol and source caches are written to"},
+		"load":     {Host, "loads an extension DLL"},
+		"py":       {Host, "runs a Python script (pykd)"},
+		"pycmd":    {Host, "runs Python (pykd)"},
+		"pip":      {Host, "installs Python packages (pykd)"},
+		"loge":     {Host, "starts Logger, which writes log files on this machine"},
+		"logo":     {Host, "sets Logger's output files on this machine"},
+		// SOS (.NET).
+		"savemodule":      {Host, "writes a module to a file on this machine"},
+		"dumplog":         {Host, "writes the stress log to a file on this machine"},
+		"setsymbolserver": {Host, "changes where symbols are searched, which can reach the network"},
+		"setclrpath":      {Host, "changes where the runtime's debugging DLLs are loaded from"},
+		"sethostruntime":  {Host, "loads a .NET runtime into the debugger"},
+	}
+	bangModules = map[string]rule{
+		"pykd":    {Host, "runs Python"},
+		"logexts": {Host, "writes log files on this machine"},
+	}
+)
+
+// dataModelWords reach the data model's command and file APIs
+// (Debugger.Utility.Control.ExecuteCommand builds a command from strings;
+// Debugger.Utility.FileSystem writes files) or the functions of loaded
+// scripts. They are refused wherever they stand, not only after dx.
+var dataModelWords = map[string]rule{
+	"utility":               {Indirect, "reaches the data model's ExecuteCommand and FileSystem APIs"},
+	"executecommand":        {Indirect, "runs a command built from strings"},
+	"filesystem":            {Indirect, "reads and writes files through the data model"},
+	"scripts":               {Indirect, "calls the functions of loaded scripts"},
+	"scriptcontents":        {Indirect, "calls the functions of a loaded script"},
+	"debuggerrootnamespace": {Indirect, "reaches the data model's root (Debugger.Utility, Debugger.Settings)"},
+	"debuggervariables":     {Indirect, "reaches the data model's root (Debugger.Utility, Debugger.Settings)"},
+}
+
+// hit is one refused name found in the line.
+type hit struct {
+	pos   int
+	class Class
+	word  string
+	why   string
+}
+
+// bang is one extension command (!full, !module.name).
+type bang struct {
+	full, name string
+}
+
+type hits struct {
+	list  []hit
+	bangs []bang
+}
+
+func (h *hits) add(pos int, r rule, word string) {
+	h.list = append(h.list, hit{pos, r.class, word, r.why})
+}
+
+// all returns the hits in the order of the line.
+func (h *hits) all() []hit {
+	sort.SliceStable(h.list, func(i, j int) bool { return h.list[i].pos < h.list[j].pos })
+	return h.list
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+func isWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || c == 'x'
+}
+
+// prevNonBlank returns the index of the last non-blank byte before i, or
+// -1.
+func prevNonBlank(s string, i int) int {
+	for i--; i >= 0 && isBlank(s[i]); i-- {
+	}
+	return i
+}
+
+// nextNonBlank returns the first non-blank byte at or after i, or 0.
+func nextNonBlank(s string, i int) byte {
+	for ; i < len(s) && isBlank(s[i]); i++ {
+	}
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
+}
+
+// bangEnd are the bytes that end an extension command's name. '!' is one
+// of them, so that a run of them is read in linear time.
+const bangEnd = " \t;{}()\"'`,=*?!"
+
+// harmlessDot are meta-commands that begin with a refused name but only
+// show something.
+var harmlessDot = map[string]bool{"servers": true, "dumpdebug": true}
+
+// dotCommand looks a meta-command name up. Where the dot may start a
+// command (start), a name that begins with a refused one is refused too
+// (.shell1, .dumpx): whether the engine reads .shellx as .shell x is not
+// documented, so the check assumes it does. After a word (!sos.dumpheap,
+// app!Foo.Create) only the exact name is refused.
+func dotCommand(name string, start bool) (string, rule, bool) {
+	if name == "" || harmlessDot[name] {
+		return "", rule{}, false
+	}
+	if r, ok := dotCommands[name]; ok {
+		return name, r, true
+	}
+	for n := len(name) - 1; n > 0 && start; n-- {
+		if r, ok := dotCommands[name[:n]]; ok {
+			return name[:n], r, true
+		}
+	}
+	return "", rule{}, false
+}
+
+// scan finds every refused name in s, a lower-case ASCII line.
+func scan(s string) hits {
+	var h hits
+	scanConstructs(s, &h)
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.':
+			j := i + 1
+			for j < len(s) && isBlank(s[j]) {
+				j++
+			}
+			k := j
+			for k < len(s) && isWord(s[k]) {
+				k++
+			}
+			if name, r, ok := dotCommand(s[j:k], dotStartsCommand(s, i)); ok {
+				h.add(i, r, "."+name)
+			}
+		case '!':
+			j := i + 1
+			for j < len(s) && isBlank(s[j]) {
+				j++
+			}
+			k := j
+			for k < len(s) && !strings.ContainsRune(bangEnd, rune(s[k])) {
+				k++
+			}
+			full := s[j:k]
+			module, name := "", full
+			if d := strings.LastIndexByte(full, '.'); d >= 0 {
+				module, name = full[:d], full[d+1:]
+			}
+			h.bangs = append(h.bangs, bang{full, name})
+			word := "!" + full
+			switch {
+			case strings.ContainsAny(module, `\/:`):
+				h.add(i, rule{Host, "loads an extension DLL from a path"}, word)
+			case strings.HasPrefix(name, "for_each_"):
+				h.add(i, rule{Indirect, "runs a command with names from the target substituted into it"}, word)
+			}
+			if r, ok := bangCommands[name]; ok {
+				h.add(i, r, word)
+			}
+			if r, ok := bangModules[module]; ok {
+				h.add(i, r, word)
+			}
+		}
+	}
+	for a := 0; a < len(s); {
+		if !isWord(s[a]) {
+			a++
+			continue
+		}
+		b := a
+		for b < len(s) && isWord(s[b]) {
+			b++
+		}
+		scanRun(s, a, b, &h)
+		a = b
+	}
+	return h
+}
+
+// scanConstructs finds the constructs that are not words: alias
+// expansion, fixed-name aliases, script files, network paths.
+func scanConstructs(s string, h *hits) {
+	// Blanks are dropped so that "$ {x}" or "$$ >a<" are seen as well.
+	t := strings.NewReplacer(" ", "", "\t", "").Replace(s)
+	for _, c := range []struct {
+		sub  string
+		word string
+		r    rule
+	}{
+		{"${", "${...}", rule{Indirect, "expands an alias"}},
+		{"$.u", "r $.u0", rule{Indirect, "defines a fixed-name alias"}},
+		{"$<", "$$< (script file)", rule{Indirect, "runs the commands of a script file"}},
+		{"$>", "$$>< (script file)", rule{Indirect, "runs the commands of a script file"}},
+		{">a<", "$$>a< (script file)", rule{Indirect, "runs the commands of a script file"}},
+	} {
+		if i := strings.Index(t, c.sub); i >= 0 {
+			h.add(-1, c.r, c.word)
+		}
+	}
+	for i := 0; i+2 < len(t); i++ {
+		if t[i] == '$' && t[i+1] == 'u' && '0' <= t[i+2] && t[i+2] <= '9' {
+			h.add(-1, rule{Indirect, "expands a fixed-name alias"}, t[i:i+3])
+			break
+		}
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if (s[i] == '\\' || s[i] == '/') && (s[i+1] == '\\' || s[i+1] == '/') {
+			h.add(i, rule{Host, "names a network path (opening it sends this machine's credentials to that host)"}, s[i:i+2])
+			break
+		}
+	}
+	for _, sub := range []string{`\??\`, `\device\`, `\global??`} {
+		if i := strings.Index(s, sub); i >= 0 {
+			h.add(i, rule{Host, "names an NT path, which can reach the network"}, sub)
+		}
+	}
+}
+
+// scanRun checks the word s[a:b]: as a command of letters (q, as, lsf,
+// lse), after a thread or process prefix (~0eq), and as a data model
+// word.
+func scanRun(s string, a, b int, h *hits) {
+	r := s[a:b]
+	if rl, ok := dataModelWords[r]; ok {
+		h.add(a, rl, r)
+	}
+	prev := prevNonBlank(s, a)
+	next := nextNonBlank(s, b)
+	if r == "debugger" && (next == '.' || next == '[') && !sessionsOnly(s[b:]) {
+		h.add(a, rule{Indirect, "(the data model's root) reaches Debugger.Utility and Debugger.Settings; use @$cursession, @$curprocess or Debugger.Sessions"}, r)
+	}
+	if symbolPattern(s, a) {
+		return // a symbol (app!q, *!*q*) or an extension command, seen above
+	}
+	if prev < 0 || s[prev] != '.' {
+		letterCommand(r, a, next, h)
+	}
+	if !prefixContext(s, prev) {
+		return
+	}
+	// ~0eq, ~*eq, ~~[0x1d8]eq, |1sq: the thread or process number and
+	// the e or s verb are glued to the command.
+	for p := 0; p < len(r); p++ {
+		if (r[p] == 'e' || r[p] == 's') && p+1 < len(r) {
+			letterCommand(r[p+1:], a+p+1, next, h)
+		}
+		if !isHex(r[p]) {
+			break
+		}
+	}
+}
+
+// dotStartsCommand reports whether the '.' at i may start a command: it
+// does not follow a word, or the word is the e or s verb of a thread or
+// process prefix (~*e.shell, ~0e.shell).
+func dotStartsCommand(s string, i int) bool {
+	if i == 0 || !isWord(s[i-1]) {
+		return true
+	}
+	k := i
+	for k > 0 && isWord(s[k-1]) {
+		k--
+	}
+	run := s[k:i]
+	if last := run[len(run)-1]; last != 'e' && last != 's' {
+		return false
+	}
+	for j := 0; j < len(run)-1; j++ {
+		if !isHex(run[j]) {
+			return false
+		}
+	}
+	return prefixContext(s, prevNonBlank(s, k))
+}
+
+// prefixContext reports whether a word after s[prev] may begin with the
+// rest of a thread or process prefix (~...e, |...s).
+func prefixContext(s string, prev int) bool {
+	if prev < 0 {
+		return false
+	}
+	switch c := s[prev]; {
+	case strings.IndexByte("~|]*#", c) >= 0:
+		return true
+	case c == '.':
+		p := prevNonBlank(s, prev)
+		return p >= 0 && (s[p] == '~' || s[p] == '|')
+	case isHex(c):
+		// ~0 eq: a number, then blanks, then the verb.
+		k := prev
+		for k >= 0 && isHex(s[k]) {
+			k--
+		}
+		p := prevNonBlank(s, k+1)
+		return p >= 0 && (s[p] == '~' || s[p] == '|')
+	}
+	return false
+}
+
+// letterCommand checks a word that may stand where a command starts.
+// Regular commands are parsed by their first letters with anything glued
+// to them (qd, kb5, db@rsp), so a prefix is enough.
+func letterCommand(w string, pos int, next byte, h *hits) {
+	switch {
+	case w == "q" || w == "qq" || w == "qd":
+		h.add(pos, rule{SessionEnd, "ends the debugging session"}, w)
+	case w[0] == 'q':
+		if len(w) >= 3 && next == '(' {
+			return // a MASM function such as qwo(...)
+		}
+		h.add(pos, rule{SessionEnd, "starts with q, which the debugger may read as q, qq or qd (end the session); a symbol can be named with its module (app!name)"}, w)
+	case w == "as":
+		h.add(pos, rule{Indirect, "defines an alias"}, w)
+	case strings.HasPrefix(w, "as"):
+		h.add(pos, rule{Indirect, "starts with as, which the debugger may read as as or aS (define an alias); a symbol can be named with its module (app!name)"}, w)
+	case strings.HasPrefix(w, "lsf"):
+		h.add(pos, rule{Host, "loads a source file of this machine"}, w)
+	case strings.HasPrefix(w, "lse"):
+		h.add(pos, rule{Host, "starts a source editor on this machine"}, w)
+	}
+}
+
+// sessionsOnly reports whether rest, what follows the word Debugger, is
+// the member Sessions, the one part of the root the check lets through.
+func sessionsOnly(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return strings.HasPrefix(rest, ".sessions") && (len(rest) == len(".sessions") || !isWord(rest[len(".sessions")]))
+}
+
+// symbolPattern reports whether the word at a follows '!', wildcards
+// aside: the symbol part of module!symbol or of a pattern such as *!*q*.
+func symbolPattern(s string, a int) bool {
+	i := a - 1
+	for i >= 0 && (s[i] == '*' || s[i] == '?') {
+		i--
+	}
+	i = prevNonBlank(s, i+1)
+	return i >= 0 && s[i] == '!'
+}
