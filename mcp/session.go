@@ -110,6 +110,13 @@ func (ss *ServerSession) initializedLegacy() bool {
 // Handle implements transport.Handler.
 func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *transport.Request) {
 	<-ss.connSet
+	ss.handle(ctx, r)
+}
+
+// handle runs an incoming message: a request read by the connection's read
+// loop, or one handed over by ServeDirect (r.IsDirect()), which runs on
+// the caller's goroutine and is answered before handle returns.
+func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 	if r.IsNotification() {
 		ss.notification(r)
 		return
@@ -126,6 +133,11 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		// State changes take effect before the next message is read, so a
 		// request pipelined behind them sees them; only the reply waits.
 		result, err := ss.dispatch(ctx, r)
+		if r.IsDirect() {
+			ss.reply(r, result, err, false)
+			ss.leave(size)
+			return
+		}
 		go func() {
 			ss.reply(r, result, err, false)
 			ss.leave(size)
@@ -137,6 +149,11 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 	ss.mu.Lock()
 	ss.running[r.ID.Key()] = inf
 	ss.mu.Unlock()
+	if r.IsDirect() {
+		ss.serve(ctx, inf, r)
+		ss.leave(size)
+		return
+	}
 	ss.spawn(func() {
 		ss.serve(ctx, inf, r)
 		ss.leave(size)

@@ -27,7 +27,8 @@ type Request struct {
 	Method string
 	Params json.RawMessage // nil when the message had none
 
-	slot uint64 // the stream-local id jsonrpc2 knows it by
+	slot   uint64      // the stream-local id jsonrpc2 knows it by
+	direct *directSink // set for a DirectRequest: where its response goes
 }
 
 // IsNotification reports whether r expects no response.
@@ -185,6 +186,10 @@ func (c *Conn) Reply(ctx context.Context, r *Request, result any) error {
 	if b == nil {
 		b = json.RawMessage("{}")
 	}
+	if r.direct != nil {
+		r.direct.result(r.ID, b)
+		return nil
+	}
 	if err := c.enter(ctx); err != nil {
 		return fmt.Errorf("transport: replying to %s: %w", r.Method, err)
 	}
@@ -219,6 +224,10 @@ func (c *Conn) leave() { <-c.gate }
 
 // ReplyError answers r with a JSON-RPC error.
 func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
+	if r.direct != nil {
+		r.direct.error(r.ID, e)
+		return nil
+	}
 	je := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
 	if len(e.Data) > 0 {
 		d := json.RawMessage(e.Data)
@@ -235,7 +244,13 @@ func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
 }
 
 // Release gives up on answering r, as MCP requires for a cancelled request.
-func (c *Conn) Release(r *Request) { c.s.release(r.slot) }
+func (c *Conn) Release(r *Request) {
+	if r.direct != nil {
+		r.direct.release()
+		return
+	}
+	c.s.release(r.slot)
+}
 
 // Notify sends a notification.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {

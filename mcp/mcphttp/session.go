@@ -113,18 +113,11 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	}
 	if env.Method == nil {
 		id, err := transport.ParseID(env.ID)
-		p := s.pending[id.Key()]
-		if err != nil || p == nil {
+		if err != nil {
 			s.h.log.Debug("mcphttp: dropped a response nobody waits for", s.logRef(), "id", string(env.ID))
 			return nil
 		}
-		s.forgetLocked(id.Key())
-		if p.stream != nil {
-			kept = storedPush{p.stream, p.stream.push(msg, true), msg, true}
-			s.retainLocked(p.stream)
-		} else {
-			p.resp <- msg
-		}
+		kept = s.answerLocked(id.Key(), msg)
 		return nil
 	}
 	target := s.standalone
@@ -152,6 +145,38 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	kept = storedPush{target, target.push(msg, false), msg, false}
 	s.retainLocked(target)
 	return nil
+}
+
+// answer routes the response to the request of id key, which the session
+// produced through ServeDirect, as WriteFrame routes responses.
+func (s *httpSession) answer(key string, msg []byte) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.mu.Lock()
+	kept := s.answerLocked(key, msg)
+	s.mu.Unlock()
+	s.store(kept)
+}
+
+// answerLocked hands a response to the POST that waits for it: as its
+// JSON body, or as the last event of its stream.
+func (s *httpSession) answerLocked(key string, msg []byte) storedPush {
+	p := s.pending[key]
+	if p == nil {
+		s.h.log.Debug("mcphttp: dropped a response nobody waits for", s.logRef(), "id", key)
+		return storedPush{}
+	}
+	s.forgetLocked(key)
+	if p.stream == nil {
+		p.resp <- msg
+		return storedPush{}
+	}
+	kept := storedPush{p.stream, p.stream.push(msg, true), msg, true}
+	s.retainLocked(p.stream)
+	return kept
 }
 
 // soleStreamLocked returns the only pending request with an SSE stream.
