@@ -200,7 +200,7 @@ type Handler struct {
 	// sessions being closed. idle is closed when it drops to 0.
 	busy int
 	idle chan struct{}
-	done     chan struct{}  // closed by Shutdown
+	done chan struct{} // closed by Shutdown
 	// stopped is cancelled by Shutdown, like done: it ends the stateless
 	// sessions, whose handlers run on their POSTs' goroutines.
 	stopped context.Context
@@ -208,8 +208,8 @@ type Handler struct {
 	// testHookAbandoned, if set by a test, is called once a POST whose
 	// client went away has let go of its session (streamer.go).
 	testHookAbandoned atomic.Pointer[func()]
-	draining int            // sessions whose handlers may still run (drain.go)
-	drained  chan struct{}  // closed when draining drops to 0
+	draining          int           // sessions whose handlers may still run (drain.go)
+	drained           chan struct{} // closed when draining drops to 0
 }
 
 // NewHandler returns a handler that serves srv. Mount it on one path,
