@@ -21,6 +21,10 @@ import (
 // DefaultTimeout bounds a call whose context has no deadline.
 const DefaultTimeout = 60 * time.Second
 
+// defaultTimeoutErr is the timeout cause of Conns with DefaultTimeout,
+// made once: a Conn per stateless HTTP request made it every time.
+var defaultTimeoutErr = fmt.Errorf("%w after %v", ErrTimeout, DefaultTimeout)
+
 // Request is an incoming request or notification.
 type Request struct {
 	ID     ID // zero for a notification
@@ -99,7 +103,10 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}
-	c.timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, c.timeout)
+	c.timeoutErr = defaultTimeoutErr
+	if c.timeout != DefaultTimeout {
+		c.timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, c.timeout)
+	}
 	if c.h == nil {
 		c.h = HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
 			if !r.IsNotification() {

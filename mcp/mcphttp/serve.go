@@ -375,7 +375,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	if s.id == "" {
 		// Shutdown ends stateless sessions, which it does not know by
 		// name, through h.stopped: that cancels the request's handler.
-		release = context.AfterFunc(h.stopped, s.end)
+		release = context.AfterFunc(h.stopped, func() {
+			s.end()
+			// Shutdown awaits the handler within ShutdownTimeout
+			// (untrack), not until it returns.
+			s.untrack()
+		})
 	} else {
 		// A client that walks away from a legacy request leaves it
 		// running (it may still cancel it), but the POST no longer counts
@@ -647,5 +652,6 @@ func (h *Handler) endLater(s *httpSession) {
 	go func() {
 		defer h.addBusy(-1)
 		s.end()
+		s.untrack()
 	}()
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -38,14 +39,16 @@ type httpSession struct {
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
 
+	untracked atomic.Bool // stateless: untrack was called
+
 	in       chan []byte
 	done     chan struct{}
 	doneOnce sync.Once
 
 	mu         sync.Mutex
 	pending    map[string]*pendingCall // by request id key
-	tokens     map[string]string       // progress token key -> request id key
-	streams    map[string]*eventStream // POST streams that can be resumed, by stream id
+	tokens     map[string]string       // progress token key -> request id key; nil until the first
+	streams    map[string]*eventStream // POST streams that can be resumed, by stream id; nil until the first
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
 	busy       int             // POSTs and GETs in progress
@@ -69,8 +72,6 @@ func (h *Handler) newSession(id string) *httpSession {
 		in:      make(chan []byte),
 		done:    make(chan struct{}),
 		pending: map[string]*pendingCall{},
-		tokens:  map[string]string{},
-		streams: map[string]*eventStream{},
 	}
 	s.lastUsed = h.now()
 	if id != "" {
@@ -80,7 +81,11 @@ func (h *Handler) newSession(id string) *httpSession {
 		}
 	}
 	s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
-	h.track(s.ss)
+	if id != "" {
+		h.track(s.ss)
+	} else {
+		h.tracking() // until endLater has waited for its handler
+	}
 	return s
 }
 
@@ -221,6 +226,14 @@ func (s *httpSession) Close() error {
 	return nil
 }
 
+// untrack stops the Handler counting a stateless session once its
+// handlers are done (Handler.untrack), once.
+func (s *httpSession) untrack() {
+	if s.untracked.CompareAndSwap(false, true) {
+		s.h.untrack(s.ss)
+	}
+}
+
 // end closes the session: its ServerSession, and through it this framer.
 func (s *httpSession) end() {
 	sessionAuth.Delete(s.ss)
@@ -297,12 +310,18 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 		p.stream = newEventStream(id, s.h.opts.History, s.h.now)
 		p.stream.attached = true
 		if id != "" {
+			if s.streams == nil {
+				s.streams = map[string]*eventStream{}
+			}
 			s.streams[id] = p.stream
 			s.retainLocked(nil)
 		}
 	}
 	if tok, ok := m.meta[mcp.MetaProgressToken]; ok {
 		p.token = tokenKey(tok)
+		if s.tokens == nil {
+			s.tokens = map[string]string{}
+		}
 		s.tokens[p.token] = key
 	}
 	s.pending[key] = p
