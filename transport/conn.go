@@ -21,9 +21,9 @@ import (
 // DefaultTimeout bounds a call whose context has no deadline.
 const DefaultTimeout = 60 * time.Second
 
-// defaultTimeoutErr is the timeout cause of Conns with DefaultTimeout,
+// errDefaultTimeout is the timeout cause of Conns with DefaultTimeout,
 // made once: a Conn per stateless HTTP request made it every time.
-var defaultTimeoutErr = fmt.Errorf("%w after %v", ErrTimeout, DefaultTimeout)
+var errDefaultTimeout = fmt.Errorf("%w after %v", ErrTimeout, DefaultTimeout)
 
 // Request is an incoming request or notification.
 type Request struct {
@@ -103,7 +103,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}
-	c.timeoutErr = defaultTimeoutErr
+	c.timeoutErr = errDefaultTimeout
 	if c.timeout != DefaultTimeout {
 		c.timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, c.timeout)
 	}
