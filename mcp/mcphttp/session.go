@@ -60,7 +60,7 @@ type httpSession struct {
 
 // pendingCall is a client request waiting for the server's response.
 type pendingCall struct {
-	resp   chan []byte  // JSON mode: the response (buffered, 1)
+	resp   chan []byte  // JSON mode: the response (buffered, 1); nil with a stream
 	stream *eventStream // SSE mode
 	token  string       // its progress token key, if any
 }
@@ -297,8 +297,10 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 	if _, dup := s.pending[key]; dup {
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: id "+m.id.String()+" is already in use by a request in progress").withID(m)
 	}
-	p := &pendingCall{resp: make(chan []byte, 1)}
-	if sse {
+	p := &pendingCall{}
+	if !sse {
+		p.resp = make(chan []byte, 1)
+	} else {
 		id := ""
 		if s.id != "" {
 			s.nextStream++
