@@ -1,11 +1,17 @@
 package mcphttp_test
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
@@ -83,5 +89,62 @@ func TestHTTPDirectSessionEnd(t *testing.T) {
 	}
 	if _, err := io.ReadAll(s.br); err != nil {
 		t.Fatalf("the stream did not end cleanly: %v", err)
+	}
+}
+
+// Requests run on their POSTs' goroutines leave nothing behind: after
+// stateless calls, a session's quick, streamed, abandoned and cancelled
+// calls, and Shutdown, the goroutine count is back where it was.
+func TestHTTPDirectNoLeaks(t *testing.T) {
+	http.DefaultClient.CloseIdleConnections()
+	before := runtime.NumGoroutine()
+	func() {
+		release := make(chan struct{})
+		h := mcphttp.NewHandler(holdServer(release, nil), &mcphttp.HandlerOptions{Logger: quietLog})
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		url := ts.URL + "/mcp"
+		stateless := map[string]string{mcphttp.HeaderProtocolVersion: mcp.Version20260728, mcphttp.HeaderMethod: "tools/list"}
+		for i := range 5 {
+			resp := rawPost(t, url, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/list","params":{`+meta2026+`}}`, stateless)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("stateless tools/list: %s", resp.Status)
+			}
+		}
+		sid := openSession(t, url)
+		rawPost(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, sessionHeaders(sid)).Body.Close()
+		resp := rawPost(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, sessionHeaders(sid))
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		// A streamed call whose client walks away, and one it cancels.
+		for _, id := range []string{"3", "4"} {
+			s := openSSE(t, http.MethodPost, url, holdCall(id, "k"+id), sessionHeaders(sid))
+			for {
+				if ev := s.event(t); len(ev) > 0 && strings.Contains(ev[len(ev)-1], "holding k"+id) {
+					break
+				}
+			}
+			if id == "4" {
+				rawPost(t, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`, sessionHeaders(sid)).Body.Close()
+			}
+			s.resp.Body.Close()
+		}
+		close(release)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.Shutdown(ctx); err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+	}()
+	http.DefaultClient.CloseIdleConnections()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond) // polling for the count, not synchronising
 	}
 }
