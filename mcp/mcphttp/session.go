@@ -80,7 +80,16 @@ func (h *Handler) newSession(id string) *httpSession {
 			s.timer = time.AfterFunc(h.opts.SessionTimeout, s.idle)
 		}
 	}
-	s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
+	if id != "" {
+		s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
+	} else {
+		// A stateless session takes its one request through ServeDirect;
+		// its connection starts only if the request sends something
+		// before its response.
+		s.ss = h.srv.ConnectDirect(func() *transport.Stream {
+			return transport.NewStream(s, &transport.StreamOptions{Logger: h.log})
+		})
+	}
 	if id != "" {
 		h.track(s.ss)
 	} else {
