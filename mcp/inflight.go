@@ -131,7 +131,7 @@ func (ss *ServerSession) waitOnClient() (done func()) {
 // itself is the backpressure if the client is not reading its replies.
 func (ss *ServerSession) busy(ctx context.Context, r *transport.Request) {
 	n := strconv.Itoa(ss.srv.opts.MaxInFlight)
-	_ = ss.conn.ReplyError(ctx, r, &Error{Code: CodeServerBusy,
+	_ = ss.connFor(r).ReplyError(ctx, r, &Error{Code: CodeServerBusy,
 		Message: "server busy: this session already has up to " + n + " requests in progress (ServerOptions.MaxInFlight, MaxInFlightBytes); retry when some have completed"})
 }
 

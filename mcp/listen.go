@@ -60,7 +60,7 @@ func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.R
 	l := &listener{ss: ss, id: r.ID, filter: p.Notifications}
 	// The acknowledgement is the stream's first message: it goes out
 	// before the listener can receive anything.
-	if err := ss.conn.Notify(ctx, "notifications/subscriptions/acknowledged",
+	if err := ss.connection().Notify(ctx, "notifications/subscriptions/acknowledged",
 		&SubscriptionsAcknowledgedParams{Notifications: l.filter, Meta: l.meta()}); err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *Server) notifyListeners(method, uri string) {
 			if uri != "" {
 				params = &ResourceUpdatedParams{URI: uri, Meta: l.meta()}
 			}
-			_ = l.ss.conn.Notify(ctx, method, params)
+			_ = l.ss.connection().Notify(ctx, method, params)
 		})
 	}
 }

@@ -63,7 +63,7 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 	v := negotiate(p.ProtocolVersion, ss.srv.opts.Versions)
 	// Only 2025-03-26 had JSON-RPC batches. initialize runs on the read
 	// loop, so the next message read already sees the setting.
-	ss.conn.AllowBatches(v == Version20250326)
+	ss.connection().AllowBatches(v == Version20250326)
 	ss.mu.Lock()
 	ss.initialized = true
 	ss.version = v

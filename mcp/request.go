@@ -50,7 +50,7 @@ func (r *ServerRequest[P]) Progress(ctx context.Context, progress, total float64
 	if total != 0 {
 		p.Total = &total
 	}
-	return r.Session.conn.Notify(ctx, "notifications/progress", p)
+	return r.Session.connection().Notify(ctx, "notifications/progress", p)
 }
 
 // Log sends a log message to the client if the client wants messages of
@@ -66,5 +66,5 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	if min == "" || !level.atLeast(min) {
 		return nil
 	}
-	return r.Session.conn.Notify(ctx, "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
+	return r.Session.connection().Notify(ctx, "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }

@@ -97,7 +97,7 @@ func (s *Server) resourceUpdated(ctx context.Context, uri string) {
 			ss.notify.post("notifications/resources/updated "+uri, func() {
 				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 				defer cancel()
-				_ = ss.conn.Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri})
+				_ = ss.connection().Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri})
 			})
 		}
 	}

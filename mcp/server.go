@@ -239,22 +239,35 @@ func (s *Server) Run(ctx context.Context, stream *transport.Stream) error {
 func (s *Server) Connect(stream *transport.Stream) *ServerSession {
 	ss := newServerSession(s)
 	defer close(ss.connSet) // the read loop starts inside NewConn, before conn is set
-	ss.conn = transport.NewConn(stream, ss, &transport.ConnOptions{
-		Timeout:   s.opts.Timeout,
-		Logger:    s.log,
-		Abandoned: NotifyCancelled,
-	})
+	ss.conn = s.newConn(ss, stream)
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
 	go func() {
 		<-ss.conn.Done()
-		ss.closed()
-		s.mu.Lock()
-		delete(s.sessions, ss)
-		s.mu.Unlock()
+		ss.ended()
 	}()
 	return ss
+}
+
+// newConn starts the connection of session ss on stream.
+func (s *Server) newConn(ss *ServerSession, stream *transport.Stream) *transport.Conn {
+	return transport.NewConn(stream, ss, &transport.ConnOptions{
+		Timeout:   s.opts.Timeout,
+		Logger:    s.log,
+		Abandoned: NotifyCancelled,
+	})
+}
+
+// ended runs the session's end, once its connection has closed (or, for
+// a ConnectDirect session that never started one, once it is closed).
+func (ss *ServerSession) ended() {
+	ss.endOnce.Do(func() {
+		ss.closed()
+		ss.srv.mu.Lock()
+		delete(ss.srv.sessions, ss)
+		ss.srv.mu.Unlock()
+	})
 }
 
 // Sessions returns the sessions being served.
@@ -334,7 +347,7 @@ func (s *Server) listChanged(method string) {
 			ss.notify.post(method, func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
-				_ = ss.conn.Notify(ctx, method, &struct{}{})
+				_ = ss.connection().Notify(ctx, method, &struct{}{})
 			})
 		}
 	}

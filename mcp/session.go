@@ -26,8 +26,10 @@ import (
 // When the session ends, every handler's context is cancelled.
 type ServerSession struct {
 	srv     *Server
-	conn    *transport.Conn
-	connSet chan struct{} // closed once conn is set
+	conn    *transport.Conn // use connection(): nil until needed in a ConnectDirect session
+	connSet chan struct{}   // closed once conn is set
+	lazy    *lazyConn       // ConnectDirect: how and whether conn was started
+	endOnce sync.Once
 	sem     chan struct{}
 	work    chan func() // hand-off to idle workers (unbuffered)
 
@@ -88,7 +90,12 @@ func newServerSession(s *Server) *ServerSession {
 func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
 
 // Close ends the session.
-func (ss *ServerSession) Close() error { return ss.conn.Close() }
+func (ss *ServerSession) Close() error {
+	if ss.lazy != nil {
+		return ss.closeLazy()
+	}
+	return ss.conn.Close()
+}
 
 func (ss *ServerSession) closed() {
 	ss.shutdown()
@@ -113,6 +120,13 @@ func (ss *ServerSession) initializedLegacy() bool {
 // Handle implements transport.Handler.
 func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *transport.Request) {
 	<-ss.connSet
+	ss.handle(ctx, r)
+}
+
+// handle runs an incoming message: a request read by the connection's read
+// loop, or one handed over by ServeDirect (r.IsDirect()), which runs on
+// the caller's goroutine and is answered before handle returns.
+func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 	if r.IsNotification() {
 		ss.notification(r)
 		return
@@ -129,6 +143,11 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 		// State changes take effect before the next message is read, so a
 		// request pipelined behind them sees them; only the reply waits.
 		result, err := ss.dispatch(ctx, r)
+		if r.IsDirect() {
+			ss.reply(r, result, err, false)
+			ss.leave(size)
+			return
+		}
 		go func() {
 			ss.reply(r, result, err, false)
 			ss.leave(size)
@@ -140,6 +159,11 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 	ss.mu.Lock()
 	ss.running[r.ID.Key()] = inf
 	ss.mu.Unlock()
+	if r.IsDirect() {
+		ss.serve(ctx, inf, r)
+		ss.leave(size)
+		return
+	}
 	ss.spawn(func() {
 		ss.serve(ctx, inf, r)
 		ss.leave(size)
@@ -190,17 +214,18 @@ func (ss *ServerSession) serve(ctx context.Context, inf *inflight, r *transport.
 
 // reply answers r, or releases it if it was cancelled.
 func (ss *ServerSession) reply(r *transport.Request, result any, err error, cancelled bool) {
+	c := ss.connFor(r)
 	switch {
 	case cancelled:
-		ss.conn.Release(r)
+		c.Release(r)
 	case err != nil:
 		var e *Error
 		if !errors.As(err, &e) {
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
-		_ = ss.conn.ReplyError(context.Background(), r, e)
+		_ = c.ReplyError(context.Background(), r, e)
 	default:
-		if err := ss.conn.Reply(context.Background(), r, result); err != nil && !errors.Is(err, transport.ErrClosed) {
+		if err := c.Reply(context.Background(), r, result); err != nil && !errors.Is(err, transport.ErrClosed) {
 			ss.srv.log.Error("mcp: sending a result", "method", r.Method, "err", err)
 		}
 	}

@@ -208,7 +208,7 @@ func (t *taskRun) noteLocked() {
 func (t *taskRun) notify() {
 	send := func(task Task) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = t.owner.conn.Notify(ctx, "notifications/tasks/status", task.legacy())
+		_ = t.owner.connection().Notify(ctx, "notifications/tasks/status", task.legacy())
 		cancel()
 	}
 	for {

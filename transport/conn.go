@@ -21,13 +21,18 @@ import (
 // DefaultTimeout bounds a call whose context has no deadline.
 const DefaultTimeout = 60 * time.Second
 
+// errDefaultTimeout is the timeout cause of Conns with DefaultTimeout,
+// made once: a Conn per stateless HTTP request made it every time.
+var errDefaultTimeout = fmt.Errorf("%w after %v", ErrTimeout, DefaultTimeout)
+
 // Request is an incoming request or notification.
 type Request struct {
 	ID     ID // zero for a notification
 	Method string
 	Params json.RawMessage // nil when the message had none
 
-	slot uint64 // the stream-local id jsonrpc2 knows it by
+	slot   uint64      // the stream-local id jsonrpc2 knows it by
+	direct *directSink // set for a DirectRequest: where its response goes
 }
 
 // IsNotification reports whether r expects no response.
@@ -98,7 +103,10 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}
-	c.timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, c.timeout)
+	c.timeoutErr = errDefaultTimeout
+	if c.timeout != DefaultTimeout {
+		c.timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, c.timeout)
+	}
 	if c.h == nil {
 		c.h = HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
 			if !r.IsNotification() {
@@ -185,6 +193,10 @@ func (c *Conn) Reply(ctx context.Context, r *Request, result any) error {
 	if b == nil {
 		b = json.RawMessage("{}")
 	}
+	if r.direct != nil {
+		r.direct.result(r.ID, b)
+		return nil
+	}
 	if err := c.enter(ctx); err != nil {
 		return fmt.Errorf("transport: replying to %s: %w", r.Method, err)
 	}
@@ -219,6 +231,10 @@ func (c *Conn) leave() { <-c.gate }
 
 // ReplyError answers r with a JSON-RPC error.
 func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
+	if r.direct != nil {
+		r.direct.error(r.ID, e)
+		return nil
+	}
 	je := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
 	if len(e.Data) > 0 {
 		d := json.RawMessage(e.Data)
@@ -235,7 +251,13 @@ func (c *Conn) ReplyError(ctx context.Context, r *Request, e *Error) error {
 }
 
 // Release gives up on answering r, as MCP requires for a cancelled request.
-func (c *Conn) Release(r *Request) { c.s.release(r.slot) }
+func (c *Conn) Release(r *Request) {
+	if r.direct != nil {
+		r.direct.release()
+		return
+	}
+	c.s.release(r.slot)
+}
 
 // Notify sends a notification.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {

@@ -16,19 +16,29 @@ import (
 // most the server's ShutdownTimeout after its end; see
 // mcp.ServerSession.Wait).
 func (h *Handler) track(ss *mcp.ServerSession) {
+	h.tracking()
+	go h.untrack(ss)
+}
+
+// tracking counts a session whose handlers may run; untrack, called
+// once for it, waits for them and stops counting it. A stateless
+// session is untracked by endLater's goroutine, which has ended it: a
+// goroutine of its own per request would cost more than the wait.
+func (h *Handler) tracking() {
 	h.mu.Lock()
 	h.draining++
 	h.mu.Unlock()
-	go func() {
-		_ = ss.Wait(context.Background())
-		h.mu.Lock()
-		h.draining--
-		if h.draining == 0 && h.drained != nil {
-			close(h.drained)
-			h.drained = nil
-		}
-		h.mu.Unlock()
-	}()
+}
+
+func (h *Handler) untrack(ss *mcp.ServerSession) {
+	_ = ss.Wait(context.Background())
+	h.mu.Lock()
+	h.draining--
+	if h.draining == 0 && h.drained != nil {
+		close(h.drained)
+		h.drained = nil
+	}
+	h.mu.Unlock()
 }
 
 // awaitHandlers waits until no session has handlers running, or ctx ends.

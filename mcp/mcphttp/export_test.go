@@ -37,3 +37,7 @@ var (
 	EncodeHeaderValue = encodeHeaderValue
 	DecodeParamHeader = decodeParamHeader
 )
+
+// OnAbandoned sets a function called once a POST whose client went away
+// while its request ran has let go of its session.
+func (h *Handler) OnAbandoned(f func()) { h.testHookAbandoned.Store(&f) }

@@ -194,11 +194,22 @@ type Handler struct {
 	mu       sync.Mutex
 	sessions map[string]*httpSession
 	closed   bool
-	active   sync.WaitGroup // ServeHTTP calls in progress; Add only under mu while !closed
-	ending   sync.WaitGroup // stateless sessions being closed; Add only inside ServeHTTP
-	done     chan struct{}  // closed by Shutdown
-	draining int            // sessions whose handlers may still run (drain.go)
-	drained  chan struct{}  // closed when draining drops to 0
+	// busy counts what Shutdown waits for: ServeHTTP calls in progress,
+	// except while they run a request's handler (those are awaited as
+	// handlers, at most ServerOptions.ShutdownTimeout), and stateless
+	// sessions being closed. idle is closed when it drops to 0.
+	busy int
+	idle chan struct{}
+	done chan struct{} // closed by Shutdown
+	// stopped is cancelled by Shutdown, like done: it ends the stateless
+	// sessions, whose handlers run on their POSTs' goroutines.
+	stopped context.Context
+	stop    context.CancelFunc
+	// testHookAbandoned, if set by a test, is called once a POST whose
+	// client went away has let go of its session (streamer.go).
+	testHookAbandoned atomic.Pointer[func()]
+	draining          int           // sessions whose handlers may still run (drain.go)
+	drained           chan struct{} // closed when draining drops to 0
 }
 
 // NewHandler returns a handler that serves srv. Mount it on one path,
@@ -206,6 +217,7 @@ type Handler struct {
 // unless AllowedHosts and AllowedOrigins say otherwise.
 func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	h := &Handler{srv: srv, sessions: map[string]*httpSession{}, done: make(chan struct{}), now: time.Now}
+	h.stopped, h.stop = context.WithCancel(context.Background())
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -273,7 +285,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down"))
 		return
 	}
-	defer h.active.Done()
+	defer h.exit()
 	rc := http.NewResponseController(w)
 	// Until the body is read (readBody and get lift it): a client sending
 	// its body slowly, or a refusal's unread body, holds no connection
@@ -312,8 +324,22 @@ func (h *Handler) enter() bool {
 	if h.closed {
 		return false
 	}
-	h.active.Add(1)
+	h.busy++
 	return true
+}
+
+// exit undoes enter.
+func (h *Handler) exit() { h.addBusy(-1) }
+
+// addBusy changes the count Shutdown waits for.
+func (h *Handler) addBusy(n int) {
+	h.mu.Lock()
+	h.busy += n
+	if h.busy == 0 && h.idle != nil {
+		close(h.idle)
+		h.idle = nil
+	}
+	h.mu.Unlock()
 }
 
 // Shutdown stops accepting requests, closes every session (which ends
@@ -331,6 +357,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	if !h.closed {
 		h.closed = true
 		close(h.done)
+		h.stop()
 	}
 	sessions := make([]*httpSession, 0, len(h.sessions))
 	for _, s := range h.sessions {
@@ -340,16 +367,19 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, s := range sessions {
 		s.end()
 	}
-	idle := make(chan struct{})
-	go func() {
-		h.active.Wait()
-		h.ending.Wait() // every Add happened inside a ServeHTTP, before active's Done
-		close(idle)
-	}()
-	select {
-	case <-idle:
-	case <-ctx.Done():
-		return ctx.Err()
+	h.mu.Lock()
+	idle := h.idle
+	if h.busy > 0 && idle == nil {
+		idle = make(chan struct{})
+		h.idle = idle
+	}
+	h.mu.Unlock()
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return h.awaitHandlers(ctx)
 }

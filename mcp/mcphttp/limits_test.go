@@ -98,8 +98,10 @@ func sessionHeaders(sid string) map[string]string {
 }
 
 // startHold calls hold in session sid on an SSE stream, reads up to its
-// progress event (stream n, event 1) and walks away.
-func startHold(t *testing.T, url, sid string, n int, returned <-chan string) {
+// progress event (stream n, event 1) and walks away. The call keeps
+// running on its POST's goroutine; abandoned hears when the POST has let
+// go of the session (Handler.OnAbandoned).
+func startHold(t *testing.T, url, sid string, n int, abandoned <-chan struct{}) {
 	t.Helper()
 	s := openSSE(t, http.MethodPost, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hold","arguments":{"key":"%d"},"_meta":{"progressToken":%d}}}`, 100+n, n, n), sessionHeaders(sid))
 	if ev := s.event(t); ev[0] != fmt.Sprintf("id: %d_0", n) {
@@ -109,7 +111,7 @@ func startHold(t *testing.T, url, sid string, n int, returned <-chan string) {
 		t.Fatalf("progress event %q", ev)
 	}
 	s.resp.Body.Close()
-	await(t, returned, "the abandoned POST to return")
+	await(t, abandoned, "the abandoned POST to let go of its session")
 }
 
 func initialized(t *testing.T, url, sid string, returned <-chan string) {
@@ -126,12 +128,14 @@ func initialized(t *testing.T, url, sid string, returned <-chan string) {
 func TestHTTPResumeDroppedStream(t *testing.T) {
 	release := make(chan struct{})
 	returned := make(chan string, 16)
-	_, url := serveHTTPWrapped(t, holdServer(release, nil), &mcphttp.HandlerOptions{MaxRetainedStreams: 1}, returns(returned))
+	h, url := serveHTTPWrapped(t, holdServer(release, nil), &mcphttp.HandlerOptions{MaxRetainedStreams: 1}, returns(returned))
+	abandoned := make(chan struct{}, 16)
+	h.OnAbandoned(func() { abandoned <- struct{}{} })
 	sid := openSession(t, url)
 	await(t, returned, "initialize")
 	initialized(t, url, sid, returned)
 	for n := 1; n <= 3; n++ {
-		startHold(t, url, sid, n, returned)
+		startHold(t, url, sid, n, abandoned)
 	}
 	for _, gone := range []string{"1_1", "2_1"} {
 		hdr := sessionHeaders(sid)
@@ -169,10 +173,12 @@ func TestHTTPSessionIdleTimeout(t *testing.T) {
 			clock := newFakeClock()
 			h, url := serveHTTPWrapped(t, holdServer(make(chan struct{}), cancelled), &mcphttp.HandlerOptions{SessionTimeout: tc.timeout}, returns(returned))
 			h.SetClock(clock.now)
+			abandoned := make(chan struct{}, 16)
+			h.OnAbandoned(func() { abandoned <- struct{}{} })
 			sid := openSession(t, url)
 			await(t, returned, "initialize")
 			initialized(t, url, sid, returned)
-			startHold(t, url, sid, 1, returned)
+			startHold(t, url, sid, 1, abandoned)
 			watched := openSession(t, url)
 			await(t, returned, "initialize")
 			openSSE(t, http.MethodGet, url, "", sessionHeaders(watched))

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -325,12 +326,32 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 // exchange hands a message to a session and answers the POST: 202 for a
 // notification or response, the response as JSON, or an SSE stream that
 // ends with the response.
+//
+// Requests and notifications run on this goroutine (ServeDirect), not on
+// the session's read loop: HTTP pairs the request with its answer, so
+// nothing needs jsonrpc2 to match them. Responses to the server's own
+// requests go to the read loop, where jsonrpc2 awaits them. While a
+// request with a stream runs, a streamer (see streamer) serves the stream
+// from another goroutine once there is something to stream.
 func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage) {
-	if !m.isRequest() {
+	if m.response {
 		if !s.deliver(r.Context(), m.raw) {
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
 			return
 		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if !m.isRequest() {
+		// A malformed notification cannot be answered: what the session
+		// would answer is dropped, as before.
+		select {
+		case <-s.done:
+			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
+			return
+		default:
+		}
+		s.ss.ServeDirect(s.handlerContext(r), m.raw, func([]byte) {})
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -345,13 +366,76 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// limits, or dropped when it was written to its end.
 		defer p.stream.detach()
 	}
-	if !s.deliver(r.Context(), m.raw) {
-		s.forget(m)
-		if r.Context().Err() == nil {
-			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended").withID(m))
-		}
-		return
+	var st *streamer
+	if p.stream != nil {
+		st = h.newStreamer(w, r, s, m, p)
 	}
+	key := m.id.Key()
+	var release func() bool
+	if s.id == "" {
+		// Shutdown ends stateless sessions, which it does not know by
+		// name, through h.stopped: that cancels the request's handler.
+		release = context.AfterFunc(h.stopped, func() {
+			s.end()
+			// Shutdown awaits the handler within ShutdownTimeout
+			// (untrack), not until it returns.
+			s.untrack()
+		})
+	} else {
+		// A client that walks away from a legacy request leaves it
+		// running (it may still cancel it), but the POST no longer counts
+		// as served: neither for MaxInFlight nor to keep the session from
+		// idling out, as when the POST returned while a worker ran the
+		// request.
+		release = context.AfterFunc(r.Context(), func() { h.abandoned(s, st, p.stream) })
+	}
+	// Shutdown waits for the handler as for any other, within the
+	// server's ShutdownTimeout, not as for an HTTP request.
+	h.addBusy(-1)
+	s.ss.ServeDirect(s.handlerContext(r), m.raw, func(resp []byte) { s.answer(key, resp) })
+	h.addBusy(1)
+	if !release() && s.id != "" {
+		// abandoned ran, or runs: take back what it gave up, which post
+		// gives back as it returns.
+		h.posts.Add(1)
+		s.enter()
+	}
+	if st != nil && st.finish() {
+		return // the streamer answered
+	}
+	h.answer(w, r, s, m, p, quickAnswer)
+}
+
+// abandoned lets go of a legacy session's request whose client went away
+// while it ran: its stream, once the streamer is done with it, is left for
+// resumption, and the POST stops counting as one in progress.
+func (h *Handler) abandoned(s *httpSession, st *streamer, es *eventStream) {
+	if st != nil && !st.abandon() {
+		es.detach()
+	}
+	s.leave()
+	h.posts.Add(-1)
+	if hook := h.testHookAbandoned.Load(); hook != nil {
+		(*hook)()
+	}
+}
+
+// handlerContext is the context a request's handler runs in. A stateless
+// request's session is the request, so the client going away cancels it;
+// in a legacy session it does not (the client may send
+// notifications/cancelled), and the session's end does.
+func (s *httpSession) handlerContext(r *http.Request) context.Context {
+	if s.id == "" {
+		return r.Context()
+	}
+	return context.WithoutCancel(r.Context())
+}
+
+// answer writes what a request produced: the response as JSON, or an SSE
+// stream of its messages that ends with the response. A legacy session's
+// streamed request whose response is not there yet waits up to quick for
+// it before it starts the stream.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall, quick time.Duration) {
 	if p.stream != nil && s.id == "" {
 		// A stateless request's HTTP status depends on its outcome: an error
 		// that comes before anything else (a missing client capability is
@@ -361,7 +445,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 			return
 		}
 	}
-	if p.stream != nil && s.id != "" && h.answerIfQuick(w, r, p.stream) {
+	if p.stream != nil && s.id != "" && h.answerIfQuick(w, r, p.stream, quick) {
 		s.dropStream(p.stream)
 		return
 	}
@@ -433,7 +517,7 @@ const quickAnswer = 20 * time.Millisecond
 // resumption, costs a fast call more than the call itself; a call that
 // sends anything first (progress, a request of its own) or takes longer
 // gets the stream, losing at most quickAnswer of resumability.
-func (h *Handler) answerIfQuick(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
+func (h *Handler) answerIfQuick(w http.ResponseWriter, r *http.Request, es *eventStream, quick time.Duration) bool {
 	var deadline <-chan time.Time
 	for {
 		evs, done, closed := es.since(0)
@@ -442,11 +526,11 @@ func (h *Handler) answerIfQuick(w http.ResponseWriter, r *http.Request, es *even
 			es.markSent(evs[0].n)
 			writeJSON(w, http.StatusOK, evs[0].data)
 			return true
-		case len(evs) > 0 || closed:
+		case len(evs) > 0 || closed || quick <= 0:
 			return false
 		}
 		if deadline == nil {
-			t := time.NewTimer(quickAnswer)
+			t := time.NewTimer(quick)
 			defer t.Stop()
 			deadline = t.C
 		}
@@ -564,9 +648,10 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 // more than the request itself (the connection stays busy until
 // ServeHTTP returns). Shutdown waits for these closes too.
 func (h *Handler) endLater(s *httpSession) {
-	h.ending.Add(1)
+	h.addBusy(1)
 	go func() {
-		defer h.ending.Done()
+		defer h.addBusy(-1)
 		s.end()
+		s.untrack()
 	}()
 }

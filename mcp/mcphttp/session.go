@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -38,14 +39,16 @@ type httpSession struct {
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
 
+	untracked atomic.Bool // stateless: untrack was called
+
 	in       chan []byte
 	done     chan struct{}
 	doneOnce sync.Once
 
 	mu         sync.Mutex
 	pending    map[string]*pendingCall // by request id key
-	tokens     map[string]string       // progress token key -> request id key
-	streams    map[string]*eventStream // POST streams that can be resumed, by stream id
+	tokens     map[string]string       // progress token key -> request id key; nil until the first
+	streams    map[string]*eventStream // POST streams that can be resumed, by stream id; nil until the first
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
 	busy       int             // POSTs and GETs in progress
@@ -57,7 +60,7 @@ type httpSession struct {
 
 // pendingCall is a client request waiting for the server's response.
 type pendingCall struct {
-	resp   chan []byte  // JSON mode: the response (buffered, 1)
+	resp   chan []byte  // JSON mode: the response (buffered, 1); nil with a stream
 	stream *eventStream // SSE mode
 	token  string       // its progress token key, if any
 }
@@ -69,8 +72,6 @@ func (h *Handler) newSession(id string) *httpSession {
 		in:      make(chan []byte),
 		done:    make(chan struct{}),
 		pending: map[string]*pendingCall{},
-		tokens:  map[string]string{},
-		streams: map[string]*eventStream{},
 	}
 	s.lastUsed = h.now()
 	if id != "" {
@@ -79,8 +80,21 @@ func (h *Handler) newSession(id string) *httpSession {
 			s.timer = time.AfterFunc(h.opts.SessionTimeout, s.idle)
 		}
 	}
-	s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
-	h.track(s.ss)
+	if id != "" {
+		s.ss = h.srv.Connect(transport.NewStream(s, &transport.StreamOptions{Logger: h.log}))
+	} else {
+		// A stateless session takes its one request through ServeDirect;
+		// its connection starts only if the request sends something
+		// before its response.
+		s.ss = h.srv.ConnectDirect(func() *transport.Stream {
+			return transport.NewStream(s, &transport.StreamOptions{Logger: h.log})
+		})
+	}
+	if id != "" {
+		h.track(s.ss)
+	} else {
+		h.tracking() // until endLater has waited for its handler
+	}
 	return s
 }
 
@@ -113,18 +127,11 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	}
 	if env.Method == nil {
 		id, err := transport.ParseID(env.ID)
-		p := s.pending[id.Key()]
-		if err != nil || p == nil {
+		if err != nil {
 			s.h.log.Debug("mcphttp: dropped a response nobody waits for", s.logRef(), "id", string(env.ID))
 			return nil
 		}
-		s.forgetLocked(id.Key())
-		if p.stream != nil {
-			kept = storedPush{p.stream, p.stream.push(msg, true), msg, true}
-			s.retainLocked(p.stream)
-		} else {
-			p.resp <- msg
-		}
+		kept = s.answerLocked(id.Key(), msg)
 		return nil
 	}
 	target := s.standalone
@@ -152,6 +159,38 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 	kept = storedPush{target, target.push(msg, false), msg, false}
 	s.retainLocked(target)
 	return nil
+}
+
+// answer routes the response to the request of id key, which the session
+// produced through ServeDirect, as WriteFrame routes responses.
+func (s *httpSession) answer(key string, msg []byte) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.mu.Lock()
+	kept := s.answerLocked(key, msg)
+	s.mu.Unlock()
+	s.store(kept)
+}
+
+// answerLocked hands a response to the POST that waits for it: as its
+// JSON body, or as the last event of its stream.
+func (s *httpSession) answerLocked(key string, msg []byte) storedPush {
+	p := s.pending[key]
+	if p == nil {
+		s.h.log.Debug("mcphttp: dropped a response nobody waits for", s.logRef(), "id", key)
+		return storedPush{}
+	}
+	s.forgetLocked(key)
+	if p.stream == nil {
+		p.resp <- msg
+		return storedPush{}
+	}
+	kept := storedPush{p.stream, p.stream.push(msg, true), msg, true}
+	s.retainLocked(p.stream)
+	return kept
 }
 
 // soleStreamLocked returns the only pending request with an SSE stream.
@@ -194,6 +233,14 @@ func (s *httpSession) Close() error {
 		s.mu.Unlock()
 	})
 	return nil
+}
+
+// untrack stops the Handler counting a stateless session once its
+// handlers are done (Handler.untrack), once.
+func (s *httpSession) untrack() {
+	if s.untracked.CompareAndSwap(false, true) {
+		s.h.untrack(s.ss)
+	}
 }
 
 // end closes the session: its ServerSession, and through it this framer.
@@ -259,8 +306,10 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 	if _, dup := s.pending[key]; dup {
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: id "+m.id.String()+" is already in use by a request in progress").withID(m)
 	}
-	p := &pendingCall{resp: make(chan []byte, 1)}
-	if sse {
+	p := &pendingCall{}
+	if !sse {
+		p.resp = make(chan []byte, 1)
+	} else {
 		id := ""
 		if s.id != "" {
 			s.nextStream++
@@ -272,12 +321,18 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 		p.stream = newEventStream(id, s.h.opts.History, s.h.now)
 		p.stream.attached = true
 		if id != "" {
+			if s.streams == nil {
+				s.streams = map[string]*eventStream{}
+			}
 			s.streams[id] = p.stream
 			s.retainLocked(nil)
 		}
 	}
 	if tok, ok := m.meta[mcp.MetaProgressToken]; ok {
 		p.token = tokenKey(tok)
+		if s.tokens == nil {
+			s.tokens = map[string]string{}
+		}
 		s.tokens[p.token] = key
 	}
 	s.pending[key] = p

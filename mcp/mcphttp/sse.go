@@ -31,6 +31,10 @@ type eventStream struct {
 	closed   bool      // the session ended: writers stop at once
 	attached bool      // a writer is serving the stream
 	wake     chan struct{}
+	// onPush, if set, is called after each event but the final one is
+	// queued: a request running on its POST's goroutine starts serving
+	// its stream then (streamer).
+	onPush func()
 }
 
 type queuedEvent struct {
@@ -58,8 +62,12 @@ func (es *eventStream) push(msg []byte, final bool) int {
 		es.dropLocked(len(es.events) - es.limit)
 	}
 	es.final = final
+	onPush := es.onPush
 	es.mu.Unlock()
 	es.signal()
+	if onPush != nil && !final {
+		onPush()
+	}
 	return n
 }
 
