@@ -16,6 +16,7 @@ import (
 // by Framer.mu.
 type sink struct {
 	ctx    context.Context
+	cancel context.CancelFunc // ends the POST; shutdown calls it too
 	answer []byte // the response, or an error response made up here
 	madeUp bool   // answer is the framer's own (a failure), not the server's
 	pushed bool   // other messages went to ReadFrame during the call
@@ -42,6 +43,10 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 	s := &sink{}
 	m.sink = s
 	key := m.id.Key()
+	// The POST ends with the call or with the framer (shutdown cancels
+	// every RoundTrip in awaiting).
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	defer s.cancel()
 	f.mu.Lock()
 	if f.closing {
 		f.mu.Unlock()
@@ -55,16 +60,12 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 	f.wg.Add(1) // under mu, so never concurrent with Close's Wait
 	f.mu.Unlock()
 
-	// The POST ends with the call or with the framer.
-	rctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(f.ctx, cancel)
-	s.ctx = rctx
-	f.roundTrip(rctx, m, stateless)
-	stop()
-	cancel()
+	f.roundTrip(s.ctx, m, stateless)
+	s.cancel()
 
 	f.mu.Lock()
 	delete(f.awaiting, key)
+	closing := f.closing // set before shutdown cancels the POST
 	var late []byte
 	if s.late != nil {
 		select {
@@ -80,8 +81,7 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 		answer = late
 	}
 	if answer == nil {
-		if f.ctx.Err() != nil {
-			// Closing cancels f.ctx after recording the cause.
+		if closing {
 			return nil, f.closedErr()
 		}
 		if err := ctx.Err(); err != nil {

@@ -325,6 +325,9 @@ func (f *Framer) shutdown(cause error, deleteSession bool) {
 		f.cause = cause
 		f.closing = true
 		sid := f.sessionID
+		for _, s := range f.awaiting {
+			s.cancel() // RoundTrip's POST
+		}
 		f.mu.Unlock()
 		f.cancel()
 		if deleteSession && sid != "" {
