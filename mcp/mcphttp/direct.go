@@ -17,9 +17,9 @@ import (
 type sink struct {
 	ctx    context.Context
 	cancel context.CancelFunc // ends the POST; shutdown calls it too
-	answer []byte // the response, or an error response made up here
-	madeUp bool   // answer is the framer's own (a failure), not the server's
-	pushed bool   // other messages went to ReadFrame during the call
+	answer []byte             // the response, or an error response made up here
+	madeUp bool               // answer is the framer's own (a failure), not the server's
+	pushed bool               // other messages went to ReadFrame during the call
 	late   chan []byte
 }
 
