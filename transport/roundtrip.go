@@ -128,6 +128,12 @@ func (c *Conn) roundTrip(ctx context.Context, method string, params any, n *uint
 	return c.checkResponse(method, id, resp)
 }
 
+// isID reports whether got is the integer id n.
+func isID(got ID, n uint64) bool {
+	v, err := strconv.ParseUint(got.raw, 10, 64)
+	return err == nil && v == n
+}
+
 // checkResponse validates the response to our request id and returns its
 // result, or its error as an *Error (data byte for byte). A message that is
 // not a well-formed response to id fails the call at once.
@@ -145,7 +151,7 @@ func (c *Conn) checkResponse(method string, id uint64, resp []byte) (json.RawMes
 			why = "a request or notification instead of the response"
 		}
 		return nil, malformed(why)
-	case env.id.Key() != IntID(id).Key():
+	case !isID(env.id, id):
 		return nil, malformed("it answers id " + env.id.String() + ", not " + strconv.FormatUint(id, 10))
 	case env.errObj != nil:
 		e := &Error{}

@@ -423,6 +423,11 @@ func (f *Framer) WriteFrame(msg []byte) error {
 func (f *Framer) era(m *outMsg) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.eraLocked(m)
+}
+
+// eraLocked is era with f.mu held.
+func (f *Framer) eraLocked(m *outMsg) bool {
 	// A message without _meta (a notification, say) follows the era of
 	// the connection: stateless until an initialize succeeds.
 	stateless := mcp.IsStateless(m.version) || (f.version == "" && f.stateless != "" && m.method != "initialize")

@@ -39,7 +39,6 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 	if !m.isRequest() {
 		return nil, errors.New("mcphttp: RoundTrip: the message is not a request")
 	}
-	stateless := f.era(m)
 	s := &sink{}
 	m.sink = s
 	key := m.id.Key()
@@ -52,6 +51,7 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 		f.mu.Unlock()
 		return nil, f.closedErr()
 	}
+	stateless := f.eraLocked(m)
 	if _, dup := f.awaiting[key]; dup {
 		f.mu.Unlock()
 		return nil, fmt.Errorf("mcphttp: RoundTrip: id %s is already in flight", m.id)
