@@ -145,6 +145,9 @@ func TestDirectHostileAnswers(t *testing.T) {
 		{"invalid UTF-8", func(w http.ResponseWriter, id string) {
 			answerJSON(w, `{"jsonrpc":"2.0","id":`+id+`,"result":"`+"\xff"+`"}`)
 		}, "not valid UTF-8"},
+		{"invalid UTF-8 event", func(w http.ResponseWriter, id string) {
+			answerSSE(w, `{"jsonrpc":"2.0","id":`+id+`,"result":"`+"\xff"+`"}`)
+		}, "not valid UTF-8"},
 		{"a request", func(w http.ResponseWriter, id string) {
 			answerJSON(w, `{"jsonrpc":"2.0","id":`+id+`,"method":"x"}`)
 		}, "instead of the response"},
@@ -418,4 +421,60 @@ func FuzzAnswersHead(f *testing.F) {
 			t.Fatalf("answersHead(%q) without the id", h)
 		}
 	})
+}
+
+// An SSE stream that breaks before the response is resumed with
+// Last-Event-ID, and the response read there; one that is gone (410)
+// fails the call with the server's reason.
+func TestDirectResume(t *testing.T) {
+	directLeaks(t)
+	var lastIDs sync.Map
+	var gone atomic.Bool
+	c, _ := directConn(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodDelete:
+			return
+		case http.MethodGet:
+			last := r.Header.Get(HeaderLastEventID)
+			if last == "" {
+				http.Error(w, "no", http.StatusMethodNotAllowed)
+				return
+			}
+			if gone.Load() {
+				http.Error(w, "stream dropped", http.StatusGone)
+				return
+			}
+			id, _ := lastIDs.Load(last)
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "id: %s-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":\"resumed\"}\n\n", last, id)
+			return
+		}
+		id, method := requestOf(r)
+		if method == "initialize" {
+			w.Header().Set(HeaderSessionID, "s1")
+			answerJSON(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"protocolVersion":"2025-11-25"}}`)
+			return
+		}
+		if id == "" {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		ev := "ev" + id
+		lastIDs.Store(ev, id)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "retry: 1\nid: %s\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n", ev)
+	}, &ClientOptions{NoListen: true}, nil, nil)
+	if err := c.Call(context.Background(), "initialize", map[string]any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := c.Call(context.Background(), "tools/call", map[string]any{"name": "x"}, &got); err != nil || got != "resumed" {
+		t.Fatalf("Call: %q, %v; want the response from the resumed stream", got, err)
+	}
+	gone.Store(true)
+	err := c.Call(context.Background(), "tools/call", map[string]any{"name": "x"}, nil)
+	var e *transport.Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "stream dropped") {
+		t.Fatalf("Call: %v; want the 410's reason as the call's error", err)
+	}
 }
