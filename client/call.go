@@ -114,7 +114,11 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 		pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v (client.WithTimeout)", ErrTimeout, o.timeout))
 	} else if d := c.opts.timeout(); d > 0 {
 		if _, ok := ctx.Deadline(); !ok {
-			pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName()))
+			cause := c.timeoutErr
+			if cause == nil {
+				cause = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName())
+			}
+			pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, d, cause)
 		}
 	}
 	var token string

@@ -122,6 +122,10 @@ type Client struct {
 
 	pool *serverRequests // answers the server's requests
 
+	// timeoutErr is the cause of a call's end at the client's timeout,
+	// made once instead of per call.
+	timeoutErr error
+
 	tokens   atomic.Uint64
 	mu       sync.Mutex
 	progress map[string]func(*mcp.ProgressParams)
@@ -146,6 +150,9 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	if d := c.opts.timeout(); d > 0 {
+		c.timeoutErr = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName())
 	}
 	c.pool = newServerRequests(c.opts.MaxServerRequests, c.opts.MaxQueuedServerRequests)
 	c.conn = transport.NewConn(stream, transport.HandlerFunc(c.handle), &transport.ConnOptions{

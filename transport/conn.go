@@ -80,6 +80,7 @@ type Conn struct {
 	timeout    time.Duration
 	timeoutErr error // the cause of a call's end at timeout, made once
 	abandoned  func(*Conn, ID, string, error)
+	rt         RoundTripper // the Stream's framer, when it pairs calls (roundtrip.go)
 
 	seq   atomic.Uint64 // our request ids and payload tickets
 	ready chan struct{} // closed once rpc is set: the read loop starts before
@@ -121,6 +122,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if opts.Logger != nil {
 		s.log = opts.Logger
 	}
+	c.rt, _ = s.f.(RoundTripper)
 	s.enableTickets()
 	s.mu.Lock()
 	s.onWriteFail = func(err error) {
@@ -290,6 +292,9 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // connection's timeout when the context has no deadline; the peer is then
 // told through ConnOptions.Abandoned.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	if c.rt != nil {
+		return c.callDirect(ctx, method, params, result)
+	}
 	call := c.start(ctx, method, params)
 	if call.sent {
 		call.wait()
@@ -301,8 +306,13 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // the response; the returned Call completes when the response arrives, the
 // context ends or the timeout passes. Waiting for another sender's write
 // ends with the context; a write of its own that the peer does not take
-// ends with the connection, after StreamOptions.WriteTimeout.
+// ends with the connection, after StreamOptions.WriteTimeout. Over a
+// RoundTripper (HTTP), Go returns at once and the request is sent on a
+// goroutine of its own; a failure to send completes the Call.
 func (c *Conn) Go(ctx context.Context, method string, params any) *Call {
+	if c.rt != nil {
+		return c.goDirect(ctx, method, params)
+	}
 	call := c.start(ctx, method, params)
 	if call.sent {
 		go call.wait()

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"io"
 	"log/slog"
 
@@ -49,7 +50,27 @@ func TapFramer(f Framer, opts *EchoOptions) Framer {
 	if opts != nil {
 		c = echo.Config(*opts)
 	}
-	return &tapFramer{f: f, e: echo.New(c)}
+	t := &tapFramer{f: f, e: echo.New(c)}
+	if rt, ok := f.(RoundTripper); ok {
+		// Keep the paired path of a framer that has one, logging both
+		// messages of each call.
+		return &tapRoundTripper{tapFramer: t, rt: rt}
+	}
+	return t
+}
+
+type tapRoundTripper struct {
+	*tapFramer
+	rt RoundTripper
+}
+
+func (t *tapRoundTripper) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
+	t.e.LogFrame("send", msg)
+	resp, err := t.rt.RoundTrip(ctx, msg)
+	if err == nil {
+		t.e.LogFrame("recv", resp)
+	}
+	return resp, err
 }
 
 type tapFramer struct {

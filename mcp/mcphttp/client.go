@@ -130,11 +130,13 @@ type Framer struct {
 	listening bool
 	retryHint time.Duration
 	inflight  map[string]context.CancelFunc // requests by id key
+	awaiting  map[string]*sink              // RoundTrip calls by id key (direct.go)
 }
 
 type inFrame struct {
-	msg []byte
-	err error
+	msg     []byte
+	err     error
+	barrier chan struct{} // not a frame: closed when the reader comes back for more
 }
 
 // NewFramer returns the framer under NewStream, for callers that wrap it
@@ -162,6 +164,7 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 		in:       make(chan inFrame, 64),
 		done:     make(chan struct{}),
 		inflight: map[string]context.CancelFunc{},
+		awaiting: map[string]*sink{},
 	}
 	if f.client == nil {
 		f.client = defaultClient()
@@ -199,23 +202,37 @@ func (f *Framer) ProtocolVersion() string {
 
 // ReadFrame implements transport.Framer.
 func (f *Framer) ReadFrame() ([]byte, error) {
+	for {
+		fr := f.next()
+		if fr.barrier != nil {
+			// The reader is back, so it has handled every frame before
+			// the barrier: a RoundTrip waiting for that may return.
+			close(fr.barrier)
+			continue
+		}
+		return fr.msg, fr.err
+	}
+}
+
+// next returns the next queued frame, or the cause of the end.
+func (f *Framer) next() inFrame {
 	select {
 	case fr := <-f.in:
-		return fr.msg, fr.err
+		return fr
 	default:
 	}
 	select {
 	case fr := <-f.in:
-		return fr.msg, fr.err
+		return fr
 	case <-f.done:
 		select {
 		case fr := <-f.in:
-			return fr.msg, fr.err
+			return fr
 		default:
 		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return nil, f.cause
+		return inFrame{err: f.cause}
 	}
 }
 
@@ -230,6 +247,7 @@ type outMsg struct {
 	hasName   bool
 	requestID json.RawMessage // of notifications/cancelled
 	rawArgs   json.RawMessage // of tools/call, for Mcp-Param-* headers
+	sink      *sink           // where the response goes, for a RoundTrip
 }
 
 func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
@@ -348,14 +366,7 @@ func (f *Framer) WriteFrame(msg []byte) error {
 	default:
 	}
 	m := peekOut(append([]byte(nil), msg...))
-	f.mu.Lock()
-	// A message without _meta (a notification, say) follows the era of
-	// the connection: stateless until an initialize succeeds.
-	stateless := mcp.IsStateless(m.version) || (f.version == "" && f.stateless != "" && m.method != "initialize")
-	if mcp.IsStateless(m.version) {
-		f.stateless = m.version
-	}
-	f.mu.Unlock()
+	stateless := f.era(m)
 	if stateless && m.method == "notifications/cancelled" {
 		// A stateless request has no session to cancel it in: closing its
 		// connection is the cancellation.
@@ -405,6 +416,25 @@ func (f *Framer) WriteFrame(msg []byte) error {
 		return fmt.Errorf("mcphttp: POST %s: %s", describe(m), httpErrorText(resp, f.max))
 	}
 	return nil
+}
+
+// era reports whether m goes out in the stateless era, and remembers the
+// stateless version m names.
+func (f *Framer) era(m *outMsg) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.eraLocked(m)
+}
+
+// eraLocked is era with f.mu held.
+func (f *Framer) eraLocked(m *outMsg) bool {
+	// A message without _meta (a notification, say) follows the era of
+	// the connection: stateless until an initialize succeeds.
+	stateless := mcp.IsStateless(m.version) || (f.version == "" && f.stateless != "" && m.method != "initialize")
+	if mcp.IsStateless(m.version) {
+		f.stateless = m.version
+	}
+	return stateless
 }
 
 func describe(m *outMsg) string {

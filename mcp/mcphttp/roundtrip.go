@@ -28,7 +28,11 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		f.expire(sid, http.MethodPost)
 		return
 	case resp.StatusCode == http.StatusAccepted:
-		return // the server will answer elsewhere (its GET stream)
+		// The server will answer elsewhere (its GET stream).
+		if m.sink != nil {
+			f.awaitElsewhere(ctx, m.sink)
+		}
+		return
 	case resp.StatusCode/100 != 2:
 		f.failHTTP(m, resp)
 		return
@@ -46,7 +50,17 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		case err != nil:
 			f.fail(m, "reading the response: "+err.Error())
 		case len(b) > f.max:
-			f.push(inFrame{err: &transport.TooLargeError{Size: int64(len(b)), Limit: f.max, Head: head(b)}})
+			tl := &transport.TooLargeError{Size: int64(len(b)), Limit: f.max, Head: head(b)}
+			if m.sink != nil {
+				// The body of a POST is its response.
+				f.failCode(m, transport.CodeInternalError, "response too large: "+tl.Error(), nil)
+				return
+			}
+			f.push(inFrame{err: tl})
+		case m.sink != nil:
+			// The body of a POST is its response, whatever it holds: the
+			// caller checks it, and fails the call at once if it is not.
+			m.sink.answer, _ = f.learn(b, m)
 		default:
 			f.incoming(b, m)
 		}
@@ -124,7 +138,11 @@ func (f *Framer) readEvents(ctx context.Context, body io.Reader, m *outMsg) (ans
 			f.mu.Unlock()
 		}
 		if ev.tooLarge != nil {
-			f.push(inFrame{err: ev.tooLarge})
+			if m != nil && m.sink != nil && answersHead(ev.tooLarge.Head, m.id) {
+				f.failCode(m, transport.CodeInternalError, "response too large: "+ev.tooLarge.Error(), nil)
+				return true, r.lastID
+			}
+			f.pushFor(m, inFrame{err: ev.tooLarge})
 			continue
 		}
 		if len(ev.data) == 0 || (ev.name != "" && ev.name != "message") {
@@ -143,6 +161,30 @@ func (f *Framer) readEvents(ctx context.Context, body io.Reader, m *outMsg) (ans
 // an initialize response on the way. It reports whether msg is the
 // response to m.
 func (f *Framer) incoming(msg []byte, m *outMsg) bool {
+	msg, env, isResp := f.learnEnv(msg, m)
+	switch {
+	case isResp && m.sink != nil:
+		m.sink.answer, m.sink.madeUp = msg, false
+		return true
+	case !isResp && !env.hasMethod && f.deliver(msg, env):
+		// The response to a RoundTrip waiting elsewhere.
+		return false
+	}
+	f.pushFor(m, inFrame{msg: msg})
+	return isResp
+}
+
+// learn is learnEnv for a caller that needs only the message.
+func (f *Framer) learn(msg []byte, m *outMsg) ([]byte, bool) {
+	msg, _, isResp := f.learnEnv(msg, m)
+	return msg, isResp
+}
+
+// learnEnv reads an incoming message, learning the negotiated version from
+// an initialize response (and starting the GET stream) and the tools'
+// parameter headers from a tools/list response. It reports whether msg is
+// the response to m.
+func (f *Framer) learnEnv(msg []byte, m *outMsg) ([]byte, inEnvelope, bool) {
 	env := peekIn(msg)
 	isResp := false
 	if m != nil && !env.hasMethod {
@@ -170,8 +212,7 @@ func (f *Framer) incoming(msg []byte, m *outMsg) bool {
 			}()
 		}
 	}
-	f.push(inFrame{msg: msg})
-	return isResp
+	return msg, env, isResp
 }
 
 // listenLoop keeps the GET stream open for the session's life. A server
@@ -223,6 +264,12 @@ func (f *Framer) failCode(m *outMsg, code int64, message string, data json.RawMe
 	errObj, _ := json.Marshal(e)
 	b := append([]byte(`{"jsonrpc":"2.0","id":`), m.id.Raw()...)
 	b = append(append(append(b, `,"error":`...), errObj...), '}')
+	if m.sink != nil {
+		if m.sink.answer == nil {
+			m.sink.answer, m.sink.madeUp = b, true
+		}
+		return
+	}
 	f.push(inFrame{msg: b})
 }
 
@@ -278,6 +325,9 @@ func (f *Framer) shutdown(cause error, deleteSession bool) {
 		f.cause = cause
 		f.closing = true
 		sid := f.sessionID
+		for _, s := range f.awaiting {
+			s.cancel() // RoundTrip's POST
+		}
 		f.mu.Unlock()
 		f.cancel()
 		if deleteSession && sid != "" {
