@@ -17,11 +17,9 @@ func (m *Meta) UnmarshalJSON(b []byte) error {
 	// The common case, a valid object, without json.Decoder's copy and
 	// double scan; anything else takes the general path and its errors.
 	if jsonscan.Valid(b) {
-		if v, ok := jsonscan.DecodeAny(b); ok {
-			if obj, isObj := v.(map[string]any); isObj {
-				*m = obj
-				return nil
-			}
+		if obj, ok := decodeMetaMemo(b); ok {
+			*m = obj
+			return nil
 		}
 	}
 	d := json.NewDecoder(bytes.NewReader(b))

@@ -1,0 +1,60 @@
+package mcphttp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+)
+
+// Stateless requests that send the same _meta, served concurrently by a
+// handler that changes every part of its request's Meta, each see the
+// _meta they sent, and their typed client info: a decoding the server
+// remembers between requests is never one a handler holds (run with
+// -race).
+func TestStatelessHandlerChangesMeta(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "meta", Version: "1"}, &mcp.ServerOptions{Logger: quietLog})
+	mcp.AddTool(srv, &mcp.Tool{Name: "scribble"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			m := req.Params.Meta
+			info, _ := m[mcp.MetaClientInfo].(map[string]any)
+			caps, _ := m[mcp.MetaClientCapabilities].(map[string]any)
+			roots, _ := caps["roots"].(map[string]any)
+			ok := info["name"] == "memo-client" && roots["listChanged"] == true &&
+				req.ClientInfo().Name == "memo-client" && req.ClientCapabilities().Roots != nil
+			info["name"] = "changed"
+			roots["listChanged"] = false
+			caps["sampling"] = map[string]any{}
+			m[mcp.MetaClientInfo] = "gone"
+			if !ok {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "saw a changed _meta"}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pristine"}}}, nil, nil
+		})
+	_, url := serveHTTP(t, srv, nil)
+	hdr := map[string]string{mcphttp.HeaderProtocolVersion: mcp.Version20260728, mcphttp.HeaderMethod: "tools/call", mcphttp.HeaderName: "scribble"}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 10 {
+				body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(g*100+i) + `,"method":"tools/call","params":{"name":"scribble","arguments":{},"_meta":{` +
+					`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"memo-client","version":"1"},` +
+					`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`
+				resp := rawPost(t, url, body, hdr)
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "pristine") {
+					t.Errorf("call %d/%d: %s %s", g, i, resp.Status, b)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
