@@ -124,10 +124,50 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 func members(b []byte) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	_ = jsonscan.MembersBytes(b, func(k, v []byte) bool {
-		out[string(k)] = v
+		out[memberKey(k)] = v
 		return true
 	})
 	return out
+}
+
+// memberKey is k as a string, without a new string for the keys every
+// message has: those were a dozen allocations per POST.
+func memberKey(k []byte) string {
+	switch string(k) { // compared, not converted: no allocation
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "uri":
+		return "uri"
+	case "taskId":
+		return "taskId"
+	case "_meta":
+		return "_meta"
+	case mcp.MetaProtocolVersion:
+		return mcp.MetaProtocolVersion
+	case mcp.MetaClientInfo:
+		return mcp.MetaClientInfo
+	case mcp.MetaClientCapabilities:
+		return mcp.MetaClientCapabilities
+	case mcp.MetaLogLevel:
+		return mcp.MetaLogLevel
+	case mcp.MetaProgressToken:
+		return mcp.MetaProgressToken
+	}
+	return string(k)
 }
 
 // headerValue returns a standard header's value without surrounding white

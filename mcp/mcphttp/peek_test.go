@@ -188,3 +188,17 @@ func FuzzPeekOut(f *testing.F) {
 		}
 	})
 }
+
+// Splitting a stateless tool call's body allocates its maps, not its keys.
+func TestMembersKeysAllocs(t *testing.T) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{` +
+		`"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{},` +
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}}}`)
+	if got := testing.AllocsPerRun(100, func() { members(body) }); got > 2 {
+		t.Fatalf("members: %v allocations, want the map's only", got)
+	}
+	m := members(body)
+	if len(m) != 4 || string(m["method"]) != `"tools/call"` {
+		t.Fatalf("members: %q", m)
+	}
+}
