@@ -172,6 +172,12 @@ func (c *Client) Call(ctx context.Context, method string, params, result any, op
 // is encoded, opened as an object, and encoded again.
 func (c *Client) withMeta(params any, token string) (json.RawMessage, error) {
 	if tc, ok := params.(*toolCall); ok {
+		tc.rawMeta = nil
+		if c.stateless && token == "" && len(tc.Meta) == 0 && c.metaJSON != nil {
+			// The common call: the client's own _meta, encoded once.
+			tc.rawMeta = c.metaJSON
+			return tc.encode()
+		}
 		if c.stateless || token != "" {
 			if tc.Meta == nil {
 				tc.Meta = mcp.Meta{}
@@ -331,6 +337,7 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args any, opts 
 type toolCall struct {
 	mcp.CallToolParams // Arguments unused
 	args               any
+	rawMeta            json.RawMessage // encoded _meta, sent when Meta is empty
 }
 
 func newToolCall(name string, args any) *toolCall {
@@ -345,12 +352,19 @@ type toolCallWire struct {
 	InputResponses mcp.InputResponses `json:"inputResponses,omitzero"`
 	RequestState   string             `json:"requestState,omitempty"`
 	Task           *mcp.TaskMetadata  `json:"task,omitempty"`
-	Meta           mcp.Meta           `json:"_meta,omitzero"`
+	Meta           any                `json:"_meta,omitempty"` // mcp.Meta or json.RawMessage; nil for none
 }
 
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
-	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Task, tc.Meta})
+	var meta any // a nil mcp.Meta is no _meta, as omitzero had it
+	switch {
+	case len(tc.Meta) == 0 && tc.rawMeta != nil:
+		meta = tc.rawMeta
+	case tc.Meta != nil:
+		meta = tc.Meta
+	}
+	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Task, meta})
 	if err == nil {
 		return b, nil
 	}
@@ -368,3 +382,15 @@ type argumentsError struct{ err error }
 
 func (e *argumentsError) Error() string { return e.err.Error() }
 func (e *argumentsError) Unwrap() error { return e.err }
+
+// statelessMeta encodes the _meta that addMeta makes for a call without a
+// progress token, exactly as encoding the map would (sorted keys).
+func (c *Client) statelessMeta() json.RawMessage {
+	meta := mcp.Meta{}
+	c.addMeta(meta, "")
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil // the map path reports it
+	}
+	return b
+}

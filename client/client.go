@@ -112,7 +112,10 @@ type Client struct {
 	info mcp.Implementation
 	// metaInfo and metaCaps are info and the capabilities, encoded.
 	metaInfo, metaCaps json.RawMessage
-	log                *slog.Logger
+	// metaJSON is the whole _meta of a stateless request without a
+	// progress token or entries of the caller's: the same on every call.
+	metaJSON json.RawMessage
+	log      *slog.Logger
 
 	version      string
 	stateless    bool
@@ -190,6 +193,7 @@ func (c *Client) handshake(ctx context.Context) error {
 
 func (c *Client) discover(ctx context.Context, version string) error {
 	c.version, c.stateless = version, true
+	c.metaJSON = c.statelessMeta()
 	var res mcp.DiscoverResult
 	if err := c.call(ctx, "server/discover", &mcp.RequestParams{}, &res); err != nil {
 		c.version, c.stateless = "", false
