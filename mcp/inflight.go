@@ -172,11 +172,6 @@ func (ss *ServerSession) Wait(ctx context.Context) error {
 // has passed (ErrHandlersRunning) or ctx is done.
 func (ss *ServerSession) awaitHandlers(ctx context.Context, grace time.Duration) error {
 	var expired <-chan time.Time
-	if grace > 0 {
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		expired = t.C
-	}
 	for {
 		ss.mu.Lock()
 		n := ss.active
@@ -188,6 +183,13 @@ func (ss *ServerSession) awaitHandlers(ctx context.Context, grace time.Duration)
 		ss.mu.Unlock()
 		if grace < 0 {
 			return ErrHandlersRunning
+		}
+		// The timer only once there is something to wait for: most
+		// sessions (every stateless request's, over HTTP) end idle.
+		if grace > 0 && expired == nil {
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			expired = t.C
 		}
 		select {
 		case <-wake:

@@ -647,7 +647,18 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 // read loop and connection to wind down, which cost a sequential client
 // more than the request itself (the connection stays busy until
 // ServeHTTP returns). Shutdown waits for these closes too.
+//
+// A session whose connection never started (the request sent nothing
+// before its response, as most do) has nothing to wind down: it ends at
+// once, cheaper than a goroutine. Should its connection start after the
+// check, ending it still closes that connection, only not in the
+// background.
 func (h *Handler) endLater(s *httpSession) {
+	if !s.connected.Load() {
+		s.end()
+		s.untrack()
+		return
+	}
 	h.addBusy(1)
 	go func() {
 		defer h.addBusy(-1)

@@ -40,6 +40,7 @@ type httpSession struct {
 	auth *AuthInfo
 
 	untracked atomic.Bool // stateless: untrack was called
+	connected atomic.Bool // stateless: its ServerSession started its connection
 
 	in       chan []byte
 	done     chan struct{}
@@ -87,6 +88,7 @@ func (h *Handler) newSession(id string) *httpSession {
 		// its connection starts only if the request sends something
 		// before its response.
 		s.ss = h.srv.ConnectDirect(func() *transport.Stream {
+			s.connected.Store(true)
 			return transport.NewStream(s, &transport.StreamOptions{Logger: h.log})
 		})
 	}

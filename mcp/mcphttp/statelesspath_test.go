@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
@@ -57,4 +58,37 @@ func TestStatelessHandlerChangesMeta(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Stateless sessions end after their response whether their connection
+// started (a call that sends progress first) or not (one that does not,
+// ended inline): Shutdown finds nothing left, and the Server no session.
+func TestStatelessSessionsEnd(t *testing.T) {
+	srv := httpTestServer()
+	h, url := serveHTTP(t, srv, nil)
+	hdr := func(name string) map[string]string {
+		return map[string]string{mcphttp.HeaderProtocolVersion: mcp.Version20260728, mcphttp.HeaderMethod: "tools/call", mcphttp.HeaderName: name}
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	for i := range 5 {
+		for _, c := range []struct{ name, body, want string }{
+			{"sum", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{"a":1,"b":2},` + meta + `}}}`, `"sum":3`},
+			{"count", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"steps":2},` + meta + `,"progressToken":"p"}}}`, "step 2"},
+		} {
+			resp := rawPost(t, url, c.body, hdr(c.name))
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), c.want) {
+				t.Fatalf("%s %d: %s %s", c.name, i, resp.Status, b)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Sessions()); n != 0 {
+		t.Fatalf("%d sessions left", n)
+	}
 }
