@@ -231,7 +231,7 @@ func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredRe
 		st.Asked = append(st.Asked, k)
 	}
 	res := &InputRequiredResult{InputRequests: in.pending, RequestState: ss.srv.seal(st)}
-	res.Meta = Meta{MetaServerInfo: ss.srv.impl}
+	res.Meta = Meta{MetaServerInfo: ss.srv.implMeta}
 	return res
 }
 

@@ -17,9 +17,8 @@ import (
 // The transport's framer must still carry what the session writes once the
 // connection has started, as for Connect; open is called at most once.
 func (s *Server) ConnectDirect(open func() *transport.Stream) *ServerSession {
-	ss := newServerSession(s)
+	ss := newSession(s, true)
 	ss.lazy = &lazyConn{open: open}
-	close(ss.connSet) // direct requests need no connection; see connection
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
@@ -42,6 +41,9 @@ func (ss *ServerSession) connection() *transport.Conn {
 		return ss.conn
 	}
 	ss.lazy.once.Do(func() {
+		// The workers' hand-off, which only requests read by the
+		// connection use: made before it can read one.
+		ss.work = make(chan func())
 		c := ss.srv.newConn(ss, ss.lazy.open())
 		ss.mu.Lock()
 		ss.conn = c

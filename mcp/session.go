@@ -75,16 +75,32 @@ type inflight struct {
 	cancelled bool
 }
 
-func newServerSession(s *Server) *ServerSession {
-	return &ServerSession{
+func newServerSession(s *Server) *ServerSession { return newSession(s, false) }
+
+// newSession makes a session; a direct one (ConnectDirect) needs no wait
+// for its connection, and no workers until its connection starts (see
+// connection), which most stateless ones never do.
+func newSession(s *Server, direct bool) *ServerSession {
+	ss := &ServerSession{
 		srv:     s,
 		sem:     make(chan struct{}, s.opts.MaxConcurrency),
 		running: map[string]*inflight{},
 		done:    make(chan struct{}),
-		connSet: make(chan struct{}),
-		work:    make(chan func()),
+		connSet: closedChan,
 	}
+	if !direct {
+		ss.connSet = make(chan struct{})
+		ss.work = make(chan func())
+	}
+	return ss
 }
+
+// closedChan is a closed channel: the connSet of direct sessions.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Done is closed when the session has ended.
 func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
@@ -378,7 +394,7 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 	if env.Meta == nil {
 		env.Meta = Meta{}
 	}
-	env.Meta[MetaServerInfo] = ss.srv.impl
+	env.Meta[MetaServerInfo] = ss.srv.implMeta
 }
 
 // methodText is an unknown method's name as an error repeats it: cut at
