@@ -130,11 +130,12 @@ type ServerOptions struct {
 // sessions are open are announced to them with list_changed.
 type Server struct {
 	impl Implementation
+	opts ServerOptions
+	log  *slog.Logger
+
 	// implMeta is impl as a _meta value, boxed once: boxing the struct
 	// for every stateless result was an allocation each. Read-only.
 	implMeta any
-	opts     ServerOptions
-	log      *slog.Logger
 
 	tools     registry[*serverTool]
 	resources registry[*serverResource]
