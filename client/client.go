@@ -112,10 +112,11 @@ type Client struct {
 	info mcp.Implementation
 	// metaInfo and metaCaps are info and the capabilities, encoded.
 	metaInfo, metaCaps json.RawMessage
+	log                *slog.Logger
+
 	// metaJSON is the whole _meta of a stateless request without a
 	// progress token or entries of the caller's: the same on every call.
 	metaJSON json.RawMessage
-	log      *slog.Logger
 
 	version      string
 	stateless    bool
