@@ -193,7 +193,8 @@ func (ss *ServerSession) prepareInput(ci *callInfo, binding binding, responses I
 	if !ci.stateless {
 		return nil, nil
 	}
-	in := &input{answers: InputResponses{}, binding: binding}
+	// answers stays nil until there is one: most calls have none.
+	in := &input{binding: binding}
 	asked := map[string]bool{}
 	if state != "" {
 		st, err := ss.srv.open(state)
@@ -204,7 +205,7 @@ func (ss *ServerSession) prepareInput(ci *callInfo, binding binding, responses I
 			return nil, invalidParams("invalid requestState: it belongs to a different request", nil)
 		}
 		for k, v := range st.Answers {
-			in.answers[k] = v
+			in.setAnswer(k, v)
 		}
 		for _, k := range st.Asked {
 			asked[k] = true
@@ -214,7 +215,7 @@ func (ss *ServerSession) prepareInput(ci *callInfo, binding binding, responses I
 		// Only answers to what the server asked count: a client cannot
 		// plant answers to questions the handler has not reached.
 		if asked[k] {
-			in.answers[k] = v
+			in.setAnswer(k, v)
 		}
 	}
 	return in, nil
@@ -226,7 +227,11 @@ func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredRe
 	if in == nil || len(in.pending) == 0 {
 		return nil
 	}
-	st := &requestState{Binding: in.binding.key(), Answers: in.answers}
+	answers := in.answers
+	if answers == nil {
+		answers = InputResponses{} // sealed as before: "a":{}
+	}
+	st := &requestState{Binding: in.binding.key(), Answers: answers}
 	for k := range in.pending {
 		st.Asked = append(st.Asked, k)
 	}
@@ -272,4 +277,12 @@ func (b binding) key() string {
 	h.Write([]byte(b.method + "\x00" + b.target + "\x00"))
 	h.Write(b.args)
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
+}
+
+// setAnswer records a verified answer.
+func (in *input) setAnswer(key string, v json.RawMessage) {
+	if in.answers == nil {
+		in.answers = InputResponses{}
+	}
+	in.answers[key] = v
 }
