@@ -21,11 +21,14 @@ import (
 // handler that changes its request's Meta, however deeply, changes its
 // own copy only.
 //
-// Bounds: metaMemoSlots entries of at most metaMemoMax bytes each. A text
-// is remembered only the second time in a row that its slot sees it, so
-// that _meta that differs on every request (a progress token, a trace id)
-// costs a hash and no allocation, and cannot push out the texts that
-// repeat more than it must.
+// Bounds: metaMemoSlots entries of at most metaMemoMax bytes each, found
+// by comparison with each (a length compares first), replaced in turn, so
+// that texts used together (a client's requests, its server's results)
+// never push each other out. A text is remembered only when its hash is
+// among the last metaMemoSlots hashes of texts not remembered, so that
+// _meta that differs on every request (a progress token, a trace id)
+// costs a hash and no allocation, and does not push out the texts that
+// repeat.
 const (
 	metaMemoSlots = 8
 	metaMemoMax   = 4096
@@ -37,9 +40,11 @@ type metaMemoEntry struct {
 }
 
 var metaMemo struct {
-	seed    maphash.Seed
-	slots   [metaMemoSlots]atomic.Pointer[metaMemoEntry]
-	pending [metaMemoSlots]atomic.Uint64 // the hash last seen in the slot and not remembered
+	seed  maphash.Seed
+	slots [metaMemoSlots]atomic.Pointer[metaMemoEntry]
+	next  atomic.Uint32                // the slot to replace next
+	seen  [metaMemoSlots]atomic.Uint64 // hashes of texts seen and not remembered
+	seenN atomic.Uint32                // the entry of seen to replace next
 }
 
 func init() { metaMemo.seed = maphash.MakeSeed() }
@@ -51,21 +56,28 @@ func decodeMetaMemo(b []byte) (Meta, bool) {
 	if len(b) > metaMemoMax {
 		return decodeMetaFresh(b)
 	}
-	h := maphash.Bytes(metaMemo.seed, b)
-	slot := h % metaMemoSlots
-	if e := metaMemo.slots[slot].Load(); e != nil && bytes.Equal(e.raw, b) {
-		return cloneJSON(e.v).(map[string]any), true
+	for i := range metaMemo.slots {
+		if e := metaMemo.slots[i].Load(); e != nil && bytes.Equal(e.raw, b) {
+			return cloneJSON(e.v).(map[string]any), true
+		}
 	}
-	if metaMemo.pending[slot].Swap(h) != h {
+	h := maphash.Bytes(metaMemo.seed, b)
+	seen := false
+	for i := range metaMemo.seen {
+		seen = seen || metaMemo.seen[i].Load() == h
+	}
+	if !seen {
+		metaMemo.seen[metaMemo.seenN.Add(1)%metaMemoSlots].Store(h)
 		return decodeMetaFresh(b)
 	}
-	// Seen twice in a row: remember it. The remembered decoding is one of
+	// Seen lately: remember it. The remembered decoding is one of
 	// its own, not the caller's, which the caller may change.
 	m, ok := decodeMetaFresh(b)
 	if !ok {
 		return nil, false
 	}
 	pristine, _ := decodeMetaFresh(b)
+	slot := metaMemo.next.Add(1) % metaMemoSlots
 	metaMemo.slots[slot].Store(&metaMemoEntry{raw: bytes.Clone(b), v: pristine})
 	return m, true
 }

@@ -136,3 +136,31 @@ func TestMetaMemoAllocs(t *testing.T) {
 		t.Fatalf("from the memo %v allocations, fresh %v", memo, fresh)
 	}
 }
+
+// Texts used together stay remembered together, whatever their hashes:
+// the second decoding of each onwards comes from the memo.
+func TestMetaMemoTogether(t *testing.T) {
+	texts := make([][]byte, metaMemoSlots/2)
+	for i := range texts {
+		texts[i] = []byte(`{"together":` + strconv.Itoa(i) + `,"m":{"k":"v"}}`)
+	}
+	var m Meta
+	for range 3 { // remembered on the second round
+		for _, b := range texts {
+			if err := m.UnmarshalJSON(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, b := range texts {
+		fresh := testing.AllocsPerRun(20, func() { decodeMetaFresh(b) })
+		memo := testing.AllocsPerRun(20, func() {
+			for _, o := range texts {
+				m.UnmarshalJSON(o)
+			}
+		}) / float64(len(texts))
+		if memo >= fresh {
+			t.Fatalf("%s: %v allocations per decoding from the memo, %v fresh", b, memo, fresh)
+		}
+	}
+}
