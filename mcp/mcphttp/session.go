@@ -42,6 +42,13 @@ type httpSession struct {
 	untracked atomic.Bool // stateless: untrack was called
 	connected atomic.Bool // stateless: its ServerSession started its connection
 
+	// busy counts the POSTs and GETs in progress and lastUsed is when it
+	// last changed (h.now, in Unix nanoseconds): atomics, since every
+	// request of a session moves them, and 64 callers of one session
+	// queued on its mutex for them.
+	busy     atomic.Int64
+	lastUsed atomic.Int64
+
 	in       chan []byte
 	done     chan struct{}
 	doneOnce sync.Once
@@ -52,9 +59,7 @@ type httpSession struct {
 	streams    map[string]*eventStream // POST streams that can be resumed, by stream id; nil until the first
 	standalone *eventStream            // nil for stateless sessions
 	nextStream int
-	busy       int             // POSTs and GETs in progress
 	replicated                 // its state in HandlerOptions.Sessions
-	lastUsed   time.Time       // when busy last changed
 	asked      map[string]bool // ids of this replica's requests to the client, with a Relay
 	timer      *time.Timer
 }
@@ -74,7 +79,7 @@ func (h *Handler) newSession(id string) *httpSession {
 		done:    make(chan struct{}),
 		pending: map[string]*pendingCall{},
 	}
-	s.lastUsed = h.now()
+	s.lastUsed.Store(h.now().UnixNano())
 	if id != "" {
 		s.standalone = newEventStream("0", h.opts.History, h.now)
 		if h.opts.SessionTimeout > 0 {
@@ -270,33 +275,25 @@ func (s *httpSession) idle() {
 // idleFor reports how long the session may still idle, and whether it
 // has idled past SessionTimeout.
 func (s *httpSession) idleFor(now time.Time) (left time.Duration, expired bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	timeout := s.h.opts.SessionTimeout
-	if s.busy > 0 {
+	if s.busy.Load() > 0 {
 		return timeout, false
 	}
-	left = s.lastUsed.Add(timeout).Sub(now)
+	left = time.Unix(0, s.lastUsed.Load()).Add(timeout).Sub(now)
 	return left, left <= 0
 }
 
 // enter and leave bracket an HTTP request on the session, which keeps it
-// from idling out.
+// from idling out. The idle timer is not reset here: when it fires, idle
+// finds how long the session has really been idle and waits the rest.
 func (s *httpSession) enter() {
-	s.mu.Lock()
-	s.busy++
-	s.lastUsed = s.h.now()
-	s.mu.Unlock()
+	s.busy.Add(1)
+	s.lastUsed.Store(s.h.now().UnixNano())
 }
 
 func (s *httpSession) leave() {
-	s.mu.Lock()
-	s.busy--
-	s.lastUsed = s.h.now()
-	if s.timer != nil && s.busy == 0 {
-		s.timer.Reset(s.h.opts.SessionTimeout)
-	}
-	s.mu.Unlock()
+	s.lastUsed.Store(s.h.now().UnixNano())
+	s.busy.Add(-1)
 }
 
 // expect registers a request before it is handed to the server, so that
