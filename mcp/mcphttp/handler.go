@@ -191,14 +191,19 @@ type Handler struct {
 	replica string           // prefix of stream ids, unique to this Handler when Events is set
 	adoptMu sync.Mutex       // one adoption of a stored session at a time
 
-	mu       sync.Mutex
+	// mu guards sessions, closed and idle; every request looks a session
+	// up, so lookups share it.
+	mu       sync.RWMutex
 	sessions map[string]*httpSession
 	closed   bool
+	closing  atomic.Bool // closed, readable without mu
 	// busy counts what Shutdown waits for: ServeHTTP calls in progress,
 	// except while they run a request's handler (those are awaited as
 	// handlers, at most ServerOptions.ShutdownTimeout), and stateless
-	// sessions being closed. idle is closed when it drops to 0.
-	busy int
+	// sessions being closed. idle is closed when it drops to 0 after
+	// Shutdown. An atomic: every request moves it twice, and 64 callers
+	// queued on mu for it.
+	busy atomic.Int64
 	idle chan struct{}
 	done chan struct{} // closed by Shutdown
 	// stopped is cancelled by Shutdown, like done: it ends the stateless
@@ -317,25 +322,34 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// enter registers a request unless the handler is shutting down.
+// enter registers a request unless the handler is shutting down. The
+// second look at closing settles a race with Shutdown: a request counted
+// before Shutdown set it is seen by Shutdown's read of busy, which comes
+// after; one counted after it gives its count back.
 func (h *Handler) enter() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
+	if h.closing.Load() {
 		return false
 	}
-	h.busy++
+	h.busy.Add(1)
+	if h.closing.Load() {
+		h.addBusy(-1)
+		return false
+	}
 	return true
 }
 
 // exit undoes enter.
 func (h *Handler) exit() { h.addBusy(-1) }
 
-// addBusy changes the count Shutdown waits for.
-func (h *Handler) addBusy(n int) {
+// addBusy changes the count Shutdown waits for. Only a drop to 0 after
+// Shutdown began takes the lock, to wake Shutdown: before it, Shutdown
+// finds the count at 0 itself.
+func (h *Handler) addBusy(n int64) {
+	if h.busy.Add(n) != 0 || !h.closing.Load() {
+		return
+	}
 	h.mu.Lock()
-	h.busy += n
-	if h.busy == 0 && h.idle != nil {
+	if h.idle != nil && h.busy.Load() == 0 {
 		close(h.idle)
 		h.idle = nil
 	}
@@ -356,6 +370,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	if !h.closed {
 		h.closed = true
+		h.closing.Store(true)
 		close(h.done)
 		h.stop()
 	}
@@ -369,7 +384,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	}
 	h.mu.Lock()
 	idle := h.idle
-	if h.busy > 0 && idle == nil {
+	if h.busy.Load() > 0 && idle == nil {
 		idle = make(chan struct{})
 		h.idle = idle
 	}
@@ -386,14 +401,14 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 
 // SessionCount returns the number of open legacy sessions.
 func (h *Handler) SessionCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return len(h.sessions)
 }
 
 func (h *Handler) session(id string) *httpSession {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return h.sessions[id]
 }
 
