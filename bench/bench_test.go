@@ -746,6 +746,28 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(ut+st) * tick
 }
 
+// echoSequentially calls echo with a short text b.N times, one call after
+// another, and reports calls/s; measure starts the CPU measurement and
+// returns what reports it.
+func echoSequentially(b *testing.B, s session, measure func() func(calls int)) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	report := measure()
+	for range b.N {
+		got, err := s.echo(ctx, shortText)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got != shortText {
+			b.Fatalf("echo returned %q", got)
+		}
+	}
+	reportRate(b, b.N, time.Since(start))
+	report(b.N)
+}
+
 // BenchmarkSequential: one tools/call echo with a short text per op, one
 // caller, child process over stdio. Allocations are the client side's
 // (the server is another process).
@@ -754,22 +776,10 @@ func BenchmarkSequential(b *testing.B) {
 		b.Run(im.name, func(b *testing.B) {
 			s := mustStart(b, im)
 			defer s.close()
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			cpu := startCPU(s.pid())
-			for range b.N {
-				got, err := s.echo(ctx, shortText)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got != shortText {
-					b.Fatalf("echo returned %q", got)
-				}
-			}
-			reportRate(b, b.N, time.Since(start))
-			cpu.report(b, b.N)
+			echoSequentially(b, s, func() func(int) {
+				cpu := startCPU(s.pid())
+				return func(calls int) { cpu.report(b, calls) }
+			})
 		})
 	}
 }

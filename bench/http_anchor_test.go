@@ -126,22 +126,7 @@ func BenchmarkHTTPCross(b *testing.B) {
 		b.Run(im.name, func(b *testing.B) {
 			s := mustStart(b, im)
 			defer s.close()
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			cpu := procCPU(os.Getpid())
-			for range b.N {
-				got, err := s.echo(ctx, shortText)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got != shortText {
-					b.Fatalf("echo returned %q", got)
-				}
-			}
-			reportRate(b, b.N, time.Since(start))
-			reportProcessCPU(b, cpu, b.N)
+			echoSequentially(b, s, processCPU(b))
 		})
 	}
 }

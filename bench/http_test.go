@@ -166,6 +166,14 @@ func startMCPGoHTTP(ctx context.Context) (session, error) {
 	}, nil
 }
 
+// processCPU starts measuring this process's CPU for echoSequentially.
+func processCPU(b *testing.B) func() func(int) {
+	return func() func(int) {
+		cpu := procCPU(os.Getpid())
+		return func(calls int) { reportProcessCPU(b, cpu, calls) }
+	}
+}
+
 // reportProcessCPU adds cpu-µs/call: the CPU time of this process, client
 // and server together, since since (procCPU) divided by the calls.
 func reportProcessCPU(b *testing.B, since time.Duration, calls int) {
@@ -190,22 +198,7 @@ func BenchmarkHTTPSequential(b *testing.B) {
 		b.Run(im.name, func(b *testing.B) {
 			s := mustStart(b, im)
 			defer s.close()
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			cpu := procCPU(os.Getpid())
-			for range b.N {
-				got, err := s.echo(ctx, shortText)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got != shortText {
-					b.Fatalf("echo returned %q", got)
-				}
-			}
-			reportRate(b, b.N, time.Since(start))
-			reportProcessCPU(b, cpu, b.N)
+			echoSequentially(b, s, processCPU(b))
 		})
 	}
 }
