@@ -949,20 +949,7 @@ func BenchmarkInMemory(b *testing.B) {
 		b.Run(im.name, func(b *testing.B) {
 			s := mustStart(b, im)
 			defer s.close()
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for range b.N {
-				got, err := s.echo(ctx, shortText)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got != shortText {
-					b.Fatalf("echo returned %q", got)
-				}
-			}
-			reportRate(b, b.N, time.Since(start))
+			echoSequentially(b, s, func() func(int) { return func(int) {} })
 		})
 	}
 }

@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	mcpgoclient "github.com/mark3labs/mcp-go/client"
-	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/winbridge/winbridge/bench/internal/servers/mcpgosrv"
@@ -91,20 +88,8 @@ func startMCPGoClientWBServer(ctx context.Context) (session, error) {
 		defer cancel()
 		h.Shutdown(ctx)
 	}
-	c, err := mcpgoclient.NewStreamableHttpClient(ts.URL, mcpgotransport.WithHTTPBasicClient(hc))
-	if err == nil {
-		err = c.Start(ctx)
-	}
-	if err == nil {
-		var req mcpgo.InitializeRequest
-		req.Params.ProtocolVersion = legacyVersion
-		req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
-		_, err = c.Initialize(ctx, req)
-	}
+	c, err := dialMCPGoHTTP(ctx, ts.URL, hc)
 	if err != nil {
-		if c != nil {
-			c.Close()
-		}
 		shutdown()
 		ts.CloseClientConnections()
 		ts.Close()

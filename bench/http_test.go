@@ -138,20 +138,8 @@ func startMCPGoHTTP(ctx context.Context) (session, error) {
 		defer cancel()
 		h.Shutdown(ctx)
 	}
-	c, err := mcpgoclient.NewStreamableHttpClient(ts.URL+"/mcp", mcpgotransport.WithHTTPBasicClient(hc))
-	if err == nil {
-		err = c.Start(ctx)
-	}
-	if err == nil {
-		var req mcpgo.InitializeRequest
-		req.Params.ProtocolVersion = legacyVersion
-		req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
-		_, err = c.Initialize(ctx, req)
-	}
+	c, err := dialMCPGoHTTP(ctx, ts.URL+"/mcp", hc)
 	if err != nil {
-		if c != nil {
-			c.Close()
-		}
 		shutdown()
 		ts.CloseClientConnections()
 		ts.Close()
@@ -172,6 +160,27 @@ func processCPU(b *testing.B) func() func(int) {
 		cpu := procCPU(os.Getpid())
 		return func(calls int) { reportProcessCPU(b, cpu, calls) }
 	}
+}
+
+// dialMCPGoHTTP connects mcp-go's Streamable HTTP client to url over hc
+// and initializes on protocol 2025-11-25.
+func dialMCPGoHTTP(ctx context.Context, url string, hc *http.Client) (*mcpgoclient.Client, error) {
+	c, err := mcpgoclient.NewStreamableHttpClient(url, mcpgotransport.WithHTTPBasicClient(hc))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var req mcpgo.InitializeRequest
+	req.Params.ProtocolVersion = legacyVersion
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // reportProcessCPU adds cpu-µs/call: the CPU time of this process, client
