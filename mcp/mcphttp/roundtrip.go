@@ -28,6 +28,11 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 	case resp.StatusCode == http.StatusNotFound && sid != "":
 		f.expire(sid, http.MethodPost)
 		return
+	case resp.StatusCode == http.StatusAccepted && stateless && m.isRequest():
+		// A stateless request has no other stream its response could
+		// come on: waiting would last until the call's deadline.
+		f.fail(m, "the server accepted the request (202 Accepted) without answering it, and a stateless request has no other stream to be answered on")
+		return
 	case resp.StatusCode == http.StatusAccepted:
 		// The server will answer elsewhere (its GET stream).
 		if m.sink != nil {
