@@ -155,6 +155,9 @@ func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 		}
 		return
 	}
+	if r.IsDirect() {
+		ctx = admitted(ctx)
+	}
 	if orderedMethods[r.Method] {
 		// State changes take effect before the next message is read, so a
 		// request pipelined behind them sees them; only the reply waits.

@@ -21,11 +21,17 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		}
 		return
 	}
-	defer drain(resp)
+	var answered bool // by the POST's own SSE stream
+	defer func() { f.settle(resp, m, answered) }()
 	sid := resp.Request.Header.Get(HeaderSessionID)
 	switch {
 	case resp.StatusCode == http.StatusNotFound && sid != "":
 		f.expire(sid, http.MethodPost)
+		return
+	case resp.StatusCode == http.StatusAccepted && stateless && m.isRequest():
+		// A stateless request has no other stream its response could
+		// come on: waiting would last until the call's deadline.
+		f.fail(m, "the server accepted the request (202 Accepted) without answering it, and a stateless request has no other stream to be answered on")
 		return
 	case resp.StatusCode == http.StatusAccepted:
 		// The server will answer elsewhere (its GET stream).
@@ -97,7 +103,7 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		var a bool
 		a, last = f.readEvents(ctx, r.Body, m)
 		answered = answered || a
-		drain(r)
+		f.settle(r, m, a)
 	}
 	if !answered && ctx.Err() == nil {
 		f.fail(m, "the server's event stream ended before the response")
@@ -354,6 +360,23 @@ func isEventStream(resp *http.Response) bool { return isSSE(resp.Header.Get("Con
 
 // drain reads a little of what is left of a body, so that the connection
 // can be reused, and closes it.
+// settle ends a response body once read. The body of a request's SSE
+// stream that carried the response is drained only for a moment, for the
+// connection's reuse where the server ends the stream at once, as it
+// should: a RoundTrip runs on its caller's goroutine, and a server that
+// holds the stream open after the response must not hold the call.
+func (f *Framer) settle(resp *http.Response, m *outMsg, answered bool) {
+	if answered && m.sink != nil && isEventStream(resp) {
+		t := time.AfterFunc(lingerAfterAnswer, m.sink.cancel)
+		defer t.Stop()
+	}
+	drain(resp)
+}
+
+// lingerAfterAnswer is how long settle waits for the end of a stream
+// after its response.
+const lingerAfterAnswer = 100 * time.Millisecond
+
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	_ = resp.Body.Close()

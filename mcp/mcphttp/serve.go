@@ -428,7 +428,10 @@ func (s *httpSession) handlerContext(r *http.Request) context.Context {
 	if s.id == "" {
 		return r.Context()
 	}
-	return context.WithoutCancel(r.Context())
+	// A legacy request outlives its POST once running (the client may
+	// still cancel it), but one still waiting for an in-flight slot is
+	// dropped with its POST, as when it queued on the session's stream.
+	return mcp.DetachAfterAdmit(r.Context())
 }
 
 // answer writes what a request produced: the response as JSON, or an SSE
