@@ -363,9 +363,12 @@ func (h *Handler) addBusy(n int64) {
 // handlers are awaited at most the server's ShutdownTimeout
 // (mcp.ServerOptions) after it ended, as mcp.Server.Run does on stdio, so
 // that a program exiting after Shutdown leaves no tool's process tree
-// behind. Call it before
-// http.Server.Shutdown, which would otherwise wait for SSE streams that
-// never end on their own (or register it with http.Server.RegisterOnShutdown).
+// behind. A request whose handler runs on its POST's goroutine is awaited
+// as a handler: the POST may still be writing its answer (or closing a
+// stateless session) when Shutdown returns, which http.Server.Shutdown,
+// called next, waits for. Call it before http.Server.Shutdown, which
+// would otherwise wait for SSE streams that never end on their own (or
+// register it with http.Server.RegisterOnShutdown).
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	if !h.closed {
