@@ -261,6 +261,11 @@ func (s *httpSession) end() {
 // HTTP request in progress. Pending requests do not keep it: their client
 // is gone, and ending the session cancels them.
 func (s *httpSession) idle() {
+	select {
+	case <-s.done:
+		return // ended meanwhile: keep no timer for it
+	default:
+	}
 	left, expired := s.idleFor(s.h.now())
 	if !expired {
 		s.mu.Lock()
