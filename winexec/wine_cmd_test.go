@@ -23,12 +23,12 @@ type cmdRun struct {
 // runCmdLine has wprobe CreateProcess wine's cmd.exe with exactly
 // "cmd.exe "+tail, in an empty working directory.
 //
-// A run that printed nothing at all and created nothing is run once more:
-// the argv printer always prints at least "[]", and wine on two loaded
-// cores has been seen (once, in a CI rehearsal with other test jobs
-// running) to start the process tree and end it without any output. Such
-// a run says nothing about the command line; one that printed or created
-// anything is judged as it is.
+// A run with nothing on stdout that created nothing is run once more: the
+// argv printer always prints at least "[]", and wine on two loaded cores
+// has been seen (in CI rehearsals with other test jobs running) to end
+// the process tree at once without it. Such a run says nothing about the
+// command line, and a line that really makes cmd.exe print nothing does
+// so the second time too, where it is judged.
 func runCmdLine(t *testing.T, e *wineEnv, tail string) cmdRun {
 	t.Helper()
 	line := "cmd.exe " + tail
@@ -50,8 +50,8 @@ func runCmdLine(t *testing.T, e *wineEnv, tail string) cmdRun {
 		for _, e := range ents {
 			files = append(files, e.Name())
 		}
-		if attempt == 1 && res.Stdout.Total == 0 && res.Stderr.Total == 0 && len(files) == 0 {
-			t.Logf("%s: no output at all (exit %d, timed out %v, %v); running it once more", line, res.ExitCode, res.TimedOut, res.Duration)
+		if attempt == 1 && res.Stdout.Total == 0 && len(files) == 0 {
+			t.Logf("%s: nothing on stdout (exit %d, timed out %v, %v, stderr %q); running it once more", line, res.ExitCode, res.TimedOut, res.Duration, res.Stderr.Bytes())
 			continue
 		}
 		return cmdRun{res: res, files: files}
@@ -68,6 +68,9 @@ func checkCmdUnderWine(t *testing.T, e *wineEnv, args []string) {
 		return
 	}
 	r := runCmdLine(t, e, tail)
+	if r.res.Stdout.Total == 0 {
+		t.Fatalf("cmd.exe %s: nothing on stdout twice (exit %d, stderr %q, files %q)", tail, r.res.ExitCode, r.res.Stderr.Bytes(), r.files)
+	}
 	got := decodeHexArgv(t, r.res.Stdout.Bytes())
 	if diff := cmp.Diff(args, got); diff != "" {
 		t.Errorf("cmd.exe %s\n(-sent +received):\n%s", tail, diff)
