@@ -151,7 +151,18 @@ func (st status) String() string {
 // ctx or the session's end.
 func (s *Session) run(ctx context.Context, p *proc, c *collector, line string, limit time.Duration) status {
 	if err := p.send(line); err != nil {
+		// cdb has gone, or is going: its stdin is closed. What it wrote
+		// before (why it would not start, say) is still in the pipe; take
+		// it, waiting a moment for the exit, so that the caller can show it.
 		s.log.Debug("windbg: send", "err", err)
+		wait := time.NewTimer(min(limit, time.Second))
+		defer wait.Stop()
+		select {
+		case <-p.exited:
+			s.drain(p, c)
+		case <-wait.C:
+		case <-ctx.Done():
+		}
 		return exited
 	}
 	timer := time.NewTimer(limit)
