@@ -355,11 +355,7 @@ func startMCPGo(ctx context.Context) (session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req mcpgo.InitializeRequest
-	req.Params.ProtocolVersion = legacyVersion
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		c.Close()
+	if err := initializeMCPGo(ctx, c); err != nil {
 		return nil, err
 	}
 	return &mcpgoSession{c: c, cmd: cmd}, nil
@@ -996,3 +992,16 @@ func vmRSS(pid int) (int, error) {
 }
 
 func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
+
+// initializeMCPGo initializes an mcp-go client on protocol 2025-11-25,
+// closing it if that fails.
+func initializeMCPGo(ctx context.Context, c *mcpgoclient.Client) error {
+	var req mcpgo.InitializeRequest
+	req.Params.ProtocolVersion = legacyVersion
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return err
+	}
+	return nil
+}

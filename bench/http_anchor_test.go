@@ -83,11 +83,7 @@ func startMCPGoClientWBServer(ctx context.Context) (session, error) {
 	h := mcphttp.NewHandler(wb.New(), nil)
 	ts := httptest.NewServer(h)
 	hc := newBenchHTTPClient()
-	shutdown := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		h.Shutdown(ctx)
-	}
+	shutdown := shutdownWithin(h)
 	c, err := dialMCPGoHTTP(ctx, ts.URL, hc)
 	if err != nil {
 		shutdown()

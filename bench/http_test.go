@@ -10,7 +10,6 @@ import (
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,11 +71,7 @@ func startWinbridgeHTTP(version string) func(ctx context.Context) (session, erro
 		h := mcphttp.NewHandler(wb.New(), nil)
 		ts := httptest.NewServer(h)
 		hc := newBenchHTTPClient()
-		shutdown := func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			h.Shutdown(ctx)
-		}
+		shutdown := shutdownWithin(h)
 		// The stream lives until Close, not until ctx (the start timeout).
 		stream, err := mcphttp.NewStream(context.Background(), ts.URL, &mcphttp.ClientOptions{Client: hc})
 		if err != nil {
@@ -133,11 +128,7 @@ func startMCPGoHTTP(ctx context.Context) (session, error) {
 	h := mcpgoserver.NewStreamableHTTPServer(mcpgosrv.New())
 	ts := httptest.NewServer(h)
 	hc := newBenchHTTPClient()
-	shutdown := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		h.Shutdown(ctx)
-	}
+	shutdown := shutdownWithin(h)
 	c, err := dialMCPGoHTTP(ctx, ts.URL+"/mcp", hc)
 	if err != nil {
 		shutdown()
@@ -162,6 +153,15 @@ func processCPU(b *testing.B) func() func(int) {
 	}
 }
 
+// shutdownWithin returns a function that shuts h down, giving it 5 s.
+func shutdownWithin(h interface{ Shutdown(context.Context) error }) func() {
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+	}
+}
+
 // dialMCPGoHTTP connects mcp-go's Streamable HTTP client to url over hc
 // and initializes on protocol 2025-11-25.
 func dialMCPGoHTTP(ctx context.Context, url string, hc *http.Client) (*mcpgoclient.Client, error) {
@@ -173,11 +173,7 @@ func dialMCPGoHTTP(ctx context.Context, url string, hc *http.Client) (*mcpgoclie
 		c.Close()
 		return nil, err
 	}
-	var req mcpgo.InitializeRequest
-	req.Params.ProtocolVersion = legacyVersion
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1.0.0"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		c.Close()
+	if err := initializeMCPGo(ctx, c); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -49,14 +49,7 @@ func TestHTTPDirectCancel(t *testing.T) {
 	}
 	// Ending the session ends the cancelled call's stream, which carried
 	// no response.
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(mcphttp.HeaderSessionID, sid)
-	req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-11-25")
-	dr, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dr.Body.Close()
+	deleteSession(t, url, sid)
 	rest, _ := io.ReadAll(s.br)
 	if strings.Contains(string(rest), `"result"`) || strings.Contains(string(rest), `"error"`) {
 		t.Fatalf("the cancelled call was answered: %q", rest)
@@ -76,14 +69,7 @@ func TestHTTPDirectSessionEnd(t *testing.T) {
 			break
 		}
 	}
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(mcphttp.HeaderSessionID, sid)
-	req.Header.Set(mcphttp.HeaderProtocolVersion, "2025-11-25")
-	dr, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dr.Body.Close()
+	deleteSession(t, url, sid)
 	if key := await(t, cancelled, "the call to be cancelled"); key != "k1" {
 		t.Fatalf("cancelled %q", key)
 	}

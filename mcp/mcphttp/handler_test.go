@@ -107,18 +107,10 @@ func TestHTTPSamplingInSession(t *testing.T) {
 func TestHTTPSessionExpired(t *testing.T) {
 	h, url := serveHTTP(t, httpTestServer(), nil)
 	c, f := dialHTTP(t, url, &client.Options{ProtocolVersion: mcp.Version20251125})
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(mcphttp.HeaderSessionID, f.SessionID())
-	req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20251125)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if code := deleteSession(t, url, f.SessionID()); code != http.StatusNoContent || h.SessionCount() != 0 {
+		t.Fatalf("DELETE: %d, %d sessions left", code, h.SessionCount())
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent || h.SessionCount() != 0 {
-		t.Fatalf("DELETE: %s, %d sessions left", resp.Status, h.SessionCount())
-	}
-	_, err = c.CallTool(context.Background(), "sum", map[string]float64{"a": 1, "b": 2})
+	_, err := c.CallTool(context.Background(), "sum", map[string]float64{"a": 1, "b": 2})
 	var expired *mcphttp.SessionExpiredError
 	if !errors.Is(err, mcphttp.ErrSessionExpired) || !errors.As(err, &expired) || expired.SessionID == "" {
 		t.Fatalf("call after DELETE: %v, want ErrSessionExpired", err)

@@ -143,3 +143,20 @@ func rawPost(t testing.TB, url, body string, hdr map[string]string) *http.Respon
 	}
 	return resp
 }
+
+// deleteSession sends DELETE for session sid and returns the status code.
+func deleteSession(t testing.TB, url, sid string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(mcphttp.HeaderSessionID, sid)
+	req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20251125)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

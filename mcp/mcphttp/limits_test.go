@@ -226,11 +226,8 @@ func TestHTTPMaxSessions(t *testing.T) {
 	if resp.Header.Get(mcphttp.HeaderSessionID) != "" || h.SessionCount() != 2 {
 		t.Fatalf("a refused initialize named session %q; %d sessions", resp.Header.Get(mcphttp.HeaderSessionID), h.SessionCount())
 	}
-	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(mcphttp.HeaderSessionID, first)
-	req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20251125)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE: %v %v", resp, err)
+	if code := deleteSession(t, url, first); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", code)
 	}
 	openSession(t, url)
 	clock.advance(time.Minute)
