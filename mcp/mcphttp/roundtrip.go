@@ -358,8 +358,6 @@ func (f *Framer) Close() error {
 
 func isEventStream(resp *http.Response) bool { return isSSE(resp.Header.Get("Content-Type")) }
 
-// drain reads a little of what is left of a body, so that the connection
-// can be reused, and closes it.
 // settle ends a response body once read. The body of a request's SSE
 // stream that carried the response is drained only for a moment, for the
 // connection's reuse where the server ends the stream at once, as it
@@ -377,6 +375,8 @@ func (f *Framer) settle(resp *http.Response, m *outMsg, answered bool) {
 // after its response.
 const lingerAfterAnswer = 100 * time.Millisecond
 
+// drain reads a little of what is left of a body, so that the connection
+// can be reused, and closes it.
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	_ = resp.Body.Close()
