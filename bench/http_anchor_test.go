@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,38 +27,80 @@ import (
 // to a handler that answers a fixed tools/call-sized JSON body, with the
 // same http.Client every library gets. No MCP library is involved.
 func BenchmarkHTTPBare(b *testing.B) {
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
-	answer := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	}))
+	ts, hc := startBare()
 	defer ts.Close()
-	hc := newBenchHTTPClient()
 	defer hc.CloseIdleConnections()
 	b.ReportAllocs()
 	start := time.Now()
 	cpu := procCPU(os.Getpid())
 	for range b.N {
-		req, err := http.NewRequest(http.MethodPost, ts.URL, bytes.NewReader(body))
-		if err != nil {
+		if err := bareCall(hc, ts.URL); err != nil {
 			b.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := hc.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		got, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || !bytes.Equal(got, answer) {
-			b.Fatalf("answer %q, %v", got, err)
 		}
 	}
 	reportRate(b, b.N, time.Since(start))
 	reportProcessCPU(b, cpu, b.N)
+}
+
+// BenchmarkHTTPBare64 is the floor of BenchmarkHTTPConcurrent64: the bare
+// POST of BenchmarkHTTPBare from 64 goroutines sharing the client.
+func BenchmarkHTTPBare64(b *testing.B) {
+	ts, hc := startBare()
+	defer ts.Close()
+	defer hc.CloseIdleConnections()
+	b.SetParallelism(max(1, 64/runtimeGOMAXPROCS()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	cpu := procCPU(os.Getpid())
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := bareCall(hc, ts.URL); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	reportRate(b, b.N, time.Since(start))
+	reportProcessCPU(b, cpu, b.N)
+}
+
+var (
+	bareBody   = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+	bareAnswer = []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}`)
+)
+
+// startBare starts the bare anchors' server and client.
+func startBare() (*httptest.Server, *http.Client) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(bareAnswer)
+	}))
+	return ts, newBenchHTTPClient()
+}
+
+// bareCall is one bare round trip, its answer checked.
+func bareCall(hc *http.Client, url string) error {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(bareBody))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, bareAnswer) {
+		return fmt.Errorf("answer %q", got)
+	}
+	return nil
 }
 
 // startWBClientMCPGoServer: winbridge's client (2025-11-25, no GET
