@@ -22,7 +22,9 @@
 //     the !for_each_* extension commands, .ocommand, script files ($$<,
 //     $$><, $$>a<), JavaScript (.scriptload, .scriptrun), and the debugger
 //     data model's command and file APIs (Debugger.Utility, @$scripts,
-//     @$debuggerRootNamespace). They are refused whenever any other class
+//     @$debuggerRootNamespace, and the root Debugger itself wherever it
+//     stands, Debugger.Sessions aside, since held in a variable it
+//     reaches any member by a computed string). They are refused whenever any other class
 //     is refused, since they could carry a refused command.
 //
 // The check is lexical and deliberately coarse: dbgeng's command grammar
@@ -31,7 +33,7 @@
 // the check looks for the refused names wherever they could start a
 // command, in any case, after any separator, inside quotes, braces and
 // breakpoint command strings, and after thread and process prefixes
-// (~*e, ~~[0x1d8]e, |0s). A word that merely looks like a refused command
+// (~*e, ~~[0x1d8]e, ~0n12e, ~., |0s). A word that merely looks like a refused command
 // (a symbol named QueueItem, a field named Create) is refused too: a false
 // refusal costs the model a retry, a false acceptance costs the host.
 //

@@ -157,6 +157,26 @@ var bypasses = []struct {
 	{"ld app /f \\Device\\Mup\\evil\\x.dll", Host},               // ext: accepted
 	{"bp app!main \".logopen c:\\x\"", Host},                     // ext: accepted
 	{"j 1 '.shell calc'", Host},                                  // ext: refused
+
+	// Found in review; the shared check of the time accepted each one.
+	// ~. and |. name the current thread and process; the command after
+	// them is run with that prefix, so the '.' is no meta-command's dot.
+	{"~.q", SessionEnd},
+	{"~. qd", SessionEnd},
+	{"|.q", SessionEnd},
+	{"~.as x .she", Indirect},
+	{"~.lsf c:\\x", Host},
+	// A thread number may carry a radix prefix (0n decimal), so the verb
+	// is not the first non-hex letter of the word.
+	{"~0n12eq", SessionEnd},
+	{"~0n1 eq", SessionEnd},
+	{"~0n1e.shellx calc", Host},
+	// The data model's root held in a variable or parentheses reaches any
+	// member by an indexer with a computed string.
+	{"dx @$x = Debugger", Indirect},
+	{`dx (Debugger)["Uti" + "lity"]["Con" + "trol"]["Execute" + "Command"](".sh" + "ell calc")`, Indirect},
+	{"dx (Debugger).State", Indirect},
+	{"dx Debugger/**/.State", Indirect},
 }
 
 func TestBypasses(t *testing.T) {

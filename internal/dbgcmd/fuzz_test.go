@@ -25,7 +25,7 @@ func refusedTokens() []string {
 
 // glues are what may stand between any text and a command: separators,
 // and thread and process prefixes glued to the command.
-var glues = []string{";", "{", "\"", "'", "; ", "{ ", ";~*e", ";~0e", ";~~[0x1d8]e", ";~[@$t0]e", ";|0e", "; ~*e ", ";~0 e", ";~#e", ";~.e"}
+var glues = []string{";", "{", "\"", "'", "; ", "{ ", ";~*e", ";~0e", ";~~[0x1d8]e", ";~[@$t0]e", ";|0e", "; ~*e ", ";~0 e", ";~#e", ";~.e", ";~.", ";|.", ";~0n12e", ";~0n1 e"}
 
 // A reference tokenizer, written independently of scan with regular
 // expressions: what it finds in an accepted line must not be refused.

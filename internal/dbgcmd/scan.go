@@ -159,10 +159,6 @@ func isWord(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || c == 'x'
-}
-
 // prevNonBlank returns the index of the last non-blank byte before i, or
 // -1.
 func prevNonBlank(s string, i int) int {
@@ -321,33 +317,46 @@ func scanRun(s string, a, b int, h *hits) {
 	}
 	prev := prevNonBlank(s, a)
 	next := nextNonBlank(s, b)
-	if r == "debugger" && (next == '.' || next == '[') && !sessionsOnly(s[b:]) {
-		h.add(a, rule{Indirect, "(the data model's root) reaches Debugger.Utility and Debugger.Settings; use @$cursession, @$curprocess or Debugger.Sessions"}, r)
-	}
 	if symbolPattern(s, a) {
 		return // a symbol (app!q, *!*q*) or an extension command, seen above
 	}
-	if prev < 0 || s[prev] != '.' {
+	// The root is refused wherever it stands, not only before '.' or '[':
+	// held in a variable (dx @$x = Debugger) or in parentheses
+	// ((Debugger)["Uti" + "lity"]), it reaches every member by a string
+	// the check cannot read.
+	if r == "debugger" && !sessionsOnly(s[b:]) {
+		h.add(a, rule{Indirect, "(the data model's root) reaches Debugger.Utility and Debugger.Settings; use @$cursession, @$curprocess or Debugger.Sessions"}, r)
+	}
+	// After '.' a word is a member or a meta-command's name, unless the
+	// '.' is the current thread or process of a prefix (~.q, |.q).
+	if prev < 0 || s[prev] != '.' || currentMarker(s, prev) {
 		letterCommand(r, a, next, h)
 	}
 	if !prefixContext(s, prev) {
 		return
 	}
-	// ~0eq, ~*eq, ~~[0x1d8]eq, |1sq: the thread or process number and
-	// the e or s verb are glued to the command.
-	for p := 0; p < len(r); p++ {
-		if (r[p] == 'e' || r[p] == 's') && p+1 < len(r) {
+	// ~0eq, ~*eq, ~~[0x1d8]eq, ~0n12eq, |1sq: the thread or process
+	// number and the e or s verb are glued to the command. The number may
+	// carry a radix prefix (0n, 0t, 0y), so every e or s of the word is
+	// taken as a possible verb.
+	for p := 0; p+1 < len(r); p++ {
+		if r[p] == 'e' || r[p] == 's' {
 			letterCommand(r[p+1:], a+p+1, next, h)
-		}
-		if !isHex(r[p]) {
-			break
 		}
 	}
 }
 
+// currentMarker reports whether the '.' at i is the current thread or
+// process of a prefix (~., |., ||.) rather than the dot of a meta-command
+// or a member.
+func currentMarker(s string, i int) bool {
+	p := prevNonBlank(s, i)
+	return p >= 0 && (s[p] == '~' || s[p] == '|')
+}
+
 // dotStartsCommand reports whether the '.' at i may start a command: it
-// does not follow a word, or the word is the e or s verb of a thread or
-// process prefix (~*e.shell, ~0e.shell).
+// does not follow a word, or the word ends in the e or s verb of a thread
+// or process prefix (~*e.shell, ~0e.shell, ~0n12e.shell).
 func dotStartsCommand(s string, i int) bool {
 	if i == 0 || !isWord(s[i-1]) {
 		return true
@@ -359,11 +368,6 @@ func dotStartsCommand(s string, i int) bool {
 	run := s[k:i]
 	if last := run[len(run)-1]; last != 'e' && last != 's' {
 		return false
-	}
-	for j := 0; j < len(run)-1; j++ {
-		if !isHex(run[j]) {
-			return false
-		}
 	}
 	return prefixContext(s, prevNonBlank(s, k))
 }
@@ -380,10 +384,10 @@ func prefixContext(s string, prev int) bool {
 	case c == '.':
 		p := prevNonBlank(s, prev)
 		return p >= 0 && (s[p] == '~' || s[p] == '|')
-	case isHex(c):
-		// ~0 eq: a number, then blanks, then the verb.
+	case isWord(c):
+		// ~0 eq, ~0n12 eq: a number, then blanks, then the verb.
 		k := prev
-		for k >= 0 && isHex(s[k]) {
+		for k >= 0 && isWord(s[k]) {
 			k--
 		}
 		p := prevNonBlank(s, k+1)
