@@ -33,7 +33,9 @@
 // the check looks for the refused names wherever they could start a
 // command, in any case, after any separator, inside quotes, braces and
 // breakpoint command strings, and after thread and process prefixes
-// (~*e, ~~[0x1d8]e, ~0n12e, ~., |0s). A word that merely looks like a refused command
+// (~*e, ~~[0x1d8]e, ~0n12e, ~., |0s). Where the line holds a backslash,
+// the line its C escapes decode to is checked too, since breakpoint
+// command strings take C escapes ("\x2eshell" runs .shell). A word that merely looks like a refused command
 // (a symbol named QueueItem, a field named Create) is refused too: a false
 // refusal costs the model a retry, a false acceptance costs the host.
 //

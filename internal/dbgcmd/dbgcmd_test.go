@@ -177,6 +177,18 @@ var bypasses = []struct {
 	{`dx (Debugger)["Uti" + "lity"]["Con" + "trol"]["Execute" + "Command"](".sh" + "ell calc")`, Indirect},
 	{"dx (Debugger).State", Indirect},
 	{"dx Debugger/**/.State", Indirect},
+	// Breakpoint command strings take C escapes (the bs and bsc pages:
+	// "standard C control characters"); the command that runs is the
+	// decoded one.
+	{`bp app!main "\x2eshell calc"`, Host},
+	{`bp app!main "\056shell calc"`, Host},
+	{`bp app!main "\x002eshell calc"`, Host},
+	{`bp app!main "\u002eload x"`, Host},
+	{`bs 0 ".s\hell calc"`, Host},
+	{`bp app!main "k\nq"`, SessionEnd},
+	{`bp app!main "\161"`, SessionEnd},
+	{`bp app!main "\x24{x}"`, Indirect},
+	{`bu app!main "\x61s x .she"`, Indirect},
 }
 
 func TestBypasses(t *testing.T) {
@@ -208,7 +220,7 @@ func TestBypasses(t *testing.T) {
 func TestMalformedAndReserved(t *testing.T) {
 	all := Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}
 	for _, c := range []string{"", " ", "\t", "k\nr", "k\rr", "k\x00", "k\x02", "k\xff", "k\uff1bq", ".echo caf\u00e9", "x\u3000q",
-		"!mcp stop", "!MCP", "! mcp", "k; !windbgext.mcp", "~*e!mcp"} {
+		"!mcp stop", "!MCP", "! mcp", "k; !windbgext.mcp", "~*e!mcp", `bp app!main "\x21mcp"`} {
 		if err := all.Check(c); err == nil {
 			t.Errorf("%q accepted with everything allowed", c)
 		}
@@ -244,7 +256,7 @@ func TestMessages(t *testing.T) {
 
 // Hostile lines of a megabyte are checked in linear time.
 func TestLongLines(t *testing.T) {
-	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 "} {
+	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 ", "\\x", "\\x0", "\\0"} {
 		line := strings.Repeat(unit, (1<<20)/len(unit))
 		_ = (Policy{}).Check(line)
 		_ = (Policy{}).Check("k " + line)

@@ -205,10 +205,101 @@ func dotCommand(name string, start bool) (string, rule, bool) {
 	return "", rule{}, false
 }
 
-// scan finds every refused name in s, a lower-case ASCII line.
+// scan finds every refused name in s, a lower-case ASCII line, and in
+// the lines its escapes may decode to.
 func scan(s string) hits {
 	var h hits
-	scanConstructs(s, &h)
+	scanLine(s, &h)
+	if strings.IndexByte(s, '\\') >= 0 {
+		for _, maxHex := range []int{2, len(s)} {
+			if d := unescape(s, maxHex); d != s {
+				scanLine(d, &h)
+			}
+		}
+	}
+	return h
+}
+
+// unescape decodes the C escapes of s as dbgeng may decode them in a
+// quoted command string. The breakpoint commands (bp, bu, bm, bs, bsc)
+// take "standard C control characters", and extensions such as
+// !wmitrace.searchpath read \\ as one backslash, so what runs is the
+// decoded string: "\x2eshell" is .shell and "\x24{x}" an alias. The
+// decoded line is checked beside the line itself, wherever the escape
+// stands, since which commands decode which escapes is not documented:
+//   - \xHH with at most maxHex digits (C reads them all, a parser may stop
+//     at two; the caller tries both), \uHHHH, and up to three octal
+//     digits give the character of their low byte;
+//   - \n, \r, \t and the other control escapes, and any character that is
+//     not printable ASCII, give ';', as a line break or control character
+//     may end a command;
+//   - a backslash before any other character is dropped (\h is h).
+func unescape(s string, maxHex int) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	put := func(v int) {
+		c := byte(v)
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		case c >= ' ' && c <= '~':
+			b.WriteByte(c)
+		default:
+			b.WriteByte(';')
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; {
+		case c == 'x' || c == 'u':
+			n := maxHex
+			if c == 'u' {
+				n = 4
+			}
+			v, j := 0, i+1
+			for ; j < len(s) && j-i-1 < n && hexValue(s[j]) >= 0; j++ {
+				v = (v<<4 | hexValue(s[j])) & 0xff
+			}
+			if j == i+1 {
+				put(int(c)) // no digits: \x is x
+				continue
+			}
+			put(v)
+			i = j - 1
+		case '0' <= c && c <= '7':
+			v, j := 0, i
+			for ; j < len(s) && j < i+3 && '0' <= s[j] && s[j] <= '7'; j++ {
+				v = v<<3 | int(s[j]-'0')
+			}
+			put(v)
+			i = j - 1
+		case strings.IndexByte("abfnrtv", c) >= 0:
+			b.WriteByte(';')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// hexValue returns the value of the hex digit c (lower case), or -1.
+func hexValue(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1
+}
+
+// scanLine adds to h every refused name in s.
+func scanLine(s string, h *hits) {
+	scanConstructs(s, h)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '.':
@@ -262,10 +353,9 @@ func scan(s string) hits {
 		for b < len(s) && isWord(s[b]) {
 			b++
 		}
-		scanRun(s, a, b, &h)
+		scanRun(s, a, b, h)
 		a = b
 	}
-	return h
 }
 
 // scanConstructs finds the constructs that are not words: alias
