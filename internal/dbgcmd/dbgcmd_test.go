@@ -17,6 +17,9 @@ var allowed = []string{
 	"!peb", "!teb", "!heap -s", "!address -summary", "!handle", "!locks", "!runaway", "!mcpfoo", "!ext.error 5",
 	"k; r", "\tk", "$$ a comment; k", ".if (1) { k } .else { r }", "j (1) 'k' ; 'r'", ".block { k }",
 	"ad *", "al", ".noshell", ".logclose", ".chain", "dx @$t0 = 5", "dt app!Config Settings",
+	"dd @rsp", "du @rcx", "uf app!main", ".exr -1", "!error 5", "dx @$curthread", "x mod!sym*",
+	"!analyze -v -hang", "!analyze -show 0x50", "!chkimg ntdll", "!chkimg -d -v ntdll", `!list -t _LIST_ENTRY.Flink -x "dt app!Foo @$extret" 0x1000`,
+	"!sos.ext dumpheap -stat", "!ext clrstack", "!ext.heap -s", `.printf /D "<b>bold</b>\n"`,
 	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
 }
 
@@ -189,6 +192,37 @@ var bypasses = []struct {
 	{`bp app!main "\161"`, SessionEnd},
 	{`bp app!main "\x24{x}"`, Indirect},
 	{`bu app!main "\x61s x .she"`, Indirect},
+	// Options of allowed extension commands that reach the host or build
+	// a command (the !analyze, !chkimg and !list pages).
+	{`!analyze -v -xml -xmf c:\x.xml`, Host},
+	{`!analyze -v /xmfc:\x.xml`, Host},
+	{`!analyze -c -load c:\ki.xml`, Host},
+	{`!ext.analyze -c -LOAD c:\ki.xml`, Host},
+	{`!chkimg -mmw c:\log.txt 1 ntdll`, Host},
+	{`!chkimg -p c:\x ntdll`, Host},
+	{`!list -t _LIST_ENTRY.Flink -x ".sh" -a "ell calc" 0x1000`, Indirect},
+	// SOS's !ext runs the SOS command its first word names (its source:
+	// "executes managed extension commands"); SOS's own logopen writes a
+	// file and loadsymbols downloads.
+	{`!sos.ext savemodule 1 c:\x`, Host},
+	{"!ext setsymbolserver -ms", Host},
+	{`!ext  ext logopen c:\x`, Host},
+	{`!logopen c:\x`, Host},
+	{"!sos loadsymbols", Host},
+	{"!ext for_each_module k", Indirect},
+	// The host's event log, and trace extensions' files and paths.
+	{`!evlog backup -f c:\x`, Host},
+	{"!evlog clear", Host},
+	{`!wmitrace.logsave 1 c:\x.etl`, Host},
+	{`!wmitrace.searchpath + c:\x`, Host},
+	{`!wmitrace.tmffile c:\x.tmf`, Host},
+	{`!wdfkd.wdflogsave x c:\x`, Host},
+	{"!rcdrkd.rcdrlogsave x", Host},
+	// DML links run their command when clicked; .printf fills it from
+	// the target's memory, where the check cannot see it.
+	{`.printf /D "<link cmd=\"%ma\">details</link>", @rsp`, Indirect},
+	{`.printf /D "< exec cmd=\"%ma\">x</exec>", @rsp`, Indirect},
+	{`.printf /D "<altlink name=\"x\" cmd=\"%ma\"/>", @rsp`, Indirect},
 }
 
 func TestBypasses(t *testing.T) {

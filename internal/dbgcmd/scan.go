@@ -104,12 +104,100 @@ var (
 		"setsymbolserver": {Host, "changes where symbols are searched, which can reach the network"},
 		"setclrpath":      {Host, "changes where the runtime's debugging DLLs are loaded from"},
 		"sethostruntime":  {Host, "loads a .NET runtime into the debugger"},
+		"logopen":         {Host, "writes a log file on this machine"},
+		"loadsymbols":     {Host, "downloads symbols from a symbol server on the network"},
+		// The event log of this machine (ext.dll): read, cleared, backed
+		// up to a file, written.
+		"evlog": {Host, "reads, changes or backs up this machine's event log"},
+		// Trace extensions: log files written, format files and their
+		// search paths read (the !wmitrace pages).
+		"logsave":        {Host, "writes a trace log file on this machine"},
+		"tmffile":        {Host, "reads a trace format file of this machine"},
+		"searchpath":     {Host, "changes where trace format files are searched, which can reach the network"},
+		"wdflogsave":     {Host, "writes a trace log file on this machine"},
+		"wdftmffile":     {Host, "reads a trace format file of this machine"},
+		"wdfsearchpath":  {Host, "changes where trace format files are searched, which can reach the network"},
+		"rcdrlogsave":    {Host, "writes a trace log file on this machine"},
+		"rcdrtmffile":    {Host, "reads a trace format file of this machine"},
+		"rcdrsearchpath": {Host, "changes where trace format files are searched, which can reach the network"},
 	}
 	bangModules = map[string]rule{
 		"pykd":    {Host, "runs Python"},
 		"logexts": {Host, "writes log files on this machine"},
 	}
 )
+
+// bangOptions are the options that make an extension command reach the
+// host or build a command, by command name. An option is found after '-'
+// or '/' anywhere after the command (an extension may read the rest of
+// the line); a name of three letters or more also matches with its value
+// glued to it (-xmfc:\x.xml).
+var bangOptions = map[string][]bangOption{
+	// !analyze -xmf writes the analysis to a file and -c -load reads a
+	// known-issues file (the !analyze page).
+	"analyze": {{"xmf", rule{Host, "-xmf writes the analysis to a file on this machine"}},
+		{"load", rule{Host, "-load reads a known-issues file of this machine"}}},
+	// !chkimg -mmw writes a log file, -p searches a directory (the
+	// !chkimg page).
+	"chkimg": {{"mmw", rule{Host, "-mmw writes a log file on this machine"}},
+		{"p", rule{Host, "-p searches a directory of this machine"}}},
+	// !list -a appends arguments to the command it runs, which could
+	// complete a refused name (!list -x ".she" -a "ll calc").
+	"list": {{"a", rule{Indirect, "-a appends arguments to the command it runs, which could complete a refused name"}}},
+}
+
+// bangOption is one refused option of an extension command.
+type bangOption struct {
+	name string
+	rule
+}
+
+// dispatchers are extension commands that run the command their first
+// word names: SOS's !ext (its source: "executes managed extension
+// commands") and !sos, as in dotnet-dump.
+var dispatchers = map[string]bool{"ext": true, "sos": true}
+
+// options records, for each option name of bangOptions, the last position
+// in the line where it stands, or -1.
+type options map[string]int
+
+// findOptions finds the options of bangOptions in s in one pass.
+func findOptions(s string) options {
+	opts := options{}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '-' && s[i] != '/' || i > 0 && isWord(s[i-1]) {
+			continue
+		}
+		k := i + 1
+		for k < len(s) && isWord(s[k]) {
+			k++
+		}
+		w := s[i+1 : k]
+		for _, list := range bangOptions {
+			for _, o := range list {
+				if w == o.name || len(o.name) >= 3 && strings.HasPrefix(w, o.name) {
+					opts[o.name] = i
+				}
+			}
+		}
+	}
+	return opts
+}
+
+// bangCommand checks the extension command name, found at pos.
+func bangCommand(pos int, name, word string, opts *options, h *hits) {
+	if strings.HasPrefix(name, "for_each_") {
+		h.add(pos, rule{Indirect, "runs a command with names from the target substituted into it"}, word)
+	}
+	if r, ok := bangCommands[name]; ok {
+		h.add(pos, r, word)
+	}
+	for _, o := range bangOptions[name] {
+		if at, ok := (*opts)[o.name]; ok && at > pos {
+			h.add(pos, o.rule, word+" -"+o.name)
+		}
+	}
+}
 
 // dataModelWords reach the data model's command and file APIs
 // (Debugger.Utility.Control.ExecuteCommand builds a command from strings;
@@ -300,6 +388,7 @@ func hexValue(c byte) int {
 // scanLine adds to h every refused name in s.
 func scanLine(s string, h *hits) {
 	scanConstructs(s, h)
+	opts := findOptions(s)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '.':
@@ -330,17 +419,29 @@ func scanLine(s string, h *hits) {
 			}
 			h.bangs = append(h.bangs, bang{full, name})
 			word := "!" + full
-			switch {
-			case strings.ContainsAny(module, `\/:`):
+			if strings.ContainsAny(module, `\/:`) {
 				h.add(i, rule{Host, "loads an extension DLL from a path"}, word)
-			case strings.HasPrefix(name, "for_each_"):
-				h.add(i, rule{Indirect, "runs a command with names from the target substituted into it"}, word)
-			}
-			if r, ok := bangCommands[name]; ok {
-				h.add(i, r, word)
 			}
 			if r, ok := bangModules[module]; ok {
 				h.add(i, r, word)
+			}
+			bangCommand(i, name, word, &opts, h)
+			// A dispatcher runs the command its first word names:
+			// !ext logopen f is !logopen f.
+			for dispatchers[name] {
+				j = k
+				for j < len(s) && isBlank(s[j]) {
+					j++
+				}
+				k = j
+				for k < len(s) && !strings.ContainsRune(bangEnd, rune(s[k])) {
+					k++
+				}
+				if name = s[j:k]; name == "" {
+					break
+				}
+				word += " " + name
+				bangCommand(i, name, word, &opts, h)
 			}
 		}
 	}
@@ -373,6 +474,12 @@ func scanConstructs(s string, h *hits) {
 		{"$<", "$$< (script file)", rule{Indirect, "runs the commands of a script file"}},
 		{"$>", "$$>< (script file)", rule{Indirect, "runs the commands of a script file"}},
 		{">a<", "$$>a< (script file)", rule{Indirect, "runs the commands of a script file"}},
+		// .printf /D writes DML; a link's command, filled from the
+		// target's memory (%ma) or spelled with escapes, runs when the
+		// user clicks it in WinDbg.
+		{"<link", "<link> (DML)", rule{Indirect, "writes a link that runs a command when clicked"}},
+		{"<altlink", "<altlink> (DML)", rule{Indirect, "writes a link that runs a command when clicked"}},
+		{"<exec", "<exec> (DML)", rule{Indirect, "writes a link that runs a command when clicked"}},
 	} {
 		if i := strings.Index(t, c.sub); i >= 0 {
 			h.add(-1, c.r, c.word)
