@@ -66,11 +66,25 @@ func refRefused(s string) string {
 	return ""
 }
 
+// asciiCase shifts the ASCII letters from lo to hi by d. The debugger
+// folds the case of ASCII only; strings.ToLower would also turn a
+// non-ASCII line into an ASCII one (U+0130 into "i", U+212A into "k"),
+// whose verdict rightly differs.
+func asciiCase(s string, lo, hi byte, d int) string {
+	b := []byte(s)
+	for i, c := range b {
+		if lo <= c && c <= hi {
+			b[i] = byte(int(c) + d)
+		}
+	}
+	return string(b)
+}
+
 // FuzzCheck checks properties of Policy.Check on any line:
 //   - a refused token after any text and glue, with any text after it, is
 //     refused, under the zero Policy and under a policy that allows only
 //     the other class;
-//   - case does not matter;
+//   - the case of ASCII letters does not matter;
 //   - an accepted line holds nothing the reference tokenizer refuses;
 //   - with both classes allowed, only malformed lines and the reserved
 //     command are refused.
@@ -92,7 +106,7 @@ func FuzzCheck(f *testing.F) {
 		}
 		for _, s := range []string{prefix + suffix, prefix, cmd} {
 			err := zero.Check(s)
-			if (err == nil) != (zero.Check(strings.ToUpper(s)) == nil) || (err == nil) != (zero.Check(strings.ToLower(s)) == nil) {
+			if (err == nil) != (zero.Check(asciiCase(s, 'a', 'z', 'A'-'a')) == nil) || (err == nil) != (zero.Check(asciiCase(s, 'A', 'Z', 'a'-'A')) == nil) {
 				t.Fatalf("%q: case changes the verdict", s)
 			}
 			if err == nil {
