@@ -17,7 +17,7 @@ var allowed = []string{
 	"!peb", "!teb", "!heap -s", "!address -summary", "!handle", "!locks", "!runaway", "!mcpfoo", "!ext.error 5",
 	"k; r", "\tk", "$$ a comment; k", ".if (1) { k } .else { r }", "j (1) 'k' ; 'r'", ".block { k }",
 	"ad *", "al", ".noshell", ".logclose", ".chain", "dx @$t0 = 5", "dt app!Config Settings",
-	"dd @rsp", "du @rcx", "uf app!main", ".exr -1", "!error 5", "dx @$curthread", "x mod!sym*",
+	"dx ((app!Foo*)@rcx)->queue", "?? ((app!Foo*)@rcx)->asize", "dd @rsp", "du @rcx", "uf app!main", ".exr -1", "!error 5", "dx @$curthread", "x mod!sym*",
 	"!analyze -v -hang", "!analyze -show 0x50", "!chkimg ntdll", "!chkimg -d -v ntdll", `!list -t _LIST_ENTRY.Flink -x "dt app!Foo @$extret" 0x1000`,
 	"!sos.ext dumpheap -stat", "!ext clrstack", "!ext.heap -s", `.printf /D "<b>bold</b>\n"`,
 	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
@@ -210,6 +210,7 @@ var bypasses = []struct {
 	{`!logopen c:\x`, Host},
 	{"!sos loadsymbols", Host},
 	{"!ext for_each_module k", Indirect},
+	{`!ext "logopen" c:\x`, Host},
 	// The host's event log, and trace extensions' files and paths.
 	{`!evlog backup -f c:\x`, Host},
 	{"!evlog clear", Host},

@@ -55,7 +55,8 @@ func refRefused(s string) string {
 	for _, loc := range refWord.FindAllStringIndex(s, -1) {
 		w := s[loc[0]:loc[1]]
 		before := strings.TrimRight(s[:loc[0]], " \t*?")
-		if strings.HasSuffix(before, "!") || strings.HasSuffix(strings.TrimRight(s[:loc[0]], " \t"), ".") {
+		after := strings.TrimRight(s[:loc[0]], " \t")
+		if strings.HasSuffix(before, "!") || strings.HasSuffix(after, ".") || strings.HasSuffix(after, "->") {
 			continue
 		}
 		switch w {

@@ -430,8 +430,8 @@ func scanLine(s string, h *hits) {
 			// !ext logopen f is !logopen f.
 			for dispatchers[name] {
 				j = k
-				for j < len(s) && isBlank(s[j]) {
-					j++
+				for j < len(s) && (isBlank(s[j]) || s[j] == '"' || s[j] == '\'') {
+					j++ // !ext "logopen" f may name it in quotes
 				}
 				k = j
 				for k < len(s) && !strings.ContainsRune(bangEnd, rune(s[k])) {
@@ -524,9 +524,10 @@ func scanRun(s string, a, b int, h *hits) {
 	if r == "debugger" && !sessionsOnly(s[b:]) {
 		h.add(a, rule{Indirect, "(the data model's root) reaches Debugger.Utility and Debugger.Settings; use @$cursession, @$curprocess or Debugger.Sessions"}, r)
 	}
-	// After '.' a word is a member or a meta-command's name, unless the
-	// '.' is the current thread or process of a prefix (~.q, |.q).
-	if prev < 0 || s[prev] != '.' || currentMarker(s, prev) {
+	// After '.' or '->' a word is a member or a meta-command's name,
+	// unless the '.' is the current thread or process of a prefix (~.q,
+	// |.q). No command starts with '-' or '>', so ->queue is a field.
+	if prev < 0 || s[prev] != '.' && !(s[prev] == '>' && prev > 0 && s[prev-1] == '-') || currentMarker(s, prev) {
 		letterCommand(r, a, next, h)
 	}
 	if !prefixContext(s, prev) {
