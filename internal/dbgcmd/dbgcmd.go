@@ -231,7 +231,7 @@ func (p Policy) Note() string {
 		note = "Every debugger command is allowed."
 	} else {
 		note = "Refused before they run: " + strings.Join(refused, "; ") +
-			"; and, since they could hide those, aliases (as, aS, ${...}, $u0), .foreach, script files ($$<), JavaScript (.scriptload) and dx's Debugger.Utility. The user can allow each group when starting the server."
+			"; and, since they could hide those, aliases (as, aS, ${...}, $u0), .foreach, script files ($$<), JavaScript (.scriptload), DML links and dx's Debugger root (use Debugger.Sessions, @$cursession, @$curprocess). The user can allow each group when starting the server."
 	}
 	if p.Reserved != "" {
 		note += " !" + p.Reserved + " controls this server and is always refused."
