@@ -291,11 +291,12 @@ func TestMessages(t *testing.T) {
 
 // Hostile lines of a megabyte are checked in linear time.
 func TestLongLines(t *testing.T) {
-	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 ", "\\x", "\\x0", "\\0"} {
+	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 ", "\\x", "\\x0", "\\0", "!ext ", "!ext \"", "!list -a ", "-xmf", "\\x2e"} {
 		line := strings.Repeat(unit, (1<<20)/len(unit))
 		_ = (Policy{}).Check(line)
 		_ = (Policy{}).Check("k " + line)
 	}
+	_ = (Policy{}).Check("!" + strings.Repeat("ext ", 1<<18)) // a chain of dispatchers
 }
 
 func TestNote(t *testing.T) {

@@ -440,8 +440,9 @@ func scanLine(s string, h *hits) {
 				if name = s[j:k]; name == "" {
 					break
 				}
-				word += " " + name
-				bangCommand(i, name, word, &opts, h)
+				// Only the last name joins the word: a chain of
+				// dispatchers (!ext ext ext ...) stays linear.
+				bangCommand(i, name, "!"+full+" "+name, &opts, h)
 			}
 		}
 	}
