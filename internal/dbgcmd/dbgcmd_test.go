@@ -197,6 +197,7 @@ var bypasses = []struct {
 	{`!analyze -v -xml -xmf c:\x.xml`, Host},
 	{`!analyze -v /xmfc:\x.xml`, Host},
 	{`!analyze -c -load c:\ki.xml`, Host},
+	{`!analyze -v-xmf c:\x.xml`, Host},
 	{`!ext.analyze -c -LOAD c:\ki.xml`, Host},
 	{`!chkimg -mmw c:\log.txt 1 ntdll`, Host},
 	{`!chkimg -p c:\x ntdll`, Host},

@@ -165,9 +165,13 @@ type options map[string]int
 func findOptions(s string) options {
 	opts := options{}
 	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '-' && s[i] != '/' || i > 0 && isWord(s[i-1]) {
+		if s[i] != '-' && s[i] != '/' {
 			continue
 		}
+		// A one-letter option must start a word (c:\x-a is no -a); a
+		// longer one may be glued to another (-v-xmf), in case the
+		// extension splits its options at '-'.
+		glued := i > 0 && isWord(s[i-1])
 		k := i + 1
 		for k < len(s) && isWord(s[k]) {
 			k++
@@ -175,7 +179,7 @@ func findOptions(s string) options {
 		w := s[i+1 : k]
 		for _, list := range bangOptions {
 			for _, o := range list {
-				if w == o.name || len(o.name) >= 3 && strings.HasPrefix(w, o.name) {
+				if len(o.name) >= 3 && strings.HasPrefix(w, o.name) || w == o.name && !glued {
 					opts[o.name] = i
 				}
 			}
