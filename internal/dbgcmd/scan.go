@@ -157,8 +157,8 @@ type bangOption struct {
 // commands") and !sos, as in dotnet-dump.
 var dispatchers = map[string]bool{"ext": true, "sos": true}
 
-// options records, for each option name of bangOptions, the last position
-// in the line where it stands, or -1.
+// options records, for each option name of bangOptions found in the line,
+// the last position where it stands.
 type options map[string]int
 
 // findOptions finds the options of bangOptions in s in one pass.
