@@ -358,14 +358,15 @@ type toolCallWire struct {
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
 	var meta any // a nil mcp.Meta is no _meta, as omitzero had it
-	switch {
-	case len(tc.Meta) == 0 && tc.rawMeta != nil:
-		meta = tc.rawMeta
-	case tc.Meta != nil:
+	spliced := len(tc.Meta) == 0 && tc.rawMeta != nil
+	if !spliced && tc.Meta != nil {
 		meta = tc.Meta
 	}
 	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Task, meta})
 	if err == nil {
+		if spliced {
+			b = spliceMeta(b, tc.rawMeta)
+		}
 		return b, nil
 	}
 	if tc.args != nil {
@@ -374,6 +375,18 @@ func (tc *toolCall) encode() (json.RawMessage, error) {
 		}
 	}
 	return nil, err
+}
+
+// spliceMeta appends the member "_meta": meta to the encoded object obj,
+// last, where encoding/json would have put it as toolCallWire's last
+// field. meta is the client's own encoding (statelessMeta): encoding/json
+// checked and copied it again, byte for byte, on every call.
+func spliceMeta(obj, meta json.RawMessage) json.RawMessage {
+	const member = `,"_meta":`
+	out := make([]byte, 0, len(obj)+len(member)+len(meta))
+	out = append(out, obj[:len(obj)-1]...) // obj has at least "name"
+	out = append(append(append(out, member...), meta...), '}')
+	return out
 }
 
 // argumentsError is a tool call whose arguments do not encode: prepare

@@ -104,14 +104,15 @@ func NewStream(ctx context.Context, url string, opts *ClientOptions) (*transport
 // told by their _meta) carry their version and the Mcp-Method and
 // Mcp-Name headers instead; cancelling one closes its POST.
 type Framer struct {
-	url     string
-	client  *http.Client
-	header  http.Header
-	max     int
-	listen  bool
-	retries int
-	delay   time.Duration
-	log     *slog.Logger
+	url      string
+	endpoint *http.Request // the template of every request (request.go)
+	client   *http.Client
+	header   http.Header
+	max      int
+	listen   bool
+	retries  int
+	delay    time.Duration
+	log      *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -152,8 +153,13 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 	if opts == nil {
 		opts = &ClientOptions{}
 	}
+	endpoint, err := newEndpoint(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("mcphttp: MCP endpoint: %w", err)
+	}
 	f := &Framer{
 		url:      u.String(),
+		endpoint: endpoint,
 		client:   opts.Client,
 		header:   opts.Header.Clone(),
 		max:      opts.MaxMessageSize,
@@ -248,6 +254,7 @@ type outMsg struct {
 	requestID json.RawMessage // of notifications/cancelled
 	rawArgs   json.RawMessage // of tools/call, for Mcp-Param-* headers
 	sink      *sink           // where the response goes, for a RoundTrip
+	body      bytes.Reader    // the POST's body (request.go)
 }
 
 func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
@@ -446,14 +453,7 @@ func describe(m *outMsg) string {
 
 // do sends one HTTP request with the headers its message calls for.
 func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless bool, lastEventID string) (*http.Response, error) {
-	var body io.Reader
-	if m != nil {
-		body = bytes.NewReader(m.raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, f.url, body)
-	if err != nil {
-		return nil, err
-	}
+	req := f.newRequest(ctx, method, m)
 	for k, vs := range f.header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
@@ -477,8 +477,15 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	if lastEventID != "" {
 		set(HeaderLastEventID, lastEventID)
 	}
+	// One look under the lock for the session, the versions and the
+	// tool's parameter headers.
+	toolCall := m != nil && m.method == "tools/call" && m.hasName
+	var params map[string]string
 	f.mu.Lock()
 	sid, version, sv := f.sessionID, f.version, f.stateless
+	if toolCall {
+		params = f.params[m.name]
+	}
 	f.mu.Unlock()
 	if stateless {
 		if m != nil && mcp.IsStateless(m.version) {
@@ -499,7 +506,9 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 			set(HeaderProtocolVersion, version)
 		}
 	}
-	f.setParamHeaders(req.Header, m)
+	if len(params) > 0 {
+		addParamHeaders(req.Header, m, params)
+	}
 	return f.client.Do(req)
 }
 
