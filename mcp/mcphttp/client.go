@@ -106,13 +106,15 @@ func NewStream(ctx context.Context, url string, opts *ClientOptions) (*transport
 type Framer struct {
 	url      string
 	endpoint *http.Request // the template of every request (request.go)
-	client   *http.Client
-	header   http.Header
-	max      int
-	listen   bool
-	retries  int
-	delay    time.Duration
-	log      *slog.Logger
+	// shareHeader: requests may share one header map (canShareHeader).
+	shareHeader bool
+	client      *http.Client
+	header      http.Header
+	max         int
+	listen      bool
+	retries     int
+	delay       time.Duration
+	log         *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -130,8 +132,12 @@ type Framer struct {
 	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration
-	inflight  map[string]context.CancelFunc // requests by id key
-	awaiting  map[string]*sink              // RoundTrip calls by id key (direct.go)
+	// postHeader is the header of a legacy POST, for the session and
+	// version in postHeaderOf; shared by requests where shareHeader.
+	postHeader   http.Header
+	postHeaderOf [2]string
+	inflight     map[string]context.CancelFunc // requests by id key
+	awaiting     map[string]*sink              // RoundTrip calls by id key (direct.go)
 }
 
 type inFrame struct {
@@ -175,6 +181,7 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 	if f.client == nil {
 		f.client = defaultClient()
 	}
+	f.shareHeader = canShareHeader(f.client)
 	if f.max <= 0 {
 		f.max = transport.DefaultMaxMessageSize
 	}
@@ -454,8 +461,65 @@ func describe(m *outMsg) string {
 // do sends one HTTP request with the headers its message calls for.
 func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless bool, lastEventID string) (*http.Response, error) {
 	req := f.newRequest(ctx, method, m)
+	// One look under the lock for the session, the versions and the
+	// tool's parameter headers.
+	var h reqHeader
+	f.mu.Lock()
+	h.sid, h.version, h.sv = f.sessionID, f.version, f.stateless
+	if m != nil && m.method == "tools/call" && m.hasName {
+		h.params = f.params[m.name]
+	}
+	if f.shareHeader && !stateless && method == http.MethodPost && lastEventID == "" && len(h.params) == 0 {
+		// A legacy POST's headers are the same for every message of
+		// the session: made once, shared by the requests.
+		req.Header = f.postHeaderLocked(h)
+	}
+	f.mu.Unlock()
+	if req.Header == nil {
+		req.Header = make(http.Header)
+		f.fillHeader(req.Header, method, m, stateless, lastEventID, h)
+	}
+	return f.client.Do(req)
+}
+
+// reqHeader is what the headers of a request take from the framer's
+// state.
+type reqHeader struct {
+	sid, version, sv string            // Framer.sessionID, version, stateless
+	params           map[string]string // the tool's parameter headers
+}
+
+// postHeaderLocked returns the header of a legacy POST for h's session and
+// version, made once for them. Requests share it: shareHeader holds only
+// where nothing changes a request's header (no cookie jar, net/http's own
+// Transport).
+func (f *Framer) postHeaderLocked(h reqHeader) http.Header {
+	if f.postHeader == nil || f.postHeaderOf != [2]string{h.sid, h.version} {
+		f.postHeader = make(http.Header, len(f.header)+4)
+		f.fillHeader(f.postHeader, http.MethodPost, nil, false, "", h)
+		f.postHeaderOf = [2]string{h.sid, h.version}
+	}
+	return f.postHeader
+}
+
+// canShareHeader reports whether requests sent through c may share one
+// header map: neither c (a cookie jar adds cookies to the request's
+// header) nor its transport (net/http's, which only reads the request,
+// as a RoundTripper must) changes it.
+func canShareHeader(c *http.Client) bool {
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	_, std := rt.(*http.Transport)
+	return c.Jar == nil && std
+}
+
+// fillHeader sets the headers of a request: the caller's, then the
+// transport's own.
+func (f *Framer) fillHeader(hdr http.Header, method string, m *outMsg, stateless bool, lastEventID string, h reqHeader) {
 	for k, vs := range f.header {
-		req.Header[k] = append([]string(nil), vs...)
+		hdr[k] = append([]string(nil), vs...)
 	}
 	// The transport's own headers, under their canonical names, take
 	// their values from one array instead of one allocation each
@@ -464,7 +528,7 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	n := 0
 	set := func(key, v string) {
 		vals[n] = v
-		req.Header[key] = vals[n : n+1 : n+1]
+		hdr[key] = vals[n : n+1 : n+1]
 		n++
 	}
 	switch method {
@@ -477,17 +541,8 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	if lastEventID != "" {
 		set(HeaderLastEventID, lastEventID)
 	}
-	// One look under the lock for the session, the versions and the
-	// tool's parameter headers.
-	toolCall := m != nil && m.method == "tools/call" && m.hasName
-	var params map[string]string
-	f.mu.Lock()
-	sid, version, sv := f.sessionID, f.version, f.stateless
-	if toolCall {
-		params = f.params[m.name]
-	}
-	f.mu.Unlock()
 	if stateless {
+		sv := h.sv
 		if m != nil && mcp.IsStateless(m.version) {
 			sv = m.version
 		}
@@ -499,17 +554,16 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 			}
 		}
 	} else {
-		if sid != "" {
-			set(HeaderSessionID, sid)
+		if h.sid != "" {
+			set(HeaderSessionID, h.sid)
 		}
-		if version != "" {
-			set(HeaderProtocolVersion, version)
+		if h.version != "" {
+			set(HeaderProtocolVersion, h.version)
 		}
 	}
-	if len(params) > 0 {
-		addParamHeaders(req.Header, m, params)
+	if len(h.params) > 0 {
+		addParamHeaders(hdr, m, h.params)
 	}
-	return f.client.Do(req)
 }
 
 // encodeHeaderValue writes a value HTTP cannot carry as it is (non-ASCII,

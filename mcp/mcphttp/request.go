@@ -22,19 +22,21 @@ func newEndpoint(rawURL string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Header = nil // each request gets its own
+	r.Header = nil // each request gets its own (Framer.do)
 	return r, nil
 }
 
 // newRequest makes a request to the endpoint carrying m's message (none
-// if m is nil). Its URL is a copy of the template's, for a RoundTripper
-// that changes it, and its header map is its own.
+// if m is nil), without a header. Its URL is a copy of the template's, for
+// a RoundTripper that changes it. Its Host is left empty, which sends
+// URL.Host as NewRequest's copy of it did: with Host set, http.Client
+// copied the URL again for every request, to look up cookies.
 func (f *Framer) newRequest(ctx context.Context, method string, m *outMsg) *http.Request {
 	req := f.endpoint.WithContext(ctx)
 	u := *f.endpoint.URL
 	req.URL = &u
+	req.Host = ""
 	req.Method = method
-	req.Header = make(http.Header)
 	if m != nil {
 		m.setBody(req)
 	}
