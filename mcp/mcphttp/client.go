@@ -132,12 +132,9 @@ type Framer struct {
 	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration
-	// postHeader is the header of a legacy POST, for the session and
-	// version in postHeaderOf; shared by requests where shareHeader.
-	postHeader   http.Header
-	postHeaderOf [2]string
-	inflight     map[string]context.CancelFunc // requests by id key
-	awaiting     map[string]*sink              // RoundTrip calls by id key (direct.go)
+	headers   map[headerKey]http.Header     // POST headers shared where shareHeader
+	inflight  map[string]context.CancelFunc // requests by id key
+	awaiting  map[string]*sink              // RoundTrip calls by id key (direct.go)
 }
 
 type inFrame struct {
@@ -469,10 +466,11 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	if m != nil && m.method == "tools/call" && m.hasName {
 		h.params = f.params[m.name]
 	}
-	if f.shareHeader && !stateless && method == http.MethodPost && lastEventID == "" && len(h.params) == 0 {
-		// A legacy POST's headers are the same for every message of
-		// the session: made once, shared by the requests.
-		req.Header = f.postHeaderLocked(h)
+	if f.shareHeader && m != nil && method == http.MethodPost && lastEventID == "" && len(h.params) == 0 {
+		// A POST's headers depend on the message only through its
+		// method and name (stateless) or not at all (legacy): made once,
+		// shared by the requests.
+		req.Header = f.sharedHeaderLocked(m, stateless, h)
 	}
 	f.mu.Unlock()
 	if req.Header == nil {
@@ -489,17 +487,42 @@ type reqHeader struct {
 	params           map[string]string // the tool's parameter headers
 }
 
-// postHeaderLocked returns the header of a legacy POST for h's session and
-// version, made once for them. Requests share it: shareHeader holds only
-// where nothing changes a request's header (no cookie jar, net/http's own
-// Transport).
-func (f *Framer) postHeaderLocked(h reqHeader) http.Header {
-	if f.postHeader == nil || f.postHeaderOf != [2]string{h.sid, h.version} {
-		f.postHeader = make(http.Header, len(f.header)+4)
-		f.fillHeader(f.postHeader, http.MethodPost, nil, false, "", h)
-		f.postHeaderOf = [2]string{h.sid, h.version}
+// headerKey is what the header of a POST without parameter headers
+// depends on: the session and version (legacy), or the version, method
+// and name of the message (stateless).
+type headerKey struct {
+	stateless, response, hasName bool
+	sid, version, method, name   string
+}
+
+// maxSharedHeaders bounds the headers a framer keeps: names without end
+// (resources/read of ever new URIs) empty the cache instead of growing it.
+const maxSharedHeaders = 64
+
+// sharedHeaderLocked returns the header of a POST of m, made once for
+// its key. Requests share it: shareHeader holds only where nothing
+// changes a request's header (no cookie jar, net/http's own Transport).
+func (f *Framer) sharedHeaderLocked(m *outMsg, stateless bool, h reqHeader) http.Header {
+	k := headerKey{stateless: stateless}
+	if stateless {
+		k.version = h.sv
+		if mcp.IsStateless(m.version) {
+			k.version = m.version
+		}
+		k.response, k.method, k.name, k.hasName = m.response, m.method, m.name, m.hasName
+	} else {
+		k.sid, k.version = h.sid, h.version
 	}
-	return f.postHeader
+	if hdr := f.headers[k]; hdr != nil {
+		return hdr
+	}
+	if len(f.headers) >= maxSharedHeaders || f.headers == nil {
+		f.headers = make(map[headerKey]http.Header)
+	}
+	hdr := make(http.Header, len(f.header)+5)
+	f.fillHeader(hdr, http.MethodPost, m, stateless, "", h)
+	f.headers[k] = hdr
+	return hdr
 }
 
 // canShareHeader reports whether requests sent through c may share one

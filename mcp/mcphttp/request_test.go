@@ -253,3 +253,67 @@ func TestRequestEmptyPort(t *testing.T) {
 		t.Errorf("GetBody %q, Body %q, ContentLength %d", got, all, req.ContentLength)
 	}
 }
+
+// Stateless calls share a header per method and name: concurrent calls
+// of many tools (more than the framer keeps) each carry their own
+// Mcp-Method and Mcp-Name, the name encoded where HTTP cannot carry it.
+func TestSharedStatelessHeaders(t *testing.T) {
+	directLeaks(t)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&env); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		want := map[string]string{
+			HeaderMethod:          env.Method,
+			HeaderName:            encodeHeaderValue(env.Params.Name),
+			HeaderProtocolVersion: "2026-07-28",
+			"Authorization":       "Bearer t",
+		}
+		for k, v := range want {
+			if got := r.Header.Values(k); len(got) != 1 || got[0] != v {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"%s: %q, want %q"}}`, env.ID, k, got, v)
+				return
+			}
+		}
+		if r.Header.Get(HeaderSessionID) != "" {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"a session id"}}`, env.ID)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, env.ID)
+	}))
+	defer ts.Close()
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	f := newTestFramer(t, ts.URL, &ClientOptions{Client: hc, Header: http.Header{"Authorization": {"Bearer t"}}})
+	defer f.Close()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 3 * maxSharedHeaders / 8 {
+				name, _ := json.Marshal(fmt.Sprintf("tool-%d é", j%(maxSharedHeaders+9)))
+				id := 1000 + i*1000 + j
+				msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, id, name)
+				resp, err := f.RoundTrip(context.Background(), []byte(msg))
+				if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id); err != nil || string(resp) != want {
+					t.Errorf("call %d: %s, %v", id, resp, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f.mu.Lock()
+	n := len(f.headers)
+	f.mu.Unlock()
+	if n > maxSharedHeaders || n == 0 {
+		t.Errorf("%d shared headers kept, at most %d", n, maxSharedHeaders)
+	}
+}
