@@ -108,6 +108,7 @@ type Framer struct {
 	endpoint *http.Request // the template of every request (request.go)
 	// shareHeader: requests may share one header map (canShareHeader).
 	shareHeader bool
+	gzip        bool // the framer asks for gzip and decodes it (gzip.go)
 	client      *http.Client
 	header      http.Header
 	max         int
@@ -179,6 +180,7 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 		f.client = defaultClient()
 	}
 	f.shareHeader = canShareHeader(f.client)
+	f.gzip = acceptsGzip(f.client, f.header)
 	if f.max <= 0 {
 		f.max = transport.DefaultMaxMessageSize
 	}
@@ -477,7 +479,11 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 		req.Header = make(http.Header)
 		f.fillHeader(req.Header, method, m, stateless, lastEventID, h)
 	}
-	return f.client.Do(req)
+	resp, err := f.client.Do(req)
+	if err == nil && f.gzip {
+		gunzip(resp)
+	}
+	return resp, err
 }
 
 // reqHeader is what the headers of a request take from the framer's
@@ -547,12 +553,15 @@ func (f *Framer) fillHeader(hdr http.Header, method string, m *outMsg, stateless
 	// The transport's own headers, under their canonical names, take
 	// their values from one array instead of one allocation each
 	// (http.Header.Set).
-	var vals [7]string
+	var vals [8]string
 	n := 0
 	set := func(key, v string) {
 		vals[n] = v
 		hdr[key] = vals[n : n+1 : n+1]
 		n++
+	}
+	if f.gzip {
+		set("Accept-Encoding", "gzip")
 	}
 	switch method {
 	case http.MethodPost:
