@@ -317,3 +317,24 @@ func TestSharedStatelessHeaders(t *testing.T) {
 		t.Errorf("%d shared headers kept, at most %d", n, maxSharedHeaders)
 	}
 }
+
+// Reading a stateless tool call allocates its outMsg, id and name only:
+// its method and version are the package's strings, and the long keys of
+// its _meta are compared as bytes.
+func TestPeekOutAllocs(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{` +
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	var m *outMsg
+	if got := testing.AllocsPerRun(100, func() { m = peekOut(msg) }); got > 3 {
+		t.Errorf("peekOut: %v allocations, want 3", got)
+	}
+	if m.method != "tools/call" || m.version != "2026-07-28" || m.name != "echo" || !m.hasName {
+		t.Errorf("%+v", m)
+	}
+	// Escaped, they are decoded as before.
+	m = peekOut([]byte(`{"id":1,"method":"tools\/call","params":{"name":"e","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2\u0038"}}}`))
+	if m.method != "tools/call" || m.version != "2026-07-28" {
+		t.Errorf("escaped: %+v", m)
+	}
+}
