@@ -101,13 +101,14 @@ func (pr *prepared) done() {
 }
 
 // prepare applies the call's options and encodes params with the era's
-// _meta.
-func (c *Client) prepare(ctx context.Context, method string, params any, opts []CallOption) (*prepared, error) {
+// _meta. The prepared request is a value, which a blocking call keeps on
+// its stack.
+func (c *Client) prepare(ctx context.Context, method string, params any, opts []CallOption) (prepared, error) {
 	var o callOptions
-	for _, f := range opts {
-		f(&o)
+	if len(opts) > 0 {
+		o = applyOptions(opts)
 	}
-	pr := &prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
+	pr := prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
 	// The timeout error names the setting that expired, so that the reader
 	// knows what to raise.
 	if o.timeout > 0 {
@@ -130,9 +131,9 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 		pr.cancel()
 		var ae *argumentsError
 		if errors.As(err, &ae) {
-			return nil, ae.err
+			return prepared{}, ae.err
 		}
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return prepared{}, fmt.Errorf("%s: %w", method, err)
 	}
 	if token != "" {
 		c.mu.Lock()
@@ -145,6 +146,17 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 		}
 	}
 	return pr, nil
+}
+
+// applyOptions applies opts. The options it fills escape to the heap,
+// as options given to unknown functions do: a call without options does
+// not make them.
+func applyOptions(opts []CallOption) callOptions {
+	var o callOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
 }
 
 // call makes a blocking request. It waits on the calling goroutine: no
