@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"compress/gzip"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -47,50 +48,80 @@ func gunzip(resp *http.Response) {
 var gzipPool sync.Pool // of *gzip.Reader
 
 // gzipBody decodes a gzipped body, with a reader from gzipPool from its
-// first Read until Close.
+// first Read until Close. As net/http's own, it holds its lock only to
+// take and give back the reader, so that Close does not wait for a Read
+// blocked on the network.
 type gzipBody struct {
 	body io.ReadCloser
-	mu   sync.Mutex // guards zr, err, closed
-	zr   *gzip.Reader
-	err  error // of the gzip header, returned by every Read
-	done bool  // closed
+	mu   sync.Mutex   // guards the fields below
+	zr   *gzip.Reader // nil until the first Read, and while one reads
+	err  error        // of the gzip header, returned by every Read
+	busy bool         // a Read holds zr
+	done bool         // closed
 }
 
 func (b *gzipBody) Read(p []byte) (int, error) {
+	zr, err := b.acquire()
+	if err != nil {
+		return 0, err
+	}
+	n, err := zr.Read(p)
+	b.mu.Lock()
+	b.busy = false
+	if b.done {
+		putGzip(zr)
+	} else {
+		b.zr = zr
+	}
+	b.mu.Unlock()
+	return n, err
+}
+
+// acquire takes the reader, made on the first call.
+func (b *gzipBody) acquire() (*gzip.Reader, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
 	case b.done:
-		return 0, http.ErrBodyReadAfterClose
+		return nil, http.ErrBodyReadAfterClose
+	case b.busy:
+		return nil, errors.New("mcphttp: concurrent reads of a response body")
 	case b.err != nil:
-		return 0, b.err
+		return nil, b.err
 	case b.zr == nil:
 		zr, _ := gzipPool.Get().(*gzip.Reader)
 		if zr == nil {
 			zr, b.err = gzip.NewReader(b.body)
-		} else {
-			b.err = zr.Reset(b.body)
+		} else if b.err = zr.Reset(b.body); b.err != nil {
+			putGzip(zr)
 		}
 		if b.err != nil {
-			return 0, b.err
+			return nil, b.err
 		}
 		b.zr = zr
 	}
-	return b.zr.Read(p)
+	zr := b.zr
+	b.zr, b.busy = nil, true
+	return zr, nil
 }
 
 func (b *gzipBody) Close() error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if !b.done {
 		b.done = true
 		if b.zr != nil {
-			_ = b.zr.Reset(eofReader{}) // drop the body
-			gzipPool.Put(b.zr)
+			putGzip(b.zr)
 			b.zr = nil
 		}
 	}
+	b.mu.Unlock()
 	return b.body.Close()
+}
+
+// putGzip gives zr back to the pool, without the body it read.
+func putGzip(zr *gzip.Reader) {
+	_ = zr.Reset(eofReader{})
+	gzipPool.Put(zr)
 }
 
 // eofReader is an empty io.ByteReader, for gzip.Reader.Reset to keep

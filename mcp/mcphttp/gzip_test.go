@@ -146,3 +146,33 @@ func TestGunzip(t *testing.T) {
 		t.Errorf("read after close: %v", err)
 	}
 }
+
+// Close does not wait for a Read blocked on the network: the Read ends
+// with the body's close.
+func TestGzipBodyCloseDuringRead(t *testing.T) {
+	pr, pw := io.Pipe()
+	go func() {
+		zw := gzip.NewWriter(pw)
+		_, _ = zw.Write([]byte("a"))
+		_ = zw.Flush() // then the stream stays open
+	}()
+	b := &gzipBody{body: pr}
+	buf := make([]byte, 8)
+	if n, err := b.Read(buf); n != 1 || buf[0] != 'a' {
+		t.Fatalf("%d, %v", n, err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := b.Read(buf)
+		read <- err
+	}()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err == nil {
+		t.Fatal("a read of a closed body succeeded")
+	}
+	if _, err := b.Read(buf); err != http.ErrBodyReadAfterClose {
+		t.Fatalf("read after close: %v", err)
+	}
+}
