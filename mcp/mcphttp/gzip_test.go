@@ -111,6 +111,23 @@ func TestGzipHostile(t *testing.T) {
 			t.Fatalf("%s, %v", resp, err)
 		}
 	})
+	t.Run("closed mid-body", func(t *testing.T) {
+		z := gzipped(`{"jsonrpc":"2.0","id":7,"result":{"x":"` + strings.Repeat("ab", 4096) + `"}}`)
+		resp, err := gzipCall(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", fmt.Sprint(len(z)))
+			_, _ = w.Write(z[:len(z)/2])
+			w.(http.Flusher).Flush()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		}, &ClientOptions{})
+		if err != nil || !strings.Contains(string(resp), `"error"`) {
+			t.Fatalf("%.200s, %v", resp, err)
+		}
+	})
 	t.Run("bomb", func(t *testing.T) {
 		bomb := gzipped(`{"jsonrpc":"2.0","id":7,"result":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`)
 		resp, err := gzipCall(t, func(w http.ResponseWriter, r *http.Request) {
