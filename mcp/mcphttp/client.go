@@ -260,6 +260,7 @@ type outMsg struct {
 	requestID json.RawMessage // of notifications/cancelled
 	rawArgs   json.RawMessage // of tools/call, for Mcp-Param-* headers
 	sink      *sink           // where the response goes, for a RoundTrip
+	own       sink            // what sink points to, for a RoundTrip (direct.go)
 	body      bytes.Reader    // the POST's body (request.go)
 }
 
