@@ -101,13 +101,14 @@ func (pr *prepared) done() {
 }
 
 // prepare applies the call's options and encodes params with the era's
-// _meta.
-func (c *Client) prepare(ctx context.Context, method string, params any, opts []CallOption) (*prepared, error) {
+// _meta. The prepared request is a value, which a blocking call keeps on
+// its stack.
+func (c *Client) prepare(ctx context.Context, method string, params any, opts []CallOption) (prepared, error) {
 	var o callOptions
-	for _, f := range opts {
-		f(&o)
+	if len(opts) > 0 {
+		o = applyOptions(opts)
 	}
-	pr := &prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
+	pr := prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
 	// The timeout error names the setting that expired, so that the reader
 	// knows what to raise.
 	if o.timeout > 0 {
@@ -130,9 +131,9 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 		pr.cancel()
 		var ae *argumentsError
 		if errors.As(err, &ae) {
-			return nil, ae.err
+			return prepared{}, ae.err
 		}
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return prepared{}, fmt.Errorf("%s: %w", method, err)
 	}
 	if token != "" {
 		c.mu.Lock()
@@ -145,6 +146,17 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 		}
 	}
 	return pr, nil
+}
+
+// applyOptions applies opts. The options it fills escape to the heap,
+// as options given to unknown functions do: a call without options does
+// not make them.
+func applyOptions(opts []CallOption) callOptions {
+	var o callOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
 }
 
 // call makes a blocking request. It waits on the calling goroutine: no
@@ -358,14 +370,15 @@ type toolCallWire struct {
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
 	var meta any // a nil mcp.Meta is no _meta, as omitzero had it
-	switch {
-	case len(tc.Meta) == 0 && tc.rawMeta != nil:
-		meta = tc.rawMeta
-	case tc.Meta != nil:
+	spliced := len(tc.Meta) == 0 && tc.rawMeta != nil
+	if !spliced && tc.Meta != nil {
 		meta = tc.Meta
 	}
 	b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, tc.InputResponses, tc.RequestState, tc.Task, meta})
 	if err == nil {
+		if spliced {
+			b = spliceMeta(b, tc.rawMeta)
+		}
 		return b, nil
 	}
 	if tc.args != nil {
@@ -374,6 +387,18 @@ func (tc *toolCall) encode() (json.RawMessage, error) {
 		}
 	}
 	return nil, err
+}
+
+// spliceMeta appends the member "_meta": meta to the encoded object obj,
+// last, where encoding/json would have put it as toolCallWire's last
+// field. meta is the client's own encoding (statelessMeta): encoding/json
+// checked and copied it again, byte for byte, on every call.
+func spliceMeta(obj, meta json.RawMessage) json.RawMessage {
+	const member = `,"_meta":`
+	out := make([]byte, 0, len(obj)+len(member)+len(meta))
+	out = append(out, obj[:len(obj)-1]...) // obj has at least "name"
+	out = append(append(append(out, member...), meta...), '}')
+	return out
 }
 
 // argumentsError is a tool call whose arguments do not encode: prepare

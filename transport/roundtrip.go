@@ -52,7 +52,13 @@ func (c *Conn) callDirect(ctx context.Context, method string, params, result any
 	if err != nil {
 		return err
 	}
-	if result == nil {
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *json.RawMessage:
+		// The response is the caller's (RoundTripper): its result needs
+		// no copy.
+		*r = raw
 		return nil
 	}
 	if err := decodeResult(raw, result); err != nil {

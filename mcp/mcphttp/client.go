@@ -104,14 +104,18 @@ func NewStream(ctx context.Context, url string, opts *ClientOptions) (*transport
 // told by their _meta) carry their version and the Mcp-Method and
 // Mcp-Name headers instead; cancelling one closes its POST.
 type Framer struct {
-	url     string
-	client  *http.Client
-	header  http.Header
-	max     int
-	listen  bool
-	retries int
-	delay   time.Duration
-	log     *slog.Logger
+	url      string
+	endpoint *http.Request // the template of every request (request.go)
+	// shareHeader: requests may share one header map (canShareHeader).
+	shareHeader bool
+	gzip        bool // the framer asks for gzip and decodes it (gzip.go)
+	client      *http.Client
+	header      http.Header
+	max         int
+	listen      bool
+	retries     int
+	delay       time.Duration
+	log         *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -129,6 +133,7 @@ type Framer struct {
 	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration
+	headers   map[headerKey]http.Header     // POST headers shared where shareHeader
 	inflight  map[string]context.CancelFunc // requests by id key
 	awaiting  map[string]*sink              // RoundTrip calls by id key (direct.go)
 }
@@ -152,8 +157,13 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 	if opts == nil {
 		opts = &ClientOptions{}
 	}
+	endpoint, err := newEndpoint(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("mcphttp: MCP endpoint: %w", err)
+	}
 	f := &Framer{
 		url:      u.String(),
+		endpoint: endpoint,
 		client:   opts.Client,
 		header:   opts.Header.Clone(),
 		max:      opts.MaxMessageSize,
@@ -169,6 +179,8 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 	if f.client == nil {
 		f.client = defaultClient()
 	}
+	f.shareHeader = canShareHeader(f.client)
+	f.gzip = acceptsGzip(f.client, f.header)
 	if f.max <= 0 {
 		f.max = transport.DefaultMaxMessageSize
 	}
@@ -248,6 +260,8 @@ type outMsg struct {
 	requestID json.RawMessage // of notifications/cancelled
 	rawArgs   json.RawMessage // of tools/call, for Mcp-Param-* headers
 	sink      *sink           // where the response goes, for a RoundTrip
+	own       sink            // what sink points to, for a RoundTrip (direct.go)
+	body      bytes.Reader    // the POST's body (request.go)
 }
 
 func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
@@ -299,10 +313,19 @@ func peekOut(msg []byte) *outMsg {
 		m.response = true
 		return m
 	}
-	m.method, _ = jsonscan.Unquote(rawMethod) // not a string: "", as encoding/json left it
+	m.method, _ = unquoteKnown(rawMethod, knownMethods) // not a string: "", as encoding/json left it
 	if len(meta) > 0 && meta[0] == '{' {
-		if v, found := jsonscan.Member(meta, mcp.MetaProtocolVersion); found {
-			m.version, _ = jsonscan.Unquote(v)
+		// By bytes: jsonscan.Member makes a string of every key, and
+		// those of _meta are long.
+		var v []byte
+		_ = jsonscan.MembersBytes(meta, func(k, val []byte) bool {
+			if string(k) == mcp.MetaProtocolVersion {
+				v = val
+			}
+			return true
+		})
+		if v != nil {
+			m.version, _ = unquoteKnown(v, mcp.SupportedVersions)
 		}
 	}
 	str := func(raw []byte) (string, bool) {
@@ -320,6 +343,28 @@ func peekOut(msg []byte) *outMsg {
 		m.name, m.hasName = str(taskID)
 	}
 	return m
+}
+
+// knownMethods are the methods a client sends most, which unquoteKnown
+// returns without making a string of each.
+var knownMethods = []string{
+	"tools/call", "tools/list", "resources/read", "prompts/get", "server/discover",
+	"initialize", "ping", "notifications/cancelled", "notifications/initialized",
+	"notifications/progress", "tasks/get", "tasks/result",
+}
+
+// unquoteKnown is jsonscan.Unquote, returning the string of known that
+// raw spells without escapes instead of a new one.
+func unquoteKnown(raw []byte, known []string) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		inner := raw[1 : len(raw)-1]
+		for _, k := range known {
+			if string(inner) == k {
+				return k, true
+			}
+		}
+	}
+	return jsonscan.Unquote(raw)
 }
 
 // peekOutSlow is peekOut for a message that is not valid JSON.
@@ -446,26 +491,109 @@ func describe(m *outMsg) string {
 
 // do sends one HTTP request with the headers its message calls for.
 func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless bool, lastEventID string) (*http.Response, error) {
-	var body io.Reader
-	if m != nil {
-		body = bytes.NewReader(m.raw)
+	req := f.newRequest(ctx, method, m)
+	// One look under the lock for the session, the versions and the
+	// tool's parameter headers.
+	var h reqHeader
+	f.mu.Lock()
+	h.sid, h.version, h.sv = f.sessionID, f.version, f.stateless
+	if m != nil && m.method == "tools/call" && m.hasName {
+		h.params = f.params[m.name]
 	}
-	req, err := http.NewRequestWithContext(ctx, method, f.url, body)
-	if err != nil {
-		return nil, err
+	if f.shareHeader && m != nil && method == http.MethodPost && lastEventID == "" && len(h.params) == 0 {
+		// A POST's headers depend on the message only through its
+		// method and name (stateless) or not at all (legacy): made once,
+		// shared by the requests.
+		req.Header = f.sharedHeaderLocked(m, stateless, h)
 	}
+	f.mu.Unlock()
+	if req.Header == nil {
+		req.Header = make(http.Header)
+		f.fillHeader(req.Header, method, m, stateless, lastEventID, h)
+	}
+	resp, err := f.client.Do(req)
+	if err == nil && f.gzip {
+		gunzip(resp)
+	}
+	return resp, err
+}
+
+// reqHeader is what the headers of a request take from the framer's
+// state.
+type reqHeader struct {
+	sid, version, sv string            // Framer.sessionID, version, stateless
+	params           map[string]string // the tool's parameter headers
+}
+
+// headerKey is what the header of a POST without parameter headers
+// depends on: the session and version (legacy), or the version, method
+// and name of the message (stateless).
+type headerKey struct {
+	stateless, response, hasName bool
+	sid, version, method, name   string
+}
+
+// maxSharedHeaders bounds the headers a framer keeps: names without end
+// (resources/read of ever new URIs) empty the cache instead of growing it.
+const maxSharedHeaders = 64
+
+// sharedHeaderLocked returns the header of a POST of m, made once for
+// its key. Requests share it: shareHeader holds only where nothing
+// changes a request's header (no cookie jar, net/http's own Transport).
+func (f *Framer) sharedHeaderLocked(m *outMsg, stateless bool, h reqHeader) http.Header {
+	k := headerKey{stateless: stateless}
+	if stateless {
+		k.version = h.sv
+		if mcp.IsStateless(m.version) {
+			k.version = m.version
+		}
+		k.response, k.method, k.name, k.hasName = m.response, m.method, m.name, m.hasName
+	} else {
+		k.sid, k.version = h.sid, h.version
+	}
+	if hdr := f.headers[k]; hdr != nil {
+		return hdr
+	}
+	if len(f.headers) >= maxSharedHeaders || f.headers == nil {
+		f.headers = make(map[headerKey]http.Header)
+	}
+	hdr := make(http.Header, len(f.header)+5)
+	f.fillHeader(hdr, http.MethodPost, m, stateless, "", h)
+	f.headers[k] = hdr
+	return hdr
+}
+
+// canShareHeader reports whether requests sent through c may share one
+// header map: neither c (a cookie jar adds cookies to the request's
+// header) nor its transport (net/http's, which only reads the request,
+// as a RoundTripper must) changes it.
+func canShareHeader(c *http.Client) bool {
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	_, std := rt.(*http.Transport)
+	return c.Jar == nil && std
+}
+
+// fillHeader sets the headers of a request: the caller's, then the
+// transport's own.
+func (f *Framer) fillHeader(hdr http.Header, method string, m *outMsg, stateless bool, lastEventID string, h reqHeader) {
 	for k, vs := range f.header {
-		req.Header[k] = append([]string(nil), vs...)
+		hdr[k] = append([]string(nil), vs...)
 	}
 	// The transport's own headers, under their canonical names, take
 	// their values from one array instead of one allocation each
 	// (http.Header.Set).
-	var vals [7]string
+	var vals [8]string
 	n := 0
 	set := func(key, v string) {
 		vals[n] = v
-		req.Header[key] = vals[n : n+1 : n+1]
+		hdr[key] = vals[n : n+1 : n+1]
 		n++
+	}
+	if f.gzip {
+		set("Accept-Encoding", "gzip")
 	}
 	switch method {
 	case http.MethodPost:
@@ -477,10 +605,8 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	if lastEventID != "" {
 		set(HeaderLastEventID, lastEventID)
 	}
-	f.mu.Lock()
-	sid, version, sv := f.sessionID, f.version, f.stateless
-	f.mu.Unlock()
 	if stateless {
+		sv := h.sv
 		if m != nil && mcp.IsStateless(m.version) {
 			sv = m.version
 		}
@@ -492,15 +618,16 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 			}
 		}
 	} else {
-		if sid != "" {
-			set(HeaderSessionID, sid)
+		if h.sid != "" {
+			set(HeaderSessionID, h.sid)
 		}
-		if version != "" {
-			set(HeaderProtocolVersion, version)
+		if h.version != "" {
+			set(HeaderProtocolVersion, h.version)
 		}
 	}
-	f.setParamHeaders(req.Header, m)
-	return f.client.Do(req)
+	if len(h.params) > 0 {
+		addParamHeaders(hdr, m, h.params)
+	}
 }
 
 // encodeHeaderValue writes a value HTTP cannot carry as it is (non-ASCII,

@@ -39,7 +39,7 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 	if !m.isRequest() {
 		return nil, errors.New("mcphttp: RoundTrip: the message is not a request")
 	}
-	s := &sink{}
+	s := &m.own // one allocation with the message
 	m.sink = s
 	key := m.id.Key()
 	// The POST ends with the call or with the framer (shutdown cancels

@@ -142,17 +142,9 @@ func (f *Framer) learnTools(msg []byte) []byte {
 	return out
 }
 
-// setParamHeaders adds the Mcp-Param-* headers of a tools/call.
-func (f *Framer) setParamHeaders(h http.Header, m *outMsg) {
-	if m == nil || m.method != "tools/call" || !m.hasName {
-		return
-	}
-	f.mu.Lock()
-	headers := f.params[m.name]
-	f.mu.Unlock()
-	if len(headers) == 0 {
-		return // most tools have none: the arguments are not decoded
-	}
+// addParamHeaders adds the Mcp-Param-* headers of a tools/call, headers
+// being its tool's parameter headers (Framer.params).
+func addParamHeaders(h http.Header, m *outMsg, headers map[string]string) {
 	var args map[string]json.RawMessage
 	_ = json.Unmarshal(m.rawArgs, &args)
 	for param, name := range headers {

@@ -66,7 +66,11 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 		case m.sink != nil:
 			// The body of a POST is its response, whatever it holds: the
 			// caller checks it, and fails the call at once if it is not.
-			m.sink.answer, _ = f.learn(b, m)
+			// Only the responses the framer learns from are read here.
+			if learns(m.method) {
+				b, _ = f.learn(b, m)
+			}
+			m.sink.answer = b
 		default:
 			f.incoming(b, m)
 		}
@@ -179,6 +183,11 @@ func (f *Framer) incoming(msg []byte, m *outMsg) bool {
 	f.pushFor(m, inFrame{msg: msg})
 	return isResp
 }
+
+// learns reports whether learnEnv learns anything from the response to
+// a request of method: a caller that needs only the message can skip
+// reading other responses.
+func learns(method string) bool { return method == "initialize" || method == "tools/list" }
 
 // learn is learnEnv for a caller that needs only the message.
 func (f *Framer) learn(msg []byte, m *outMsg) ([]byte, bool) {
