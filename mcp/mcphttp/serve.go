@@ -310,7 +310,7 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 	}
 	var missing []string
 	for _, k := range []string{mcp.MetaProtocolVersion, mcp.MetaClientCapabilities} {
-		if _, ok := m.meta[k]; !ok {
+		if !m.meta.has(k) {
 			missing = append(missing, k)
 		}
 	}
@@ -374,13 +374,11 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	var release func() bool
 	if s.id == "" {
 		// Shutdown ends stateless sessions, which it does not know by
-		// name, through h.stopped: that cancels the request's handler.
-		release = context.AfterFunc(h.stopped, func() {
-			s.end()
-			// Shutdown awaits the handler within ShutdownTimeout
-			// (untrack), not until it returns.
-			s.untrack()
-		})
+		// name, through h.stateless: that cancels the request's handler.
+		if !h.stateless.add(s) {
+			s.end() // Shutdown has begun
+		}
+		release = func() bool { return h.stateless.remove(s) }
 	} else {
 		// A client that walks away from a legacy request leaves it
 		// running (it may still cancel it), but the POST no longer counts
@@ -557,7 +555,7 @@ func (h *Handler) wantsSSE(r *http.Request, m *rpcMessage) bool {
 	if h.opts.JSONResponse || !accepts(r, "text/event-stream") {
 		return false
 	}
-	_, progress := m.meta[mcp.MetaProgressToken]
+	progress := m.meta.has(mcp.MetaProgressToken)
 	return m.method == "tools/call" || m.method == "subscriptions/listen" || progress
 }
 

@@ -39,8 +39,9 @@ type httpSession struct {
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
 
-	untracked atomic.Bool // stateless: untrack was called
-	connected atomic.Bool // stateless: its ServerSession started its connection
+	link      statelessLink // stateless: its entry for Shutdown (stateless.go)
+	untracked atomic.Bool   // stateless: untrack was called
+	connected atomic.Bool   // stateless: its ServerSession started its connection
 
 	// busy counts the POSTs and GETs in progress and lastUsed is when it
 	// last changed (h.now, in Unix nanoseconds): atomics, since every
@@ -332,7 +333,7 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 			s.retainLocked(nil)
 		}
 	}
-	if tok, ok := m.meta[mcp.MetaProgressToken]; ok {
+	if tok, ok := m.meta.get(mcp.MetaProgressToken); ok {
 		p.token = tokenKey(tok)
 		if s.tokens == nil {
 			s.tokens = map[string]string{}
