@@ -202,6 +202,13 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 // acquire takes one of the session's slots for user code; a request
 // cancelled while it waits gives up.
 func (ss *ServerSession) acquire(ctx context.Context) error {
+	// A free slot is taken without ctx.Done, which makes a channel for
+	// the context on every call.
+	select {
+	case ss.sem <- struct{}{}:
+		return nil
+	default:
+	}
 	select {
 	case ss.sem <- struct{}{}:
 		return nil

@@ -25,7 +25,7 @@ type rpcMessage struct {
 	// mem backs params and meta for messages of up to len(mem) members
 	// in both together, as nearly all are: maps cost three allocations
 	// and a kilobyte per POST.
-	mem [10]rawMember
+	mem [8]rawMember
 }
 
 // rawMember is one member of a JSON object: key and value alias the body

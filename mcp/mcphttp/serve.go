@@ -563,9 +563,15 @@ func (h *Handler) wantsSSE(r *http.Request, m *rpcMessage) bool {
 // so they order as strings, and "" (not known yet) is older than none.
 func before(v, r string) bool { return v != "" && v < r }
 
+// jsonContentType is the Content-Type of JSON answers, set as it is: Set
+// would allocate its slice on every answer. net/http only reads it (and
+// copies the header as the response starts).
+var jsonContentType = []string{"application/json"}
+
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	hd := w.Header()
+	hd["Content-Type"] = jsonContentType
+	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
