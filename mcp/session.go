@@ -349,10 +349,13 @@ func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapab
 	} else {
 		// Copies, so that a handler that changes its request's _meta
 		// cannot make a later request match what it no longer is.
-		w = statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps), set: true}
-		meta.DecodeEntry(MetaClientInfo, &w.info)
-		meta.DecodeEntry(MetaClientCapabilities, &w.caps)
-		ss.srv.lastClient.Store(&w)
+		// A new value for lastClient: storing &w would move w to the
+		// heap on every call, hits included.
+		nw := &statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps), set: true}
+		meta.DecodeEntry(MetaClientInfo, &nw.info)
+		meta.DecodeEntry(MetaClientCapabilities, &nw.caps)
+		ss.srv.lastClient.Store(nw)
+		w = *nw
 	}
 	ss.mu.Lock()
 	ss.who = w

@@ -76,9 +76,14 @@ func (h *Handler) newSession(id string) *httpSession {
 	s := &httpSession{
 		h:       h,
 		id:      id,
-		in:      make(chan []byte),
 		done:    make(chan struct{}),
 		pending: map[string]*pendingCall{},
+	}
+	if id != "" {
+		// A stateless session is never delivered anything (its one
+		// request goes through ServeDirect, and it takes no responses):
+		// its read loop, if it starts, waits on a nil channel for done.
+		s.in = make(chan []byte)
 	}
 	s.lastUsed.Store(h.now().UnixNano())
 	if id != "" {
