@@ -385,7 +385,8 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// as served: neither for MaxInFlight nor to keep the session from
 		// idling out, as when the POST returned while a worker ran the
 		// request.
-		release = context.AfterFunc(r.Context(), func() { h.abandoned(s, st, p.stream) })
+		// Watched only once the request has run a while (watchLate).
+		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream) })
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.
