@@ -55,7 +55,10 @@ type ServerSession struct {
 	// who is the last stateless request's client, as sent in _meta and as
 	// decoded: a client sends the same on every request, and decoding it
 	// cost a tenth of a small call's allocations.
-	who statelessClient
+	// A pointer to a decoding never changed once made (shared with
+	// Server.lastClient): the struct is large, and every stateless HTTP
+	// request is a session.
+	who *statelessClient
 
 	// principal is who the session's requests come from (BindPrincipal).
 	principal string
@@ -67,7 +70,6 @@ type statelessClient struct {
 	rawInfo, rawCaps any // as decoded into Meta; nil when absent
 	info             Implementation
 	caps             ClientCapabilities
-	set              bool
 }
 
 type inflight struct {
@@ -338,24 +340,21 @@ func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapab
 	ss.mu.Lock()
 	w := ss.who
 	ss.mu.Unlock()
-	if w.set && w.matches(rawInfo, rawCaps) {
+	if w != nil && w.matches(rawInfo, rawCaps) {
 		return w.info, w.caps
 	}
 	// Over HTTP every stateless request is a session of its own, so the
 	// server remembers the last decoding too: a client sends the same
 	// info and capabilities with each request.
 	if last := ss.srv.lastClient.Load(); last != nil && last.matches(rawInfo, rawCaps) {
-		w = *last
+		w = last
 	} else {
 		// Copies, so that a handler that changes its request's _meta
 		// cannot make a later request match what it no longer is.
-		// A new value for lastClient: storing &w would move w to the
-		// heap on every call, hits included.
-		nw := &statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps), set: true}
-		meta.DecodeEntry(MetaClientInfo, &nw.info)
-		meta.DecodeEntry(MetaClientCapabilities, &nw.caps)
-		ss.srv.lastClient.Store(nw)
-		w = *nw
+		w = &statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps)}
+		meta.DecodeEntry(MetaClientInfo, &w.info)
+		meta.DecodeEntry(MetaClientCapabilities, &w.caps)
+		ss.srv.lastClient.Store(w)
 	}
 	ss.mu.Lock()
 	ss.who = w
