@@ -280,6 +280,9 @@ func (ss *ServerSession) tasksList(ctx context.Context, r *transport.Request) (a
 // endSessionTasks cancels and forgets the tasks of a legacy session that
 // ended: no one else may see them.
 func (s *Server) endSessionTasks(ss *ServerSession) {
+	if !ss.ownsTasks.Load() {
+		return // as most sessions, and every stateless one
+	}
 	s.taskMu.Lock()
 	ids := s.sessionTasks[ss]
 	delete(s.sessionTasks, ss)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/transport"
@@ -59,6 +60,12 @@ type ServerSession struct {
 	// Server.lastClient): the struct is large, and every stateless HTTP
 	// request is a session.
 	who *statelessClient
+
+	// shard is the Server's set of sessions this one is in (sessionSet).
+	shard *sessionShard
+	// ownsTasks is set, under Server.taskMu, once the session owns a
+	// task: the end of a session that owns none skips that lock.
+	ownsTasks atomic.Bool
 
 	// principal is who the session's requests come from (BindPrincipal).
 	principal string
