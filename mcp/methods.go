@@ -67,8 +67,7 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 	ss.mu.Lock()
 	ss.initialized = true
 	ss.version = v
-	ss.clientInfo = p.ClientInfo
-	ss.clientCaps = p.Capabilities
+	ss.client = &clientID{info: p.ClientInfo, caps: p.Capabilities}
 	ss.mu.Unlock()
 	caps := ss.srv.capabilities()
 	if v == Version20251125 && ss.srv.hasTaskTools() {
@@ -125,7 +124,7 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 		}
 		res.Capabilities.Extensions[ExtensionSkills] = skillsCapability()
 	}
-	ss.finish(&callInfo{stateless: true}, &res.ResultEnvelope)
+	ss.finish(&callInfo{stateless: true, client: &noClient}, &res.ResultEnvelope)
 	return res, nil
 }
 

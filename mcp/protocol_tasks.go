@@ -21,7 +21,7 @@ func (ci *callInfo) tasksNegotiated(p *CallToolParams) bool {
 	if !ci.stateless {
 		return ci.version == Version20251125 && p != nil && p.Task != nil
 	}
-	_, ok := ci.clientCaps.Extensions[ExtensionTasks]
+	_, ok := ci.client.caps.Extensions[ExtensionTasks]
 	return ok
 }
 
@@ -124,7 +124,7 @@ func checkTaskMethod(method string, ci *callInfo) error {
 		!ci.stateless && (ci.version != Version20251125 || method == "tasks/update"):
 		return &Error{Code: CodeMethodNotFound, Message: "Method not found: " + method + " does not exist in " + ci.version}
 	case ci.stateless:
-		if _, ok := ci.clientCaps.Extensions[ExtensionTasks]; !ok {
+		if _, ok := ci.client.caps.Extensions[ExtensionTasks]; !ok {
 			return missingTasksCapability(ci.version)
 		}
 	}

@@ -38,8 +38,7 @@ type ServerSession struct {
 	initialized   bool // initialize answered (legacy era)
 	ready         bool // notifications/initialized received
 	version       string
-	clientInfo    Implementation
-	clientCaps    ClientCapabilities
+	client        *clientID       // set by initialize: a pointer, as most sessions (stateless) have none
 	logLevel      LoggingLevel    // "" until logging/setLevel
 	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
 	notify        coalescer       // list_changed notifications being sent
@@ -75,9 +74,19 @@ type ServerSession struct {
 // info and capabilities.
 type statelessClient struct {
 	rawInfo, rawCaps any // as decoded into Meta; nil when absent
-	info             Implementation
-	caps             ClientCapabilities
+	clientID
 }
+
+// clientID is what a client says of itself: in initialize (legacy), or in
+// each request's _meta (stateless). Requests point at it rather than copy
+// it (it is large); it is never changed once made.
+type clientID struct {
+	info Implementation
+	caps ClientCapabilities
+}
+
+// noClient is the clientID of a session not initialized.
+var noClient clientID
 
 type inflight struct {
 	cancel    context.CancelFunc
@@ -301,12 +310,11 @@ func (ss *ServerSession) dispatch(ctx context.Context, r *transport.Request) (re
 // callInfo is what a request says about its caller: from the session in
 // the legacy era, from the request's own _meta in 2026-07-28.
 type callInfo struct {
-	version    string
-	stateless  bool
-	clientInfo Implementation
-	clientCaps ClientCapabilities
-	logLevel   LoggingLevel
-	progress   any // progress token, nil if none
+	version   string
+	stateless bool
+	client    *clientID // never nil; shared, never changed
+	logLevel  LoggingLevel
+	progress  any // progress token, nil if none
 }
 
 // info checks that a request may run in its era and says who sent it.
@@ -316,7 +324,7 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 	ci := &callInfo{progress: meta.ProgressToken()}
 	ss.mu.Lock()
 	initialized, version := ss.initialized, ss.version
-	ci.clientInfo, ci.clientCaps, ci.logLevel = ss.clientInfo, ss.clientCaps, ss.logLevel
+	ci.client, ci.logLevel = ss.client, ss.logLevel
 	ss.mu.Unlock()
 	if v, ok := meta[MetaProtocolVersion].(string); ok && !(initialized && v == version) {
 		if !IsStateless(v) || !ss.srv.supports(v) {
@@ -324,7 +332,7 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 		}
 		ci.version, ci.stateless = v, true
 		ci.logLevel = ""
-		ci.clientInfo, ci.clientCaps = ss.statelessClient(meta)
+		ci.client = ss.statelessClient(meta)
 		if l, ok := meta[MetaLogLevel].(string); ok && LoggingLevel(l).valid() {
 			ci.logLevel = LoggingLevel(l)
 		}
@@ -337,18 +345,21 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 		return nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first, or use protocol version " + LatestVersion + " with its _meta"}
 	}
 	ci.version = version
+	if ci.client == nil {
+		ci.client = &noClient
+	}
 	return ci, nil
 }
 
 // statelessClient decodes the client info and capabilities of a stateless
 // request's _meta, reusing the last decoding when they are unchanged.
-func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapabilities) {
+func (ss *ServerSession) statelessClient(meta Meta) *clientID {
 	rawInfo, rawCaps := meta[MetaClientInfo], meta[MetaClientCapabilities]
 	ss.mu.Lock()
 	w := ss.who
 	ss.mu.Unlock()
 	if w != nil && w.matches(rawInfo, rawCaps) {
-		return w.info, w.caps
+		return &w.clientID
 	}
 	// Over HTTP every stateless request is a session of its own, so the
 	// server remembers the last decoding too: a client sends the same
@@ -366,7 +377,7 @@ func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapab
 	ss.mu.Lock()
 	ss.who = w
 	ss.mu.Unlock()
-	return w.info, w.caps
+	return &w.clientID
 }
 
 // matches reports whether a request's raw client info and capabilities
