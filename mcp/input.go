@@ -35,7 +35,7 @@ type input struct {
 // client in the legacy era, an input request in 2026-07-28. It fails with a
 // -32021 error if the client did not declare the sampling capability.
 func (r *ServerRequest[P]) CreateMessage(ctx context.Context, p *CreateMessageParams, opts ...AskOption) (*CreateMessageResult, error) {
-	if r.info.clientCaps.Sampling == nil {
+	if r.info.client.caps.Sampling == nil {
 		return nil, missingCapability("sampling", r.info.version)
 	}
 	var res CreateMessageResult
@@ -54,7 +54,7 @@ func InputKey(key string) AskOption { return func(o *askOptions) { o.key = key }
 
 // Elicit asks the client's user for input, in form or URL mode.
 func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...AskOption) (*ElicitResult, error) {
-	caps := r.info.clientCaps.Elicitation
+	caps := r.info.client.caps.Elicitation
 	url := p.Mode == ElicitModeURL
 	if caps == nil || (url && caps.URL == nil) || (!url && caps.Form == nil && caps.URL != nil) {
 		what := "elicitation"
@@ -69,7 +69,7 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...
 
 // ListRoots asks the client for its roots.
 func (r *ServerRequest[P]) ListRoots(ctx context.Context, opts ...AskOption) (*ListRootsResult, error) {
-	if r.info.clientCaps.Roots == nil {
+	if r.info.client.caps.Roots == nil {
 		return nil, missingCapability("roots", r.info.version)
 	}
 	var res ListRootsResult

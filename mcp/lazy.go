@@ -19,9 +19,7 @@ import (
 func (s *Server) ConnectDirect(open func() *transport.Stream) *ServerSession {
 	ss := newSession(s, true)
 	ss.lazy = &lazyConn{open: open}
-	s.mu.Lock()
-	s.sessions[ss] = struct{}{}
-	s.mu.Unlock()
+	s.sessions.add(ss)
 	return ss
 }
 

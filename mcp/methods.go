@@ -67,8 +67,7 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 	ss.mu.Lock()
 	ss.initialized = true
 	ss.version = v
-	ss.clientInfo = p.ClientInfo
-	ss.clientCaps = p.Capabilities
+	ss.client = &clientID{info: p.ClientInfo, caps: p.Capabilities}
 	ss.mu.Unlock()
 	caps := ss.srv.capabilities()
 	if v == Version20251125 && ss.srv.hasTaskTools() {
@@ -125,7 +124,7 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 		}
 		res.Capabilities.Extensions[ExtensionSkills] = skillsCapability()
 	}
-	ss.finish(&callInfo{stateless: true}, &res.ResultEnvelope)
+	ss.finish(&callInfo{stateless: true, client: &noClient}, &res.ResultEnvelope)
 	return res, nil
 }
 
@@ -202,6 +201,13 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 // acquire takes one of the session's slots for user code; a request
 // cancelled while it waits gives up.
 func (ss *ServerSession) acquire(ctx context.Context) error {
+	// A free slot is taken without ctx.Done, which makes a channel for
+	// the context on every call.
+	select {
+	case ss.sem <- struct{}{}:
+		return nil
+	default:
+	}
 	select {
 	case ss.sem <- struct{}{}:
 		return nil

@@ -21,7 +21,7 @@ func (ci *callInfo) tasksNegotiated(p *CallToolParams) bool {
 	if !ci.stateless {
 		return ci.version == Version20251125 && p != nil && p.Task != nil
 	}
-	_, ok := ci.clientCaps.Extensions[ExtensionTasks]
+	_, ok := ci.client.caps.Extensions[ExtensionTasks]
 	return ok
 }
 
@@ -124,7 +124,7 @@ func checkTaskMethod(method string, ci *callInfo) error {
 		!ci.stateless && (ci.version != Version20251125 || method == "tasks/update"):
 		return &Error{Code: CodeMethodNotFound, Message: "Method not found: " + method + " does not exist in " + ci.version}
 	case ci.stateless:
-		if _, ok := ci.clientCaps.Extensions[ExtensionTasks]; !ok {
+		if _, ok := ci.client.caps.Extensions[ExtensionTasks]; !ok {
 			return missingTasksCapability(ci.version)
 		}
 	}
@@ -280,6 +280,9 @@ func (ss *ServerSession) tasksList(ctx context.Context, r *transport.Request) (a
 // endSessionTasks cancels and forgets the tasks of a legacy session that
 // ended: no one else may see them.
 func (s *Server) endSessionTasks(ss *ServerSession) {
+	if !ss.ownsTasks.Load() {
+		return // as most sessions, and every stateless one
+	}
 	s.taskMu.Lock()
 	ids := s.sessionTasks[ss]
 	delete(s.sessionTasks, ss)

@@ -30,11 +30,11 @@ type CallToolRequest = ServerRequest[*CallToolParams]
 func (r *ServerRequest[P]) ProtocolVersion() string { return r.info.version }
 
 // ClientInfo returns the client's self-description.
-func (r *ServerRequest[P]) ClientInfo() Implementation { return r.info.clientInfo }
+func (r *ServerRequest[P]) ClientInfo() Implementation { return r.info.client.info }
 
 // ClientCapabilities returns the client's capabilities: per request in
 // 2026-07-28, per session before.
-func (r *ServerRequest[P]) ClientCapabilities() ClientCapabilities { return r.info.clientCaps }
+func (r *ServerRequest[P]) ClientCapabilities() ClientCapabilities { return r.info.client.caps }
 
 // Progress reports progress on the request to the client, if the client
 // asked for progress (with a progress token); otherwise it does nothing.

@@ -155,14 +155,15 @@ type Server struct {
 	// decoded, shared by the sessions of one request each (HTTP).
 	lastClient atomic.Pointer[statelessClient]
 
+	sessions sessionSet // live sessions (sessionset.go)
+
 	mu        sync.RWMutex
-	sessions  map[*ServerSession]struct{}
 	listeners map[*listener]struct{} // open subscriptions/listen requests
 }
 
 // NewServer returns a server that identifies itself as impl.
 func NewServer(impl *Implementation, opts *ServerOptions) *Server {
-	s := &Server{sessions: map[*ServerSession]struct{}{}, listeners: map[*listener]struct{}{}}
+	s := &Server{listeners: map[*listener]struct{}{}}
 	if impl != nil {
 		s.impl = *impl
 	}
@@ -245,9 +246,7 @@ func (s *Server) Connect(stream *transport.Stream) *ServerSession {
 	ss := newServerSession(s)
 	defer close(ss.connSet) // the read loop starts inside NewConn, before conn is set
 	ss.conn = s.newConn(ss, stream)
-	s.mu.Lock()
-	s.sessions[ss] = struct{}{}
-	s.mu.Unlock()
+	s.sessions.add(ss)
 	go func() {
 		<-ss.conn.Done()
 		ss.ended()
@@ -269,21 +268,13 @@ func (s *Server) newConn(ss *ServerSession, stream *transport.Stream) *transport
 func (ss *ServerSession) ended() {
 	ss.endOnce.Do(func() {
 		ss.closed()
-		ss.srv.mu.Lock()
-		delete(ss.srv.sessions, ss)
-		ss.srv.mu.Unlock()
+		ss.srv.sessions.remove(ss)
 	})
 }
 
 // Sessions returns the sessions being served.
 func (s *Server) Sessions() []*ServerSession {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]*ServerSession, 0, len(s.sessions))
-	for ss := range s.sessions {
-		out = append(out, ss)
-	}
-	return out
+	return s.sessions.all()
 }
 
 // NotifyCancelled tells the peer with notifications/cancelled that a request

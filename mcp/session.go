@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/transport"
@@ -37,8 +38,7 @@ type ServerSession struct {
 	initialized   bool // initialize answered (legacy era)
 	ready         bool // notifications/initialized received
 	version       string
-	clientInfo    Implementation
-	clientCaps    ClientCapabilities
+	client        *clientID       // set by initialize: a pointer, as most sessions (stateless) have none
 	logLevel      LoggingLevel    // "" until logging/setLevel
 	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
 	notify        coalescer       // list_changed notifications being sent
@@ -55,7 +55,16 @@ type ServerSession struct {
 	// who is the last stateless request's client, as sent in _meta and as
 	// decoded: a client sends the same on every request, and decoding it
 	// cost a tenth of a small call's allocations.
-	who statelessClient
+	// A pointer to a decoding never changed once made (shared with
+	// Server.lastClient): the struct is large, and every stateless HTTP
+	// request is a session.
+	who *statelessClient
+
+	// shard is the Server's set of sessions this one is in (sessionSet).
+	shard *sessionShard
+	// ownsTasks is set, under Server.taskMu, once the session owns a
+	// task: the end of a session that owns none skips that lock.
+	ownsTasks atomic.Bool
 
 	// principal is who the session's requests come from (BindPrincipal).
 	principal string
@@ -65,10 +74,19 @@ type ServerSession struct {
 // info and capabilities.
 type statelessClient struct {
 	rawInfo, rawCaps any // as decoded into Meta; nil when absent
-	info             Implementation
-	caps             ClientCapabilities
-	set              bool
+	clientID
 }
+
+// clientID is what a client says of itself: in initialize (legacy), or in
+// each request's _meta (stateless). Requests point at it rather than copy
+// it (it is large); it is never changed once made.
+type clientID struct {
+	info Implementation
+	caps ClientCapabilities
+}
+
+// noClient is the clientID of a session not initialized.
+var noClient clientID
 
 type inflight struct {
 	cancel    context.CancelFunc
@@ -292,12 +310,11 @@ func (ss *ServerSession) dispatch(ctx context.Context, r *transport.Request) (re
 // callInfo is what a request says about its caller: from the session in
 // the legacy era, from the request's own _meta in 2026-07-28.
 type callInfo struct {
-	version    string
-	stateless  bool
-	clientInfo Implementation
-	clientCaps ClientCapabilities
-	logLevel   LoggingLevel
-	progress   any // progress token, nil if none
+	version   string
+	stateless bool
+	client    *clientID // never nil; shared, never changed
+	logLevel  LoggingLevel
+	progress  any // progress token, nil if none
 }
 
 // info checks that a request may run in its era and says who sent it.
@@ -307,7 +324,7 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 	ci := &callInfo{progress: meta.ProgressToken()}
 	ss.mu.Lock()
 	initialized, version := ss.initialized, ss.version
-	ci.clientInfo, ci.clientCaps, ci.logLevel = ss.clientInfo, ss.clientCaps, ss.logLevel
+	ci.client, ci.logLevel = ss.client, ss.logLevel
 	ss.mu.Unlock()
 	if v, ok := meta[MetaProtocolVersion].(string); ok && !(initialized && v == version) {
 		if !IsStateless(v) || !ss.srv.supports(v) {
@@ -315,7 +332,7 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 		}
 		ci.version, ci.stateless = v, true
 		ci.logLevel = ""
-		ci.clientInfo, ci.clientCaps = ss.statelessClient(meta)
+		ci.client = ss.statelessClient(meta)
 		if l, ok := meta[MetaLogLevel].(string); ok && LoggingLevel(l).valid() {
 			ci.logLevel = LoggingLevel(l)
 		}
@@ -328,36 +345,39 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 		return nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first, or use protocol version " + LatestVersion + " with its _meta"}
 	}
 	ci.version = version
+	if ci.client == nil {
+		ci.client = &noClient
+	}
 	return ci, nil
 }
 
 // statelessClient decodes the client info and capabilities of a stateless
 // request's _meta, reusing the last decoding when they are unchanged.
-func (ss *ServerSession) statelessClient(meta Meta) (Implementation, ClientCapabilities) {
+func (ss *ServerSession) statelessClient(meta Meta) *clientID {
 	rawInfo, rawCaps := meta[MetaClientInfo], meta[MetaClientCapabilities]
 	ss.mu.Lock()
 	w := ss.who
 	ss.mu.Unlock()
-	if w.set && w.matches(rawInfo, rawCaps) {
-		return w.info, w.caps
+	if w != nil && w.matches(rawInfo, rawCaps) {
+		return &w.clientID
 	}
 	// Over HTTP every stateless request is a session of its own, so the
 	// server remembers the last decoding too: a client sends the same
 	// info and capabilities with each request.
 	if last := ss.srv.lastClient.Load(); last != nil && last.matches(rawInfo, rawCaps) {
-		w = *last
+		w = last
 	} else {
 		// Copies, so that a handler that changes its request's _meta
 		// cannot make a later request match what it no longer is.
-		w = statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps), set: true}
+		w = &statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps)}
 		meta.DecodeEntry(MetaClientInfo, &w.info)
 		meta.DecodeEntry(MetaClientCapabilities, &w.caps)
-		ss.srv.lastClient.Store(&w)
+		ss.srv.lastClient.Store(w)
 	}
 	ss.mu.Lock()
 	ss.who = w
 	ss.mu.Unlock()
-	return w.info, w.caps
+	return &w.clientID
 }
 
 // matches reports whether a request's raw client info and capabilities

@@ -23,24 +23,28 @@ func TestStatelessClientMemo(t *testing.T) {
 	const withSampling = `{"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}`
 
 	first := decodeMeta(t, withRoots)
-	info, caps := ss.statelessClient(first)
+	c := ss.statelessClient(first)
+	info, caps := c.info, c.caps
 	if info.Name != "a" || caps.Roots == nil || caps.Sampling != nil {
 		t.Fatalf("first: %+v %+v", info, caps)
 	}
-	info, caps = ss.statelessClient(decodeMeta(t, withRoots))
+	c = ss.statelessClient(decodeMeta(t, withRoots))
+	info, caps = c.info, c.caps
 	if info.Name != "a" || caps.Roots == nil {
 		t.Fatalf("same again: %+v %+v", info, caps)
 	}
 	// The first request's handler rewrites its _meta to look like the next.
 	first[MetaClientInfo].(map[string]any)["name"] = "b"
-	c := first[MetaClientCapabilities].(map[string]any)
-	delete(c, "roots")
-	c["sampling"] = map[string]any{}
-	info, caps = ss.statelessClient(decodeMeta(t, withSampling))
+	m := first[MetaClientCapabilities].(map[string]any)
+	delete(m, "roots")
+	m["sampling"] = map[string]any{}
+	c = ss.statelessClient(decodeMeta(t, withSampling))
+	info, caps = c.info, c.caps
 	if info.Name != "b" || caps.Sampling == nil || caps.Roots != nil {
 		t.Fatalf("changed: %+v %+v", info, caps)
 	}
-	info, caps = ss.statelessClient(Meta{})
+	c = ss.statelessClient(Meta{})
+	info, caps = c.info, c.caps
 	if info.Name != "" || caps.Sampling != nil {
 		t.Fatalf("absent: %+v %+v", info, caps)
 	}
@@ -58,7 +62,8 @@ func TestStatelessClientMemoAcrossSessions(t *testing.T) {
 		name string
 	}{{a, "a"}, {a, "a"}, {b, "b"}, {a, "a"}, {b, "b"}, {b, "b"}} {
 		ss := newServerSession(srv)
-		info, caps := ss.statelessClient(decodeMeta(t, tc.meta))
+		c := ss.statelessClient(decodeMeta(t, tc.meta))
+		info, caps := c.info, c.caps
 		if info.Name != tc.name || (caps.Roots != nil) != (tc.name == "a") || (caps.Sampling != nil) != (tc.name == "b") {
 			t.Fatalf("request %d: %+v %+v, want client %s", i, info, caps, tc.name)
 		}

@@ -103,6 +103,7 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 	s.taskRuns[id] = run
 	if run.owner != nil {
 		s.sessionTasks[run.owner] = append(s.sessionTasks[run.owner], id)
+		run.owner.ownsTasks.Store(true)
 	}
 	s.taskMu.Unlock()
 	if run.owner != nil {

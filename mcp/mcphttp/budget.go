@@ -12,7 +12,10 @@ type budget struct {
 	mu      sync.Mutex
 	max     int64
 	used    int64
-	changed chan struct{} // closed, and replaced, whenever bytes are released
+	changed chan struct{} // closed, and replaced, when bytes are released while waiters > 0
+	// waiters counts the acquires waiting on changed: without any, a
+	// release replaces no channel (an allocation on every POST).
+	waiters int
 }
 
 func (b *budget) init(max int64) {
@@ -33,12 +36,20 @@ func (b *budget) acquire(ctx context.Context, n int64, expire <-chan time.Time) 
 			return true
 		}
 		changed := b.changed
+		b.waiters++
 		b.mu.Unlock()
+		ok := true
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return false
+			ok = false
 		case <-expire:
+			ok = false
+		}
+		b.mu.Lock()
+		b.waiters--
+		b.mu.Unlock()
+		if !ok {
 			return false
 		}
 	}
@@ -61,8 +72,10 @@ func (b *budget) release(n int64) {
 	}
 	b.mu.Lock()
 	b.used -= n
-	close(b.changed)
-	b.changed = make(chan struct{})
+	if b.waiters > 0 {
+		close(b.changed)
+		b.changed = make(chan struct{})
+	}
 	b.mu.Unlock()
 }
 

@@ -136,6 +136,12 @@ func isLoopback(name string) bool {
 // accepts reports whether the Accept header admits media type typ
 // ("type/subtype"), wildcards included; q=0 excludes.
 func accepts(r *http.Request, typ string) bool {
+	// What clients of this transport send, checked three times per POST:
+	// compared whole before it is parsed.
+	if vs := r.Header["Accept"]; len(vs) == 1 && (vs[0] == acceptBoth || vs[0] == acceptBothSSEFirst) &&
+		(typ == "application/json" || typ == "text/event-stream") {
+		return true
+	}
 	major, _, _ := strings.Cut(typ, "/")
 	for _, v := range r.Header.Values("Accept") {
 		for part := range strings.SplitSeq(v, ",") {
@@ -155,6 +161,12 @@ func accepts(r *http.Request, typ string) bool {
 	}
 	return false
 }
+
+// The Accept headers of Streamable HTTP clients (accepts' fast path).
+const (
+	acceptBoth         = "application/json, text/event-stream"
+	acceptBothSSEFirst = "text/event-stream, application/json"
+)
 
 // isJSON reports whether the Content-Type is application/json (any
 // parameters, such as charset, allowed).

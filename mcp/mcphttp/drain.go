@@ -24,17 +24,18 @@ func (h *Handler) track(ss *mcp.ServerSession) {
 // once for it, waits for them and stops counting it. A stateless
 // session is untracked by endLater's goroutine, which has ended it: a
 // goroutine of its own per request would cost more than the wait.
-func (h *Handler) tracking() {
-	h.mu.Lock()
-	h.draining++
-	h.mu.Unlock()
-}
+func (h *Handler) tracking() { h.draining.Add(1) }
 
+// untrack waits for ss's handlers and stops counting it. Only a drop to 0
+// after Shutdown began takes the lock, to wake awaitHandlers: before it,
+// awaitHandlers finds the count at 0 itself.
 func (h *Handler) untrack(ss *mcp.ServerSession) {
 	_ = ss.Wait(context.Background())
+	if h.draining.Add(-1) != 0 || !h.closing.Load() {
+		return
+	}
 	h.mu.Lock()
-	h.draining--
-	if h.draining == 0 && h.drained != nil {
+	if h.drained != nil && h.draining.Load() == 0 {
 		close(h.drained)
 		h.drained = nil
 	}
@@ -44,7 +45,7 @@ func (h *Handler) untrack(ss *mcp.ServerSession) {
 // awaitHandlers waits until no session has handlers running, or ctx ends.
 func (h *Handler) awaitHandlers(ctx context.Context) error {
 	h.mu.Lock()
-	if h.draining == 0 {
+	if h.draining.Load() == 0 {
 		h.mu.Unlock()
 		return nil
 	}

@@ -206,15 +206,18 @@ type Handler struct {
 	busy atomic.Int64
 	idle chan struct{}
 	done chan struct{} // closed by Shutdown
-	// stopped is cancelled by Shutdown, like done: it ends the stateless
-	// sessions, whose handlers run on their POSTs' goroutines.
-	stopped context.Context
-	stop    context.CancelFunc
+	// stateless holds the stateless sessions in progress, for Shutdown to
+	// end them: their handlers run on their POSTs' goroutines.
+	stateless statelessSet
 	// testHookAbandoned, if set by a test, is called once a POST whose
 	// client went away has let go of its session (streamer.go).
 	testHookAbandoned atomic.Pointer[func()]
-	draining          int           // sessions whose handlers may still run (drain.go)
-	drained           chan struct{} // closed when draining drops to 0
+	// draining counts the sessions whose handlers may still run
+	// (drain.go): an atomic, as busy is, since every stateless request
+	// moves it twice. drained is closed when it drops to 0 after Shutdown
+	// began; under mu.
+	draining atomic.Int64
+	drained  chan struct{}
 }
 
 // NewHandler returns a handler that serves srv. Mount it on one path,
@@ -222,7 +225,6 @@ type Handler struct {
 // unless AllowedHosts and AllowedOrigins say otherwise.
 func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	h := &Handler{srv: srv, sessions: map[string]*httpSession{}, done: make(chan struct{}), now: time.Now}
-	h.stopped, h.stop = context.WithCancel(context.Background())
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -375,7 +377,6 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		h.closed = true
 		h.closing.Store(true)
 		close(h.done)
-		h.stop()
 	}
 	sessions := make([]*httpSession, 0, len(h.sessions))
 	for _, s := range h.sessions {
@@ -384,6 +385,12 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Unlock()
 	for _, s := range sessions {
 		s.end()
+	}
+	for _, s := range h.stateless.closeAll() {
+		s.end()
+		// Awaited within ShutdownTimeout by awaitHandlers, as for the
+		// legacy sessions, not one after another here.
+		go s.untrack()
 	}
 	h.mu.Lock()
 	idle := h.idle

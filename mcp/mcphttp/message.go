@@ -20,15 +20,47 @@ type rpcMessage struct {
 	id       transport.ID // zero for notifications
 	method   string
 	response bool
-	params   map[string]json.RawMessage
-	meta     map[string]json.RawMessage
+	params   rawObject // members of params, when it is an object
+	meta     rawObject // members of params._meta, when it is an object
+	// mem backs params and meta for messages of up to len(mem) members
+	// in both together, as nearly all are: maps cost three allocations
+	// and a kilobyte per POST.
+	mem [8]rawMember
+}
+
+// rawMember is one member of a JSON object: key and value alias the body
+// (a key with escapes is decoded into bytes of its own).
+type rawMember struct {
+	key, value []byte
+}
+
+// rawObject is the members of a JSON object in order, duplicates kept;
+// lookups find the last of duplicate keys, as encoding/json into a map
+// keeps the last. Objects here have a handful of members: a linear search
+// is faster than hashing.
+type rawObject []rawMember
+
+// get returns the value of the member key, and whether there is one.
+func (o rawObject) get(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].key) == key {
+			return o[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// has reports whether the object has a member key.
+func (o rawObject) has(key string) bool {
+	_, ok := o.get(key)
+	return ok
 }
 
 func (m *rpcMessage) isRequest() bool { return !m.response && !m.id.IsZero() }
 
 // metaString returns a string entry of the params' _meta.
 func (m *rpcMessage) metaString(key string) (string, bool) {
-	raw, ok := m.meta[key]
+	raw, ok := m.meta.get(key)
 	if !ok {
 		return "", false
 	}
@@ -59,7 +91,7 @@ func (m *rpcMessage) nameValue() (string, bool) {
 	default:
 		return "", false
 	}
-	raw, ok := m.params[key]
+	raw, ok := m.params.get(key)
 	if !ok {
 		return "", false
 	}
@@ -86,23 +118,38 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	// The body is valid JSON: the scanner splits it without decoding the
 	// values, as encoding/json into a map would (the last of duplicate
 	// keys wins), at a fraction of the cost on every POST.
-	top := members(body)
 	m := &rpcMessage{raw: body}
-	if raw, ok := top["id"]; ok {
-		id, err := transport.ParseID(raw)
+	var rawID, rawMethod, rawParams []byte
+	var hasID, hasMethod, hasResult, hasError bool
+	_ = jsonscan.MembersBytes(body, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			rawID, hasID = v, true
+		case "method":
+			rawMethod, hasMethod = v, true
+		case "params":
+			rawParams = v
+		case "result":
+			hasResult = true
+		case "error":
+			hasError = true
+		}
+		return true
+	})
+	if hasID {
+		id, err := transport.ParseID(rawID)
 		if err != nil {
 			return bad(mcp.CodeInvalidRequest, "invalid request: id must be a string or an integer")
 		}
 		m.id = id
 	}
-	rawMethod, hasMethod := top["method"]
-	_, hasResult := top["result"]
-	_, hasError := top["error"]
 	switch {
 	case hasMethod:
-		if json.Unmarshal(rawMethod, &m.method) != nil {
+		method, ok := rawString(rawMethod)
+		if !ok {
 			return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: member "method" must be a string`).withID(m)
 		}
+		m.method = method
 	case hasResult || hasError:
 		if m.id.IsZero() {
 			return bad(mcp.CodeInvalidRequest, "invalid request: a response needs an id")
@@ -111,63 +158,29 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	default:
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: a message needs "method" or "result"/"error"`).withID(m)
 	}
-	if p, ok := top["params"]; ok && len(p) > 0 && p[0] == '{' {
-		m.params = members(p)
-		if mt, ok := m.params["_meta"]; ok && len(mt) > 0 && mt[0] == '{' {
-			m.meta = members(mt)
+	if len(rawParams) > 0 && rawParams[0] == '{' {
+		m.params = appendMembers(m.mem[:0], rawParams)
+		// Capped, so that meta's members, appended after, never
+		// overwrite params' should params grow.
+		m.params = m.params[:len(m.params):len(m.params)]
+		if mt, ok := m.params.get("_meta"); ok && len(mt) > 0 && mt[0] == '{' {
+			if len(m.params) >= len(m.mem) {
+				m.meta = appendMembers(nil, mt)
+			} else {
+				m.meta = appendMembers(m.mem[len(m.params):len(m.params)], mt)
+			}
 		}
 	}
 	return m, nil
 }
 
-// members splits a valid JSON object into its members; the values alias b.
-func members(b []byte) map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
+// appendMembers appends the members of b, a valid JSON object, to o.
+func appendMembers(o rawObject, b []byte) rawObject {
 	_ = jsonscan.MembersBytes(b, func(k, v []byte) bool {
-		out[memberKey(k)] = v
+		o = append(o, rawMember{k, v})
 		return true
 	})
-	return out
-}
-
-// memberKey is k as a string, without a new string for the keys every
-// message has: those were a dozen allocations per POST.
-func memberKey(k []byte) string {
-	switch string(k) { // compared, not converted: no allocation
-	case "jsonrpc":
-		return "jsonrpc"
-	case "id":
-		return "id"
-	case "method":
-		return "method"
-	case "params":
-		return "params"
-	case "result":
-		return "result"
-	case "error":
-		return "error"
-	case "name":
-		return "name"
-	case "arguments":
-		return "arguments"
-	case "uri":
-		return "uri"
-	case "taskId":
-		return "taskId"
-	case "_meta":
-		return "_meta"
-	case mcp.MetaProtocolVersion:
-		return mcp.MetaProtocolVersion
-	case mcp.MetaClientInfo:
-		return mcp.MetaClientInfo
-	case mcp.MetaClientCapabilities:
-		return mcp.MetaClientCapabilities
-	case mcp.MetaLogLevel:
-		return mcp.MetaLogLevel
-	case mcp.MetaProgressToken:
-		return mcp.MetaProgressToken
-	}
-	return string(k)
+	return o
 }
 
 // headerValue returns a standard header's value without surrounding white

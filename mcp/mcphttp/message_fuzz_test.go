@@ -39,6 +39,8 @@ func FuzzParseMessage(f *testing.F) {
 		"{\"method\":\"x\",\"params\":{\"\xff\":1}}",
 		` [ {"method":"x"} ]`,
 		`{"id":null,"method":"x","params":null}`,
+		`{"id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"_meta":{"x":1,"y":2,"x":3}}}`,
+		`{"id":1,"method":"m","params":{"_meta":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -51,7 +53,7 @@ func FuzzParseMessage(f *testing.F) {
 		if !ok {
 			t.Fatalf("parseMessage accepted what encoding/json refuses: %q", body)
 		}
-		if !sameMembers(m.params, params) || !sameMembers(m.meta, meta) {
+		if !sameMembers(m.params.asMap(), params) || !sameMembers(m.meta.asMap(), meta) {
 			t.Fatalf("split differs from encoding/json on %q:\nparams %v / %v\nmeta %v / %v", body, m.params, params, m.meta, meta)
 		}
 		var method string

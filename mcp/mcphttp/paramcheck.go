@@ -37,7 +37,8 @@ func (h *Handler) checkParamHeaders(r *http.Request, m *rpcMessage) *httpError {
 		return nil
 	}
 	var args map[string]json.RawMessage
-	_ = json.Unmarshal(m.params["arguments"], &args)
+	rawArgs, _ := m.params.get("arguments")
+	_ = json.Unmarshal(rawArgs, &args)
 	mismatch := func(msg string) *httpError {
 		return httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "header mismatch: "+msg).withID(m)
 	}

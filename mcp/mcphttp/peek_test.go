@@ -58,9 +58,12 @@ func parseMessageJSON(body []byte) (*rpcMessage, *httpError) {
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, `invalid request: a message needs "method" or "result"/"error"`).withID(m)
 	}
 	if p, ok := top["params"]; ok && len(p) > 0 && p[0] == '{' {
-		_ = json.Unmarshal(p, &m.params)
-		if mt, ok := m.params["_meta"]; ok && len(mt) > 0 && mt[0] == '{' {
-			_ = json.Unmarshal(mt, &m.meta)
+		var params, meta map[string]json.RawMessage
+		_ = json.Unmarshal(p, &params)
+		m.params = objectOf(params)
+		if mt, ok := params["_meta"]; ok && len(mt) > 0 && mt[0] == '{' {
+			_ = json.Unmarshal(mt, &meta)
+			m.meta = objectOf(meta)
 		}
 	}
 	return m, nil
@@ -121,13 +124,13 @@ func FuzzParseMessageStatus(f *testing.F) {
 			if got.id.Key() != want.id.Key() || got.method != want.method || got.response != want.response {
 				t.Fatalf("%q: %+v, encoding/json %+v", body, got, want)
 			}
-			if !maps.EqualFunc(got.params, want.params, rawEqual) || !maps.EqualFunc(got.meta, want.meta, rawEqual) {
+			if !maps.EqualFunc(got.params.asMap(), want.params.asMap(), rawEqual) || !maps.EqualFunc(got.meta.asMap(), want.meta.asMap(), rawEqual) {
 				t.Fatalf("%q: params %q meta %q, encoding/json %q %q", body, got.params, got.meta, want.params, want.meta)
 			}
 			for _, k := range []string{mcp.MetaProtocolVersion, "a", "k"} {
 				gs, gok := got.metaString(k)
 				var ws string
-				raw, wok := want.meta[k]
+				raw, wok := want.meta.get(k)
 				wok = wok && json.Unmarshal(raw, &ws) == nil
 				if gs != ws || gok != wok {
 					t.Fatalf("%q: metaString(%q) = %q %v, encoding/json %q %v", body, k, gs, gok, ws, wok)
@@ -189,16 +192,17 @@ func FuzzPeekOut(f *testing.F) {
 	})
 }
 
-// Splitting a stateless tool call's body allocates its maps, not its keys.
-func TestMembersKeysAllocs(t *testing.T) {
+// Splitting a stateless tool call's body allocates the message, its method
+// and its id: the members live in the message, and their keys alias the body.
+func TestParseMessageAllocs(t *testing.T) {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{` +
 		`"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{},` +
 		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}}}`)
-	if got := testing.AllocsPerRun(100, func() { members(body) }); got > 2 {
-		t.Fatalf("members: %v allocations, want the map's only", got)
+	if got := testing.AllocsPerRun(100, func() { _, _ = parseMessage(body) }); got > 3 {
+		t.Fatalf("parseMessage: %v allocations, want the message, its method and its id only", got)
 	}
-	m := members(body)
-	if len(m) != 4 || string(m["method"]) != `"tools/call"` {
-		t.Fatalf("members: %q", m)
+	m, _ := parseMessage(body)
+	if m.method != "tools/call" || len(m.params) != 3 || len(m.meta) != 5 {
+		t.Fatalf("parseMessage: %+v", m)
 	}
 }

@@ -310,7 +310,7 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 	}
 	var missing []string
 	for _, k := range []string{mcp.MetaProtocolVersion, mcp.MetaClientCapabilities} {
-		if _, ok := m.meta[k]; !ok {
+		if !m.meta.has(k) {
 			missing = append(missing, k)
 		}
 	}
@@ -374,20 +374,19 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	var release func() bool
 	if s.id == "" {
 		// Shutdown ends stateless sessions, which it does not know by
-		// name, through h.stopped: that cancels the request's handler.
-		release = context.AfterFunc(h.stopped, func() {
-			s.end()
-			// Shutdown awaits the handler within ShutdownTimeout
-			// (untrack), not until it returns.
-			s.untrack()
-		})
+		// name, through h.stateless: that cancels the request's handler.
+		if !h.stateless.add(s) {
+			s.end() // Shutdown has begun
+		}
+		release = func() bool { return h.stateless.remove(s) }
 	} else {
 		// A client that walks away from a legacy request leaves it
 		// running (it may still cancel it), but the POST no longer counts
 		// as served: neither for MaxInFlight nor to keep the session from
 		// idling out, as when the POST returned while a worker ran the
 		// request.
-		release = context.AfterFunc(r.Context(), func() { h.abandoned(s, st, p.stream) })
+		// Watched only once the request has run a while (watchLate).
+		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream) })
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.
@@ -557,7 +556,7 @@ func (h *Handler) wantsSSE(r *http.Request, m *rpcMessage) bool {
 	if h.opts.JSONResponse || !accepts(r, "text/event-stream") {
 		return false
 	}
-	_, progress := m.meta[mcp.MetaProgressToken]
+	progress := m.meta.has(mcp.MetaProgressToken)
 	return m.method == "tools/call" || m.method == "subscriptions/listen" || progress
 }
 
@@ -565,9 +564,15 @@ func (h *Handler) wantsSSE(r *http.Request, m *rpcMessage) bool {
 // so they order as strings, and "" (not known yet) is older than none.
 func before(v, r string) bool { return v != "" && v < r }
 
+// jsonContentType is the Content-Type of JSON answers, set as it is: Set
+// would allocate its slice on every answer. net/http only reads it (and
+// copies the header as the response starts).
+var jsonContentType = []string{"application/json"}
+
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	hd := w.Header()
+	hd["Content-Type"] = jsonContentType
+	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

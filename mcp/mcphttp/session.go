@@ -39,8 +39,9 @@ type httpSession struct {
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
 
-	untracked atomic.Bool // stateless: untrack was called
-	connected atomic.Bool // stateless: its ServerSession started its connection
+	link      statelessLink // stateless: its entry for Shutdown (stateless.go)
+	untracked atomic.Bool   // stateless: untrack was called
+	connected atomic.Bool   // stateless: its ServerSession started its connection
 
 	// busy counts the POSTs and GETs in progress and lastUsed is when it
 	// last changed (h.now, in Unix nanoseconds): atomics, since every
@@ -75,9 +76,14 @@ func (h *Handler) newSession(id string) *httpSession {
 	s := &httpSession{
 		h:       h,
 		id:      id,
-		in:      make(chan []byte),
 		done:    make(chan struct{}),
 		pending: map[string]*pendingCall{},
+	}
+	if id != "" {
+		// A stateless session is never delivered anything (its one
+		// request goes through ServeDirect, and it takes no responses):
+		// its read loop, if it starts, waits on a nil channel for done.
+		s.in = make(chan []byte)
 	}
 	s.lastUsed.Store(h.now().UnixNano())
 	if id != "" {
@@ -332,7 +338,7 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 			s.retainLocked(nil)
 		}
 	}
-	if tok, ok := m.meta[mcp.MetaProgressToken]; ok {
+	if tok, ok := m.meta.get(mcp.MetaProgressToken); ok {
 		p.token = tokenKey(tok)
 		if s.tokens == nil {
 			s.tokens = map[string]string{}

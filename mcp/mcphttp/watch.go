@@ -1,0 +1,58 @@
+package mcphttp
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// A legacy session's request outlives its POST, so the POST watches its
+// client: when the client walks away, the POST stops counting against
+// MaxInFlight and the session's idle timeout (Handler.abandoned).
+// context.AfterFunc on the request's context did that from the start, at
+// about 450 bytes per POST (the context's done channel and children map),
+// for requests that nearly all answer within a millisecond. lateWatch
+// arms it only once the request has run for watchAfter: a client that
+// walks away sooner is noticed then.
+const watchAfter = quickAnswer
+
+type lateWatch struct {
+	ctx   context.Context
+	f     func()
+	timer *time.Timer
+
+	mu      sync.Mutex
+	stopped bool        // release was called
+	stop    func() bool // context.AfterFunc's, once armed
+}
+
+// watchLate calls f in its own goroutine once ctx is done, as
+// context.AfterFunc does, but starts watching ctx only after watchAfter.
+// The returned release stops it, and reports false if f ran or runs.
+func watchLate(ctx context.Context, f func()) (release func() bool) {
+	lw := &lateWatch{ctx: ctx, f: f}
+	lw.timer = time.AfterFunc(watchAfter, lw.arm)
+	return lw.release
+}
+
+func (lw *lateWatch) arm() {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if !lw.stopped {
+		lw.stop = context.AfterFunc(lw.ctx, lw.f)
+	}
+}
+
+func (lw *lateWatch) release() bool {
+	if lw.timer.Stop() {
+		return true // never armed
+	}
+	lw.mu.Lock()
+	lw.stopped = true
+	stop := lw.stop
+	lw.mu.Unlock()
+	if stop == nil {
+		return true // the timer fired, and arm found it released
+	}
+	return stop()
+}
