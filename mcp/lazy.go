@@ -19,7 +19,7 @@ import (
 func (s *Server) ConnectDirect(open func() *transport.Stream) *ServerSession {
 	ss := newSession(s, true)
 	ss.lazy = &lazyConn{open: open}
-	s.sessions.add(ss)
+	ss.shard, _ = s.sessions.Add(ss)
 	return ss
 }
 

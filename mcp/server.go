@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -155,7 +156,7 @@ type Server struct {
 	// decoded, shared by the sessions of one request each (HTTP).
 	lastClient atomic.Pointer[statelessClient]
 
-	sessions sessionSet // live sessions (sessionset.go)
+	sessions shardset.Set[*ServerSession] // live sessions
 
 	mu        sync.RWMutex
 	listeners map[*listener]struct{} // open subscriptions/listen requests
@@ -246,7 +247,7 @@ func (s *Server) Connect(stream *transport.Stream) *ServerSession {
 	ss := newServerSession(s)
 	defer close(ss.connSet) // the read loop starts inside NewConn, before conn is set
 	ss.conn = s.newConn(ss, stream)
-	s.sessions.add(ss)
+	ss.shard, _ = s.sessions.Add(ss)
 	go func() {
 		<-ss.conn.Done()
 		ss.ended()
@@ -268,13 +269,13 @@ func (s *Server) newConn(ss *ServerSession, stream *transport.Stream) *transport
 func (ss *ServerSession) ended() {
 	ss.endOnce.Do(func() {
 		ss.closed()
-		ss.srv.sessions.remove(ss)
+		ss.srv.sessions.Remove(ss, ss.shard)
 	})
 }
 
 // Sessions returns the sessions being served.
 func (s *Server) Sessions() []*ServerSession {
-	return s.sessions.all()
+	return s.sessions.All()
 }
 
 // NotifyCancelled tells the peer with notifications/cancelled that a request

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -60,8 +61,8 @@ type ServerSession struct {
 	// request is a session.
 	who *statelessClient
 
-	// shard is the Server's set of sessions this one is in (sessionSet).
-	shard *sessionShard
+	// shard is where the Server's set of sessions holds this one.
+	shard shardset.Ref
 	// ownsTasks is set, under Server.taskMu, once the session owns a
 	// task: the end of a session that owns none skips that lock.
 	ownsTasks atomic.Bool

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -207,8 +208,11 @@ type Handler struct {
 	idle chan struct{}
 	done chan struct{} // closed by Shutdown
 	// stateless holds the stateless sessions in progress, for Shutdown to
-	// end them: their handlers run on their POSTs' goroutines.
-	stateless statelessSet
+	// end them: their handlers run on their POSTs' goroutines. Sharded:
+	// one registry (a map under h.mu, or context.AfterFunc on one
+	// handler-wide context) made every stateless request take one mutex
+	// twice, and under 64 callers they queued on it.
+	stateless shardset.Set[*httpSession]
 	// testHookAbandoned, if set by a test, is called once a POST whose
 	// client went away has let go of its session (streamer.go).
 	testHookAbandoned atomic.Pointer[func()]
@@ -386,7 +390,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, s := range sessions {
 		s.end()
 	}
-	for _, s := range h.stateless.closeAll() {
+	for _, s := range h.stateless.Close() {
 		s.end()
 		// Awaited within ShutdownTimeout by awaitHandlers, as for the
 		// legacy sessions, not one after another here.

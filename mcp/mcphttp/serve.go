@@ -375,10 +375,11 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	if s.id == "" {
 		// Shutdown ends stateless sessions, which it does not know by
 		// name, through h.stateless: that cancels the request's handler.
-		if !h.stateless.add(s) {
+		ref, ok := h.stateless.Add(s)
+		if !ok {
 			s.end() // Shutdown has begun
 		}
-		release = func() bool { return h.stateless.remove(s) }
+		release = func() bool { return h.stateless.Remove(s, ref) }
 	} else {
 		// A client that walks away from a legacy request leaves it
 		// running (it may still cancel it), but the POST no longer counts

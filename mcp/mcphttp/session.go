@@ -39,9 +39,8 @@ type httpSession struct {
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
 
-	link      statelessLink // stateless: its entry for Shutdown (stateless.go)
-	untracked atomic.Bool   // stateless: untrack was called
-	connected atomic.Bool   // stateless: its ServerSession started its connection
+	untracked atomic.Bool // stateless: untrack was called
+	connected atomic.Bool // stateless: its ServerSession started its connection
 
 	// busy counts the POSTs and GETs in progress and lastUsed is when it
 	// last changed (h.now, in Unix nanoseconds): atomics, since every
