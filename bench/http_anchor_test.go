@@ -48,21 +48,7 @@ func BenchmarkHTTPBare64(b *testing.B) {
 	ts, hc := startBare()
 	defer ts.Close()
 	defer hc.CloseIdleConnections()
-	b.SetParallelism(max(1, 64/runtimeGOMAXPROCS()))
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
-	cpu := procCPU(os.Getpid())
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := bareCall(hc, ts.URL); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	reportRate(b, b.N, time.Since(start))
-	reportProcessCPU(b, cpu, b.N)
+	call64(b, func() error { return bareCall(hc, ts.URL) })
 }
 
 var (
