@@ -43,10 +43,11 @@ func (l *listener) meta() Meta { return Meta{MetaSubscriptionID: l.id.Raw()} }
 // Server.changed and ResourceUpdated send to it meanwhile.
 func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.Request) (any, error) {
 	var p SubscriptionsListenParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}

@@ -84,10 +84,11 @@ func (ss *ServerSession) initialize(_ context.Context, r *transport.Request) (an
 
 func (ss *ServerSession) ping(_ context.Context, r *transport.Request) (any, error) {
 	var p RequestParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -103,10 +104,11 @@ func (ss *ServerSession) ping(_ context.Context, r *transport.Request) (any, err
 // it, and a 2026-07-28 client may probe before it knows the server's era.
 func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any, error) {
 	var p RequestParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	if v, ok := p.Meta[MetaProtocolVersion].(string); ok && !(IsStateless(v) && ss.srv.supports(v)) {
+	if v := pm.version; pm.otherVersion == nil && pm.hasVersion && !(IsStateless(v) && ss.srv.supports(v)) {
 		return nil, ss.srv.unsupported(v)
 	}
 	res := &DiscoverResult{
@@ -130,10 +132,11 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 
 func (ss *ServerSession) setLevel(_ context.Context, r *transport.Request) (any, error) {
 	var p SetLevelParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +164,11 @@ func (ss *ServerSession) toolsList(_ context.Context, r *transport.Request) (any
 
 func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (any, error) {
 	var p CallToolParams
-	if err := decodeCallToolParams(r, &p); err != nil {
+	pm, err := decodeCallToolParams(r, &p)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}

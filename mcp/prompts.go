@@ -58,10 +58,11 @@ func (ss *ServerSession) promptsList(_ context.Context, r *transport.Request) (a
 
 func (ss *ServerSession) promptsGet(ctx context.Context, r *transport.Request) (any, error) {
 	var p GetPromptParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +100,11 @@ func (ss *ServerSession) promptsGet(ctx context.Context, r *transport.Request) (
 
 func (ss *ServerSession) complete(ctx context.Context, r *transport.Request) (any, error) {
 	var p CompleteParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}

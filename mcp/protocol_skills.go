@@ -24,10 +24,11 @@ func (ss *ServerSession) skillsList(_ context.Context, r *transport.Request) (an
 
 func (ss *ServerSession) skillsGet(_ context.Context, r *transport.Request) (any, error) {
 	var p GetSkillParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -44,10 +45,11 @@ func (ss *ServerSession) skillsGet(_ context.Context, r *transport.Request) (any
 // the skills the server serves; any other URI is invalid params.
 func (ss *ServerSession) readDirectory(_ context.Context, r *transport.Request) (any, error) {
 	var p ReadDirectoryParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}

@@ -80,10 +80,11 @@ func (ss *ServerSession) createdResult(ci *callInfo, created *CreateTaskResult) 
 
 // taskRequest checks a tasks/* request and finds its task.
 func (ss *ServerSession) taskRequest(ctx context.Context, r *transport.Request, p *TaskParams) (*callInfo, *Task, error) {
-	if err := decodeParams(r, p); err != nil {
+	pm, err := decodeRequest(r, p, &p.Meta)
+	if err != nil {
 		return nil, nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +155,7 @@ func (ss *ServerSession) tasksGet(ctx context.Context, r *transport.Request) (an
 
 func (ss *ServerSession) tasksUpdate(ctx context.Context, r *transport.Request) (any, error) {
 	var p UpdateTaskParams
-	if err := decodeParams(r, &p); err != nil {
+	if _, err := decodeRequest(r, &p, &p.Meta); err != nil {
 		return nil, err
 	}
 	tp := TaskParams{TaskID: p.TaskID, Meta: p.Meta}
@@ -239,10 +240,11 @@ func (ss *ServerSession) tasksResult(ctx context.Context, r *transport.Request) 
 // have not expired, oldest first.
 func (ss *ServerSession) tasksList(ctx context.Context, r *transport.Request) (any, error) {
 	var p PaginatedParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}

@@ -103,10 +103,11 @@ func (r *registry[T]) page(cursor string, size int) ([]T, string, error) {
 // checks the era, and shapes each item for the request's revision.
 func listPage[T, Item any](ss *ServerSession, r *transport.Request, reg *registry[T], shape func(T, string) Item) ([]Item, string, *callInfo, error) {
 	var p PaginatedParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, "", nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, "", nil, err
 	}

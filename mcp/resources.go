@@ -194,10 +194,11 @@ func (ss *ServerSession) templatesList(_ context.Context, r *transport.Request) 
 
 func (ss *ServerSession) resourcesRead(ctx context.Context, r *transport.Request) (any, error) {
 	var p ReadResourceParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -233,10 +234,11 @@ func (ss *ServerSession) resourcesRead(ctx context.Context, r *transport.Request
 
 func (ss *ServerSession) subscribe(ctx context.Context, r *transport.Request) (any, error) {
 	var p SubscribeParams
-	if err := decodeParams(r, &p); err != nil {
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
 		return nil, err
 	}
-	ci, err := ss.info(r.Method, p.Meta)
+	ci, err := ss.info(r.Method, &pm, p.Meta)
 	if err != nil {
 		return nil, err
 	}

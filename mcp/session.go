@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,7 +75,7 @@ type ServerSession struct {
 // statelessClient memoizes the decoding of a stateless request's client
 // info and capabilities.
 type statelessClient struct {
-	rawInfo, rawCaps any // as decoded into Meta; nil when absent
+	rawInfo, rawCaps []byte // as sent; nil when absent
 	clientID
 }
 
@@ -320,27 +321,28 @@ type callInfo struct {
 
 // info checks that a request may run in its era and says who sent it.
 // A stateless request names its version in _meta; a legacy one needs an
-// initialized session.
-func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
+// initialized session. pm is the protocol's part of the request's _meta
+// (decodeRequest), meta the rest.
+func (ss *ServerSession) info(method string, pm *protoMeta, meta Meta) (*callInfo, error) {
 	ci := &callInfo{progress: meta.ProgressToken()}
 	ss.mu.Lock()
 	initialized, version := ss.initialized, ss.version
 	ci.client, ci.logLevel = ss.client, ss.logLevel
 	ss.mu.Unlock()
-	if v, ok := meta[MetaProtocolVersion].(string); ok && !(initialized && v == version) {
+	if v := pm.version; pm.hasVersion && pm.otherVersion == nil && !(initialized && v == version) {
 		if !IsStateless(v) || !ss.srv.supports(v) {
 			return nil, ss.srv.unsupported(v)
 		}
 		ci.version, ci.stateless = v, true
 		ci.logLevel = ""
-		ci.client = ss.statelessClient(meta)
-		if l, ok := meta[MetaLogLevel].(string); ok && LoggingLevel(l).valid() {
-			ci.logLevel = LoggingLevel(l)
+		ci.client = ss.statelessClient(pm)
+		if l := LoggingLevel(pm.logLevel); l.valid() {
+			ci.logLevel = l
 		}
 		return ci, nil
 	}
-	if _, ok := meta[MetaProtocolVersion]; ok && !initialized {
-		return nil, ss.srv.unsupported(fmt.Sprint(meta[MetaProtocolVersion]))
+	if pm.hasVersion && !initialized {
+		return nil, ss.srv.unsupported(fmt.Sprint(pm.otherVersion))
 	}
 	if !initialized && method != "ping" {
 		return nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: the session is not initialized; send initialize first, or use protocol version " + LatestVersion + " with its _meta"}
@@ -353,26 +355,28 @@ func (ss *ServerSession) info(method string, meta Meta) (*callInfo, error) {
 }
 
 // statelessClient decodes the client info and capabilities of a stateless
-// request's _meta, reusing the last decoding when they are unchanged.
-func (ss *ServerSession) statelessClient(meta Meta) *clientID {
-	rawInfo, rawCaps := meta[MetaClientInfo], meta[MetaClientCapabilities]
+// request's _meta, reusing the last decoding when their text is unchanged.
+func (ss *ServerSession) statelessClient(pm *protoMeta) *clientID {
 	ss.mu.Lock()
 	w := ss.who
 	ss.mu.Unlock()
-	if w != nil && w.matches(rawInfo, rawCaps) {
+	if w != nil && w.matches(pm) {
 		return &w.clientID
 	}
 	// Over HTTP every stateless request is a session of its own, so the
 	// server remembers the last decoding too: a client sends the same
 	// info and capabilities with each request.
-	if last := ss.srv.lastClient.Load(); last != nil && last.matches(rawInfo, rawCaps) {
+	if last := ss.srv.lastClient.Load(); last != nil && last.matches(pm) {
 		w = last
 	} else {
-		// Copies, so that a handler that changes its request's _meta
-		// cannot make a later request match what it no longer is.
-		w = &statelessClient{rawInfo: cloneJSON(rawInfo), rawCaps: cloneJSON(rawCaps)}
-		meta.DecodeEntry(MetaClientInfo, &w.info)
-		meta.DecodeEntry(MetaClientCapabilities, &w.caps)
+		// Copies: pm aliases the request's params.
+		w = &statelessClient{rawInfo: bytes.Clone(pm.info), rawCaps: bytes.Clone(pm.caps)}
+		if pm.info != nil {
+			_ = json.Unmarshal(pm.info, &w.info)
+		}
+		if pm.caps != nil {
+			_ = json.Unmarshal(pm.caps, &w.caps)
+		}
 		ss.srv.lastClient.Store(w)
 	}
 	ss.mu.Lock()
@@ -381,10 +385,12 @@ func (ss *ServerSession) statelessClient(meta Meta) *clientID {
 	return &w.clientID
 }
 
-// matches reports whether a request's raw client info and capabilities
-// are those w decoded.
-func (w *statelessClient) matches(rawInfo, rawCaps any) bool {
-	return jsonEqual(rawInfo, w.rawInfo) && jsonEqual(rawCaps, w.rawCaps)
+// matches reports whether a request's client info and capabilities are,
+// as text, those w decoded. A client that sends the same values in other
+// words costs a decoding, never a wrong match.
+func (w *statelessClient) matches(pm *protoMeta) bool {
+	return (pm.info == nil) == (w.rawInfo == nil) && bytes.Equal(pm.info, w.rawInfo) &&
+		(pm.caps == nil) == (w.rawCaps == nil) && bytes.Equal(pm.caps, w.rawCaps)
 }
 
 // cloneJSON deep-copies a value decoded from JSON into an any.

@@ -1,49 +1,54 @@
 package mcp
 
 import (
-	"encoding/json"
+	"strings"
 	"testing"
 )
 
-func decodeMeta(t *testing.T, s string) Meta {
+// protoOf splits the _meta text s as decodeRequest does; the raw entries
+// alias a copy of s, which protoOf returns too.
+func protoOf(t *testing.T, s string) (*protoMeta, []byte) {
 	t.Helper()
-	var m Meta
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
+	b := []byte(s)
+	var pm protoMeta
+	var rest Meta
+	if err := splitMeta(b, &pm, &rest); err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return &pm, b
 }
 
 // A stateless client's info and capabilities are decoded once while they
-// stay the same, anew when they change, and a handler that changes its
-// request's _meta cannot make a later request match a stale decoding.
+// stay the same, anew when they change, and a request whose params are
+// overwritten after it ran cannot make a later request match a stale
+// decoding: the memo keeps copies.
 func TestStatelessClientMemo(t *testing.T) {
 	ss := newServerSession(NewServer(&Implementation{Name: "s", Version: "1"}, nil))
 	const withRoots = `{"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}}}`
 	const withSampling = `{"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}`
 
-	first := decodeMeta(t, withRoots)
+	first, firstText := protoOf(t, withRoots)
 	c := ss.statelessClient(first)
 	info, caps := c.info, c.caps
 	if info.Name != "a" || caps.Roots == nil || caps.Sampling != nil {
 		t.Fatalf("first: %+v %+v", info, caps)
 	}
-	c = ss.statelessClient(decodeMeta(t, withRoots))
+	c = ss.statelessClient(must(protoOf(t, withRoots)))
 	info, caps = c.info, c.caps
 	if info.Name != "a" || caps.Roots == nil {
 		t.Fatalf("same again: %+v %+v", info, caps)
 	}
-	// The first request's handler rewrites its _meta to look like the next.
-	first[MetaClientInfo].(map[string]any)["name"] = "b"
-	m := first[MetaClientCapabilities].(map[string]any)
-	delete(m, "roots")
-	m["sampling"] = map[string]any{}
-	c = ss.statelessClient(decodeMeta(t, withSampling))
+	// The first request's buffer is reused for another client's text.
+	copy(firstText, strings.Replace(withRoots, `"name":"a"`, `"name":"z"`, 1))
+	if c := ss.statelessClient(first); c.info.Name != "z" || c.caps.Roots == nil {
+		t.Fatalf("rewritten: %+v %+v", c.info, c.caps)
+	}
+	c = ss.statelessClient(must(protoOf(t, withSampling)))
 	info, caps = c.info, c.caps
 	if info.Name != "b" || caps.Sampling == nil || caps.Roots != nil {
 		t.Fatalf("changed: %+v %+v", info, caps)
 	}
-	c = ss.statelessClient(Meta{})
+	c = ss.statelessClient(&protoMeta{})
 	info, caps = c.info, c.caps
 	if info.Name != "" || caps.Sampling != nil {
 		t.Fatalf("absent: %+v %+v", info, caps)
@@ -62,7 +67,7 @@ func TestStatelessClientMemoAcrossSessions(t *testing.T) {
 		name string
 	}{{a, "a"}, {a, "a"}, {b, "b"}, {a, "a"}, {b, "b"}, {b, "b"}} {
 		ss := newServerSession(srv)
-		c := ss.statelessClient(decodeMeta(t, tc.meta))
+		c := ss.statelessClient(must(protoOf(t, tc.meta)))
 		info, caps := c.info, c.caps
 		if info.Name != tc.name || (caps.Roots != nil) != (tc.name == "a") || (caps.Sampling != nil) != (tc.name == "b") {
 			t.Fatalf("request %d: %+v %+v, want client %s", i, info, caps, tc.name)
@@ -70,8 +75,10 @@ func TestStatelessClientMemoAcrossSessions(t *testing.T) {
 	}
 	// A second session decoding the same client reuses the first's work.
 	first := srv.lastClient.Load()
-	newServerSession(srv).statelessClient(decodeMeta(t, b))
+	newServerSession(srv).statelessClient(must(protoOf(t, b)))
 	if srv.lastClient.Load() != first {
 		t.Fatal("the same client info was decoded again in a new session")
 	}
 }
+
+func must(pm *protoMeta, _ []byte) *protoMeta { return pm }

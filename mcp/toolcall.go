@@ -2,13 +2,12 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/transport"
 )
 
-// decodeCallToolParams decodes the params of tools/call as decodeParams
+// decodeCallToolParams decodes the params of tools/call as decodeRequest
 // does, except that encoding/json never sees the arguments: they can be
 // megabytes, which it would scan twice only to copy them as they are. The
 // arguments alias r.Params, and are valid JSON.
@@ -16,27 +15,31 @@ import (
 // Ordinary params are split in one walk (fastObject). Others are decoded
 // by encoding/json as before, from a copy of the params whose arguments
 // are null, so that they decode, and fail, exactly as before.
-func decodeCallToolParams(r *transport.Request, p *CallToolParams) error {
+func decodeCallToolParams(r *transport.Request, p *CallToolParams) (protoMeta, error) {
 	b := r.Params
 	if len(b) > 0 && jsonscan.Valid(b) {
 		orig := *p
+		var pm protoMeta
 		var v [len(callToolParamsFields)][]byte
 		if fastObject(b, callToolParamsFields[:], v[:]) && fastString(&p.Name, v[0]) && fastSmall(&p.InputResponses, v[2]) &&
-			fastString(&p.RequestState, v[3]) && fastSmall(&p.Meta, v[4]) && fastSmall(&p.Task, v[5]) {
+			fastString(&p.RequestState, v[3]) && splitMeta(v[4], &pm, &p.Meta) == nil && fastSmall(&p.Task, v[5]) {
 			p.Arguments = v[1]
-			return nil
+			return pm, nil
 		}
 		*p = orig
 	}
 	args, rest, ok := splitMember(b, "arguments")
 	if !ok {
-		return decodeParams(r, p)
+		return decodeRequest(r, p, &p.Meta)
 	}
-	if err := json.Unmarshal(rest, p); err != nil {
-		return invalidParams("invalid params for "+r.Method, err)
+	without := *r
+	without.Params = rest
+	pm, err := decodeRequest(&without, p, &p.Meta)
+	if err != nil {
+		return pm, err
 	}
 	p.Arguments = args
-	return nil
+	return pm, nil
 }
 
 var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "requestState", "_meta", "task"}

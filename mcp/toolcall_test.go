@@ -14,20 +14,66 @@ import (
 )
 
 // checkCallToolParams decodes params with decodeCallToolParams and with
-// decodeParams, the reference, and fails unless both give the same.
+// decodeParams, the reference, and fails unless both give the same: the
+// same params, and the protocol's _meta entries taken out of the Meta
+// exactly as a decoded map holds them.
 func checkCallToolParams(t *testing.T, params []byte) {
 	r := &transport.Request{Method: "tools/call", Params: params}
 	var want, got CallToolParams
 	wantErr := decodeParams(r, &want)
-	gotErr := decodeCallToolParams(r, &got)
-	if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
+	pm, gotErr := decodeCallToolParams(r, &got)
+	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("%q: error %v, want %v", params, gotErr, wantErr)
 	}
 	if wantErr != nil {
+		if !strings.Contains(gotErr.Error(), "invalid params for tools/call") {
+			t.Fatalf("%q: error %v", params, gotErr)
+		}
 		return
 	}
+	checkProtoMeta(t, params, &want.Meta, &pm)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("%q: (-want +got)\n%s", params, diff)
+	}
+}
+
+// checkProtoMeta takes the protocol's entries out of *want, a _meta decoded
+// whole, and fails unless they are what pm holds; an empty rest is nil, as
+// decodeRequest leaves it.
+func checkProtoMeta(t *testing.T, params []byte, want *Meta, pm *protoMeta) {
+	t.Helper()
+	m := *want
+	v, has := m[MetaProtocolVersion]
+	if has != pm.hasVersion {
+		t.Fatalf("%q: version there %v, want %v", params, pm.hasVersion, has)
+	}
+	if s, ok := v.(string); ok {
+		if pm.version != s || pm.otherVersion != nil {
+			t.Fatalf("%q: version %q %v, want %q", params, pm.version, pm.otherVersion, s)
+		}
+	} else if has && (pm.version != "" || !cmp.Equal(pm.otherVersion, v)) {
+		t.Fatalf("%q: version %q %v, want %v", params, pm.version, pm.otherVersion, v)
+	}
+	if l, _ := m[MetaLogLevel].(string); l != pm.logLevel {
+		t.Fatalf("%q: log level %q, want %q", params, pm.logLevel, l)
+	}
+	for _, e := range []struct {
+		key string
+		raw []byte
+	}{{MetaClientInfo, pm.info}, {MetaClientCapabilities, pm.caps}} {
+		v, has := m[e.key]
+		if has != (e.raw != nil) {
+			t.Fatalf("%q: %s there %v, want %v", params, e.key, e.raw != nil, has)
+		}
+		if has && !cmp.Equal(decodeValue(e.raw), v) {
+			t.Fatalf("%q: %s %s, want %v", params, e.key, e.raw, v)
+		}
+	}
+	for _, k := range []string{MetaProtocolVersion, MetaLogLevel, MetaClientInfo, MetaClientCapabilities} {
+		delete(m, k)
+	}
+	if len(m) == 0 {
+		*want = nil
 	}
 }
 
@@ -47,6 +93,12 @@ var callToolParamsSeeds = []string{
 	`{"name":"x","arguments":{"a":1},"inputResponses":5}`,
 	`[1,2]`, `"s"`, `{}`, ` { "name" : "x" , "arguments" : { } } `,
 	`{"name":"x","arguments":{"a":1}`,
+	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/logLevel":"info","progressToken":"p"}}`,
+	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/logLevel":["debug"],"io.modelcontextprotocol/clientInfo":null}}`,
+	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontext\u0070rotocol/logLevel":"d\u0065bug"}}`,
+	`{"name":"x","_meta":{"progressToken":1},"_META":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":null}`,
+	`{"name":"x","_meta":"s"}`, `{"name":"x","_meta":null}`, `{"name":"x","_meta":{}}`,
 }
 
 func TestDecodeCallToolParams(t *testing.T) {
@@ -56,7 +108,7 @@ func TestDecodeCallToolParams(t *testing.T) {
 	// The arguments are not copied: they alias the request.
 	params := []byte(`{"name":"x","arguments":{"text":"hi"}}`)
 	var p CallToolParams
-	if err := decodeCallToolParams(&transport.Request{Method: "tools/call", Params: params}, &p); err != nil {
+	if _, err := decodeCallToolParams(&transport.Request{Method: "tools/call", Params: params}, &p); err != nil {
 		t.Fatal(err)
 	}
 	if &p.Arguments[0] != &params[len(`{"name":"x","arguments":`)] {

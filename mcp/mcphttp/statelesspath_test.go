@@ -16,23 +16,25 @@ import (
 
 // Stateless requests that send the same _meta, served concurrently by a
 // handler that changes every part of its request's Meta, each see the
-// _meta they sent, and their typed client info: a decoding the server
-// remembers between requests is never one a handler holds (run with
-// -race).
+// _meta they sent less the protocol's own entries, which they read typed
+// from the request: nothing a handler holds is shared with another
+// request (run with -race).
 func TestStatelessHandlerChangesMeta(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "meta", Version: "1"}, &mcp.ServerOptions{Logger: quietLog})
 	mcp.AddTool(srv, &mcp.Tool{Name: "scribble"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			m := req.Params.Meta
-			info, _ := m[mcp.MetaClientInfo].(map[string]any)
-			caps, _ := m[mcp.MetaClientCapabilities].(map[string]any)
-			roots, _ := caps["roots"].(map[string]any)
-			ok := info["name"] == "memo-client" && roots["listChanged"] == true &&
-				req.ClientInfo().Name == "memo-client" && req.ClientCapabilities().Roots != nil
-			info["name"] = "changed"
-			roots["listChanged"] = false
-			caps["sampling"] = map[string]any{}
-			m[mcp.MetaClientInfo] = "gone"
+			trace, _ := m["example.com/trace"].(map[string]any)
+			span, _ := trace["span"].(map[string]any)
+			_, leaked := m[mcp.MetaClientInfo]
+			ok := len(m) == 1 && !leaked && span["id"] == "s1" &&
+				req.ClientInfo().Name == "memo-client" && req.ClientCapabilities().Roots != nil &&
+				req.ClientCapabilities().Roots.ListChanged && req.ProtocolVersion() == mcp.Version20260728
+			if span != nil {
+				span["id"] = "changed"
+				trace["extra"] = true
+			}
+			m[mcp.MetaClientInfo] = "planted"
 			if !ok {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "saw a changed _meta"}}}, nil, nil
 			}
@@ -46,7 +48,7 @@ func TestStatelessHandlerChangesMeta(t *testing.T) {
 			for i := range 10 {
 				body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(g*100+i) + `,"method":"tools/call","params":{"name":"scribble","arguments":{},"_meta":{` +
 					`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"memo-client","version":"1"},` +
-					`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`
+					`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"example.com/trace":{"span":{"id":"s1"}}}}}`
 				resp := rawPost(t, url, body, hdr)
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
