@@ -8,6 +8,13 @@ import (
 
 // ServerRequest is a request a server handler receives: its params and
 // what is known of the client that sent it.
+//
+// The protocol's own _meta entries (MetaProtocolVersion, MetaClientInfo,
+// MetaClientCapabilities, MetaLogLevel), which a 2026-07-28 client sends
+// with every request, are read by the server and are not in the params'
+// Meta: ProtocolVersion, ClientInfo and ClientCapabilities return them
+// typed. Every other entry, progressToken included, is there as sent, in
+// a Meta of the request's own.
 type ServerRequest[P any] struct {
 	Session *ServerSession
 	ID      transport.ID

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -134,9 +135,10 @@ type Server struct {
 	opts ServerOptions
 	log  *slog.Logger
 
-	// implMeta is impl as a _meta value, boxed once: boxing the struct
-	// for every stateless result was an allocation each. Read-only.
-	implMeta any
+	// implMeta is impl as a _meta value, encoded once: every stateless
+	// result carries it, and boxing and encoding the struct each time
+	// cost allocations and reflection per result. Read-only.
+	implMeta json.RawMessage
 
 	tools     registry[*serverTool]
 	resources registry[*serverResource]
@@ -168,7 +170,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	if impl != nil {
 		s.impl = *impl
 	}
-	s.implMeta = s.impl
+	s.implMeta, _ = json.Marshal(s.impl) // plain strings and slices: it cannot fail
 	if opts != nil {
 		s.opts = *opts
 	}
