@@ -1,0 +1,50 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/winbridge/winbridge/transport"
+)
+
+// A protocolVersion of null is there but is not a string. A map held it as
+// a nil any, and the server read only a string as a version: an
+// initialized session's request with it stayed legacy, and server/discover
+// let it pass. protoMeta must not take the nil for "a string version".
+func TestNullProtocolVersion(t *testing.T) {
+	const params = `{"_meta":{"io.modelcontextprotocol/protocolVersion":null,"progressToken":"p"}}`
+	r := &transport.Request{Method: "tools/list", Params: []byte(params)}
+
+	ss := newServerSession(NewServer(&Implementation{Name: "s", Version: "1"}, nil))
+	ss.initialized, ss.version, ss.client = true, Version20251125, &clientID{info: Implementation{Name: "legacy"}}
+	var p PaginatedParams
+	pm, err := decodeRequest(r, &p, &p.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := ss.info(r.Method, &pm, p.Meta)
+	if err != nil {
+		t.Fatalf("initialized session: %v, want the request served as legacy", err)
+	}
+	if ci.stateless || ci.client.info.Name != "legacy" {
+		t.Fatalf("initialized session: stateless %v, client %q; want legacy", ci.stateless, ci.client.info.Name)
+	}
+
+	// Not initialized: refused, naming the value as the map did.
+	fresh := newServerSession(NewServer(&Implementation{Name: "s", Version: "1"}, nil))
+	_, err = fresh.info(r.Method, &pm, p.Meta)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeUnsupportedProtocolVersion {
+		t.Fatalf("uninitialized session: %v, want unsupported version", err)
+	}
+	if want := `Unsupported protocol version "<nil>"`; e.Message != want {
+		t.Errorf("uninitialized session: %q, want %q", e.Message, want)
+	}
+
+	// server/discover checks only a version that is a string.
+	dr := &transport.Request{Method: "server/discover", Params: []byte(params)}
+	if _, err := fresh.discover(context.Background(), dr); err != nil {
+		t.Errorf("server/discover: %v", err)
+	}
+}
