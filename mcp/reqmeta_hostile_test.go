@@ -48,3 +48,29 @@ func TestNullProtocolVersion(t *testing.T) {
 		t.Errorf("server/discover: %v", err)
 	}
 }
+
+// encoding/json decodes every "_meta" member (of any case) in turn, and a
+// non-object one fails the request even when a later one is an object.
+// The split must not hide the earlier ones from it.
+func TestEarlierMetaNotObject(t *testing.T) {
+	for _, params := range []string{
+		`{"_meta":5,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+		`{"_META":"s","_meta":{}}`,
+		`{"_meta":[],"_Meta":null}`,
+		`{"_meta":true,"progressToken":1,"\u005fmeta":{}}`,
+	} {
+		r := &transport.Request{Method: "ping", Params: []byte(params)}
+		var want, got RequestParams
+		if err := decodeParams(r, &want); err == nil {
+			t.Fatalf("%s: encoding/json accepts it", params)
+		}
+		if _, err := decodeRequest(r, &got, &got.Meta); err == nil {
+			t.Errorf("%s: decodeRequest accepts it", params)
+		}
+		var cp CallToolParams
+		r.Method = "tools/call"
+		if _, err := decodeCallToolParams(r, &cp); err == nil {
+			t.Errorf("%s: decodeCallToolParams accepts it", params)
+		}
+	}
+}

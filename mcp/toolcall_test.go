@@ -102,6 +102,8 @@ var callToolParamsSeeds = []string{
 	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":null}`,
 	`{"name":"x","_meta":"s"}`, `{"name":"x","_meta":null}`, `{"name":"x","_meta":{}}`,
 	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+	`{"name":"x","_meta":5,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"name":"x","_META":"s","arguments":[],"ARGUMENTS":{},"_meta":{}}`,
 	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":null}}`,
 }
 
