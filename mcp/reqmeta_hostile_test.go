@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -71,6 +72,34 @@ func TestEarlierMetaNotObject(t *testing.T) {
 		r.Method = "tools/call"
 		if _, err := decodeCallToolParams(r, &cp); err == nil {
 			t.Errorf("%s: decodeCallToolParams accepts it", params)
+		}
+	}
+}
+
+// decodeRequest, for params other than tools/call's, decodes as
+// encoding/json does and takes out exactly the protocol's entries.
+func TestDecodeRequestLikeDecodeParams(t *testing.T) {
+	extra := []string{
+		`{"cursor":"c","_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+		`{"CURSOR":"c","_Meta":{"io.modelcontextprotocol\/clientInfo":{"name":"a"},"k":1e400}}`,
+		`{"cursor":5,"_meta":{}}`, `{"cursor":"c","_meta":{},"cursor":null}`,
+		"{\"_meta\":{\"io.modelcontextprotocol/logLevel\":\"info\",\"x\xff\":\"\xfe\"}}",
+		` null `, `{"_meta":{"a":{"b":[{"c":null}]}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	}
+	for _, s := range append(extra, callToolParamsSeeds...) {
+		r := &transport.Request{Method: "resources/list", Params: []byte(s)}
+		var want, got PaginatedParams
+		wantErr := decodeParams(r, &want)
+		pm, gotErr := decodeRequest(r, &got, &got.Meta)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%q: error %v, want %v", s, gotErr, wantErr)
+		}
+		if wantErr != nil {
+			continue
+		}
+		checkProtoMeta(t, []byte(s), &want.Meta, &pm)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q: (-want +got)\n%s", s, diff)
 		}
 	}
 }
