@@ -108,7 +108,7 @@ func (ss *ServerSession) discover(_ context.Context, r *transport.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	if v := pm.version; pm.otherVersion == nil && pm.hasVersion && !(IsStateless(v) && ss.srv.supports(v)) {
+	if v := pm.version; pm.isString && !(IsStateless(v) && ss.srv.supports(v)) {
 		return nil, ss.srv.unsupported(v)
 	}
 	res := &DiscoverResult{

@@ -24,6 +24,7 @@ import (
 // protoMeta is what a request's _meta says to the protocol.
 type protoMeta struct {
 	version      string // protocolVersion, when a string
+	isString     bool   // protocolVersion is a string (version)
 	hasVersion   bool   // protocolVersion is there, of whatever type
 	otherVersion any    // protocolVersion when it is not a string, for the error
 	logLevel     string // logLevel, when a string
@@ -47,9 +48,11 @@ func splitMeta(b []byte, pm *protoMeta, meta *Meta) error {
 		case MetaProtocolVersion:
 			pm.hasVersion = true
 			if s, ok := metaString(v); ok {
-				pm.version, pm.otherVersion = s, nil
+				pm.version, pm.isString, pm.otherVersion = s, true, nil
 			} else {
-				pm.version, pm.otherVersion = "", decodeValue(v)
+				// otherVersion is nil for a null: isString, not
+				// otherVersion, says whether there is a version.
+				pm.version, pm.isString, pm.otherVersion = "", false, decodeValue(v)
 			}
 			return true
 		case MetaLogLevel:

@@ -329,7 +329,7 @@ func (ss *ServerSession) info(method string, pm *protoMeta, meta Meta) (*callInf
 	initialized, version := ss.initialized, ss.version
 	ci.client, ci.logLevel = ss.client, ss.logLevel
 	ss.mu.Unlock()
-	if v := pm.version; pm.hasVersion && pm.otherVersion == nil && !(initialized && v == version) {
+	if v := pm.version; pm.isString && !(initialized && v == version) {
 		if !IsStateless(v) || !ss.srv.supports(v) {
 			return nil, ss.srv.unsupported(v)
 		}

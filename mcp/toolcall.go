@@ -13,8 +13,8 @@ import (
 // arguments alias r.Params, and are valid JSON.
 //
 // Ordinary params are split in one walk (fastObject). Others are decoded
-// by encoding/json as before, from a copy of the params whose arguments
-// are null, so that they decode, and fail, exactly as before.
+// by encoding/json as before, from a copy of the params whose (last)
+// arguments are null, so that they decode, and fail, exactly as before.
 func decodeCallToolParams(r *transport.Request, p *CallToolParams) (protoMeta, error) {
 	b := r.Params
 	if len(b) > 0 && jsonscan.Valid(b) {
@@ -47,35 +47,28 @@ var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "r
 // splitMember finds the member of the JSON object b that encoding/json
 // would decode into a struct field named name (the last whose key equals
 // name, ignoring case as encoding/json does) and returns its value, and a
-// copy of b in which the values of all such members are null. It reports
-// false when b is not a valid JSON object or has no such member.
+// copy of b in which that value is null. It reports false when b is not a
+// valid JSON object or has no such member.
+//
+// Earlier members of the same name stay in the copy: encoding/json decodes
+// each in turn, and one it cannot decode into the field fails the params
+// even though a later one replaces it (a _meta of 5 before a _meta object).
 func splitMember(b []byte, name string) (value, rest []byte, ok bool) {
 	if len(b) == 0 || !jsonscan.Valid(b) {
 		return nil, nil, false
 	}
-	type span struct{ start, end int }
-	var buf [2]span
-	spans := buf[:0]
+	start, end := -1, -1
 	err := jsonscan.MembersBytes(b, func(k, v []byte) bool {
 		if bytes.EqualFold(k, []byte(name)) {
-			start := cap(b) - cap(v) // v is b[start:end]
-			spans = append(spans, span{start, start + len(v)})
+			start = cap(b) - cap(v) // v is b[start:end]
+			end = start + len(v)
 		}
 		return true
 	})
-	if err != nil || len(spans) == 0 {
+	if err != nil || start < 0 {
 		return nil, nil, false
 	}
-	last := spans[len(spans)-1]
-	size := len(b)
-	for _, s := range spans {
-		size -= s.end - s.start - len("null")
-	}
-	rest = make([]byte, 0, size)
-	prev := 0
-	for _, s := range spans {
-		rest = append(append(rest, b[prev:s.start]...), "null"...)
-		prev = s.end
-	}
-	return b[last.start:last.end], append(rest, b[prev:]...), true
+	rest = make([]byte, 0, len(b)-(end-start)+len("null"))
+	rest = append(append(append(rest, b[:start]...), "null"...), b[end:]...)
+	return b[start:end], rest, true
 }

@@ -47,7 +47,9 @@ func checkProtoMeta(t *testing.T, params []byte, want *Meta, pm *protoMeta) {
 	if has != pm.hasVersion {
 		t.Fatalf("%q: version there %v, want %v", params, pm.hasVersion, has)
 	}
-	if s, ok := v.(string); ok {
+	if s, ok := v.(string); ok != pm.isString {
+		t.Fatalf("%q: version a string %v, want %v", params, pm.isString, ok)
+	} else if ok {
 		if pm.version != s || pm.otherVersion != nil {
 			t.Fatalf("%q: version %q %v, want %q", params, pm.version, pm.otherVersion, s)
 		}
@@ -99,6 +101,10 @@ var callToolParamsSeeds = []string{
 	`{"name":"x","_meta":{"progressToken":1},"_META":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
 	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":null}`,
 	`{"name":"x","_meta":"s"}`, `{"name":"x","_meta":null}`, `{"name":"x","_meta":{}}`,
+	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":null}}`,
+	`{"name":"x","_meta":5,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+	`{"name":"x","_META":"s","arguments":[],"ARGUMENTS":{},"_meta":{}}`,
+	`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":null}}`,
 }
 
 func TestDecodeCallToolParams(t *testing.T) {
