@@ -50,6 +50,21 @@ func (o rawObject) get(key string) (json.RawMessage, bool) {
 	return nil, false
 }
 
+// field returns the member that encoding/json decodes into a struct field
+// named key, as the server decodes params: the last whose key equals key
+// ignoring case (bytes.EqualFold is how encoding/json folds names). The
+// headers are checked against the member the server acts on, so that
+// {"name":"a","NAME":"b"} cannot show intermediaries one tool and run
+// another.
+func (o rawObject) field(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if bytes.EqualFold(o[i].key, []byte(key)) {
+			return o[i].value, true
+		}
+	}
+	return nil, false
+}
+
 // has reports whether the object has a member key.
 func (o rawObject) has(key string) bool {
 	_, ok := o.get(key)
@@ -91,7 +106,7 @@ func (m *rpcMessage) nameValue() (string, bool) {
 	default:
 		return "", false
 	}
-	raw, ok := m.params.get(key)
+	raw, ok := m.params.field(key)
 	if !ok {
 		return "", false
 	}
@@ -163,7 +178,7 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 		// Capped, so that meta's members, appended after, never
 		// overwrite params' should params grow.
 		m.params = m.params[:len(m.params):len(m.params)]
-		if mt, ok := m.params.get("_meta"); ok && len(mt) > 0 && mt[0] == '{' {
+		if mt, ok := m.params.field("_meta"); ok && len(mt) > 0 && mt[0] == '{' {
 			if len(m.params) >= len(m.mem) {
 				m.meta = appendMembers(nil, mt)
 			} else {

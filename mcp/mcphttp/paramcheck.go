@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -37,10 +38,13 @@ func (h *Handler) checkParamHeaders(r *http.Request, m *rpcMessage) *httpError {
 		return nil
 	}
 	var args map[string]json.RawMessage
-	rawArgs, _ := m.params.get("arguments")
+	rawArgs, _ := m.params.field("arguments")
 	_ = json.Unmarshal(rawArgs, &args)
 	mismatch := func(msg string) *httpError {
 		return httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "header mismatch: "+msg).withID(m)
+	}
+	if param, ok := ambiguousArgument(rawArgs, headers); ok {
+		return mismatch("argument " + strconv.Quote(param) + " appears more than once, or in another case")
 	}
 	for param, hname := range headers {
 		field := "Mcp-Param-" + hname
@@ -96,4 +100,31 @@ func decodeParamHeader(v string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// ambiguousArgument reports an annotated argument that the arguments hold
+// more than once, or under a key that differs from its name only in case.
+// Which of them the tool reads depends on how it decodes: encoding/json
+// folds case and takes the last, other parsers the first or the exact
+// key. Any of those may differ from the value its header was checked
+// against, so such arguments are refused.
+func ambiguousArgument(rawArgs []byte, headers map[string]string) (string, bool) {
+	if len(rawArgs) == 0 || rawArgs[0] != '{' {
+		return "", false
+	}
+	seen := make(map[string]int, len(headers))
+	var bad string
+	_ = jsonscan.MembersBytes(rawArgs, func(k, _ []byte) bool {
+		for param := range headers {
+			if bytes.EqualFold(k, []byte(param)) {
+				seen[param]++
+				if seen[param] > 1 || string(k) != param {
+					bad = param
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return bad, bad != ""
 }

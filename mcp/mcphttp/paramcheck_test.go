@@ -43,6 +43,7 @@ func TestParamHeadersChecked(t *testing.T) {
 		{"base64 of non-ASCII", `{"region":"Zürich"}`, map[string]string{"Mcp-Param-Region": "=?base64?WsO8cmljaA==?="}, true},
 		{"prefix only is literal", `{"region":"=?base64?SGVsbG8="}`, map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8="}, true},
 		{"no annotated arguments, no headers", `{"note":"x"}`, nil, true},
+		{"other arguments in any case", `{"NOTE":"x","note":"y","region":"eu"}`, map[string]string{"Mcp-Param-Region": "eu"}, true},
 		{"null argument needs no header", `{"region":null}`, nil, true},
 
 		{"missing", `{"region":"eu"}`, nil, false},
@@ -53,6 +54,12 @@ func TestParamHeadersChecked(t *testing.T) {
 		{"base64 without padding", `{"region":"Hello"}`, map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8?=", "Mcp-Param-Priority": "-"}, false},
 		{"base64 with foreign characters", `{"region":"Hello"}`, map[string]string{"Mcp-Param-Region": "=?base64?SGVs!!!bG8=?=", "Mcp-Param-Priority": "-"}, false},
 		{"base64 of another value", `{"region":"Hello"}`, map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG9v?="}, false},
+		// A tool that folds case (encoding/json) or takes the first of
+		// duplicates reads another value than the header carries.
+		{"annotated argument twice", `{"region":"eu","region":"us"}`, map[string]string{"Mcp-Param-Region": "us"}, false},
+		{"annotated argument in another case", `{"REGION":"us"}`, nil, false},
+		{"annotated argument and a case variant", `{"region":"eu","Region":"us"}`, map[string]string{"Mcp-Param-Region": "eu"}, false},
+		{"annotated argument with an escaped key", `{"region":"eu","regio\u006e":"us"}`, map[string]string{"Mcp-Param-Region": "us"}, false},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -130,4 +137,32 @@ func FuzzParamHeaderRoundTrip(f *testing.F) {
 			t.Fatalf("%q encodes as %q, which decodes as %q (%v)", s, enc, got, ok)
 		}
 	})
+}
+
+// The name and _meta checked against the headers are the members the
+// server decodes: encoding/json matches params' fields ignoring case and
+// takes the last, so a case variant cannot show intermediaries one tool
+// (or one era) and have another run.
+func TestHeadersCheckTheMembersTheServerReads(t *testing.T) {
+	srv := paramServer()
+	srv.AddTool(&mcp.Tool{Name: "other", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "other ran"}}}, nil
+		})
+	_, url := serveHTTP(t, srv, nil)
+	meta := fmt.Sprintf(`"_meta":{%q:%q,%q:{}}`, mcp.MetaProtocolVersion, mcp.Version20260728, mcp.MetaClientCapabilities)
+	hdr := map[string]string{"MCP-Protocol-Version": mcp.Version20260728, "Mcp-Method": "tools/call", "Mcp-Name": "route"}
+	for i, params := range []string{
+		`{"name":"route","NAME":"other","arguments":{},` + meta + `}`,
+		`{"name":"route","n\u0061ME":"other","arguments":{},` + meta + `}`,
+		`{"name":"route","arguments":{},` + meta + `,"_META":{"` + mcp.MetaProtocolVersion + `":"2099-01-01"}}`,
+	} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i+1, params)
+		resp := rawPost(t, url, body, hdr)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", params, resp.StatusCode, b)
+		}
+	}
 }
