@@ -37,11 +37,16 @@ type CallToolRequest = ServerRequest[*CallToolParams]
 func (r *ServerRequest[P]) ProtocolVersion() string { return r.info.version }
 
 // ClientInfo returns the client's self-description.
-func (r *ServerRequest[P]) ClientInfo() Implementation { return r.info.client.info }
+// It is a copy: the decoding is shared by every request that sent the
+// same, so nothing a handler changes in it reaches another request.
+func (r *ServerRequest[P]) ClientInfo() Implementation { return r.info.client.info.clone() }
 
 // ClientCapabilities returns the client's capabilities: per request in
 // 2026-07-28, per session before.
-func (r *ServerRequest[P]) ClientCapabilities() ClientCapabilities { return r.info.client.caps }
+// It is a deep copy, as for ClientInfo.
+func (r *ServerRequest[P]) ClientCapabilities() ClientCapabilities {
+	return r.info.client.caps.clone()
+}
 
 // Progress reports progress on the request to the client, if the client
 // asked for progress (with a progress token); otherwise it does nothing.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -439,4 +440,61 @@ func methodText(m string) string {
 		cut--
 	}
 	return m[:cut] + "…"
+}
+
+// clone deep-copies an Implementation.
+func (impl Implementation) clone() Implementation {
+	if impl.Icons != nil {
+		icons := make([]Icon, len(impl.Icons))
+		for i, ic := range impl.Icons {
+			ic.Sizes = slices.Clone(ic.Sizes)
+			icons[i] = ic
+		}
+		impl.Icons = icons
+	}
+	return impl
+}
+
+// clone deep-copies ClientCapabilities.
+func (c ClientCapabilities) clone() ClientCapabilities {
+	if c.Roots != nil {
+		r := *c.Roots
+		c.Roots = &r
+	}
+	if c.Sampling != nil {
+		s := SamplingCapability{Context: cloneMap(c.Sampling.Context), Tools: cloneMap(c.Sampling.Tools)}
+		c.Sampling = &s
+	}
+	if c.Elicitation != nil {
+		e := ElicitationCapability{}
+		if c.Elicitation.Form != nil {
+			e.Form = &struct{}{}
+		}
+		if c.Elicitation.URL != nil {
+			e.URL = &struct{}{}
+		}
+		c.Elicitation = &e
+	}
+	c.Experimental = cloneMaps(c.Experimental)
+	c.Extensions = cloneMaps(c.Extensions)
+	c.Tasks = cloneMap(c.Tasks)
+	return c
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	return cloneJSON(m).(map[string]any)
+}
+
+func cloneMaps(m map[string]map[string]any) map[string]map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneMap(v)
+	}
+	return out
 }

@@ -29,12 +29,18 @@ func TestStatelessHandlerChangesMeta(t *testing.T) {
 			_, leaked := m[mcp.MetaClientInfo]
 			ok := len(m) == 1 && !leaked && span["id"] == "s1" &&
 				req.ClientInfo().Name == "memo-client" && req.ClientCapabilities().Roots != nil &&
-				req.ClientCapabilities().Roots.ListChanged && req.ProtocolVersion() == mcp.Version20260728
+				req.ClientCapabilities().Roots.ListChanged && req.ClientCapabilities().Sampling == nil &&
+				req.ProtocolVersion() == mcp.Version20260728
 			if span != nil {
 				span["id"] = "changed"
 				trace["extra"] = true
 			}
 			m[mcp.MetaClientInfo] = "planted"
+			// The typed views are the handler's own too.
+			if c := req.ClientCapabilities(); c.Roots != nil {
+				c.Roots.ListChanged = false
+				c.Sampling = &mcp.SamplingCapability{}
+			}
 			if !ok {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "saw a changed _meta"}}}, nil, nil
 			}
