@@ -15,9 +15,12 @@ import (
 // Ordinary params are split in one walk (fastObject). Others are decoded
 // by encoding/json as before, from a copy of the params whose (last)
 // arguments are null, so that they decode, and fail, exactly as before.
+//
+// The params are valid JSON: the transport hands on only messages it has
+// checked whole (transport.Request.Params), so they are not checked again.
 func decodeCallToolParams(r *transport.Request, p *CallToolParams) (protoMeta, error) {
 	b := r.Params
-	if len(b) > 0 && jsonscan.Valid(b) {
+	if len(b) > 0 {
 		orig := *p
 		var pm protoMeta
 		var v [len(callToolParamsFields)][]byte
@@ -48,13 +51,14 @@ var callToolParamsFields = [...]string{"name", "arguments", "inputResponses", "r
 // would decode into a struct field named name (the last whose key equals
 // name, ignoring case as encoding/json does) and returns its value, and a
 // copy of b in which that value is null. It reports false when b is not a
-// valid JSON object or has no such member.
+// JSON object or has no such member. b must be valid JSON, as params are
+// (transport.Request.Params).
 //
 // Earlier members of the same name stay in the copy: encoding/json decodes
 // each in turn, and one it cannot decode into the field fails the params
 // even though a later one replaces it (a _meta of 5 before a _meta object).
 func splitMember(b []byte, name string) (value, rest []byte, ok bool) {
-	if len(b) == 0 || !jsonscan.Valid(b) {
+	if len(b) == 0 {
 		return nil, nil, false
 	}
 	start, end := -1, -1

@@ -29,7 +29,10 @@ var errDefaultTimeout = fmt.Errorf("%w after %v", ErrTimeout, DefaultTimeout)
 type Request struct {
 	ID     ID // zero for a notification
 	Method string
-	Params json.RawMessage // nil when the message had none
+	// Params is nil when the message had none. Otherwise it is valid
+	// JSON and valid UTF-8: every message a Conn or DirectRequest hands
+	// on was checked whole first, so handlers need not check it again.
+	Params json.RawMessage
 
 	slot   uint64      // the stream-local id jsonrpc2 knows it by
 	direct *directSink // set for a DirectRequest: where its response goes
