@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 )
 
 // Content is a content block: *TextContent, *ImageContent, *AudioContent,
@@ -186,7 +187,7 @@ func decodeContentSlow(raw json.RawMessage) (Content, error) {
 	// encoding/json would also take: an escaped type (as encoding/json
 	// writes "<" and ">") must not read differently once re-encoded.
 	if t, ok := jsonscan.Member(raw, "type"); ok && len(t) > 0 && t[0] == '"' {
-		if head.Type, ok = jsonscan.Unquote(t); !ok {
+		if head.Type, ok = wirenames.Unquote(t); !ok {
 			return nil, fmt.Errorf("content block: malformed \"type\" %s", t)
 		}
 	} else if err := json.Unmarshal(raw, &head); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 )
 
 // Fast decoding of tool results and their common blocks. encoding/json
@@ -61,7 +62,7 @@ func fastString(dst *string, v []byte) bool {
 	case v[0] != '"':
 		return false
 	}
-	s, ok := jsonscan.Unquote(v)
+	s, ok := wirenames.Unquote(v)
 	*dst = s
 	return ok
 }

@@ -85,6 +85,10 @@ type callToolResultWire struct {
 	StructuredContent any   `json:"structuredContent,omitempty"`
 	IsError           bool  `json:"isError,omitempty"`
 	ResultEnvelope
+	// Meta is the result's _meta as encoded: its Meta, or that with the
+	// server's info added (stampCallResult). Being shallower, it hides
+	// ResultEnvelope.Meta from encoding/json, and comes where it came.
+	Meta any `json:"_meta,omitempty"`
 }
 
 // callToolResultFalseWire is the wire form of a result that says
@@ -97,13 +101,24 @@ type callToolResultFalseWire struct {
 
 // wire returns the wire form of r, which encoding/json encodes in one pass.
 // It shares r's blocks and maps: encode it before r changes.
-func (r *CallToolResult) wire() any {
+func (r *CallToolResult) wire() any { return r.wireStruct().form(r) }
+
+// wireStruct returns the wire struct of r, for wire and stampCallResult.
+func (r *CallToolResult) wireStruct() *callToolResultWire {
 	w := &callToolResultWire{
 		Content:           wireContents(r.Content),
 		StructuredContent: r.StructuredContent,
 		IsError:           r.IsError,
 		ResultEnvelope:    r.ResultEnvelope,
 	}
+	if r.Meta != nil { // omitted when nil, as ResultEnvelope.Meta is
+		w.Meta = r.Meta
+	}
+	return w
+}
+
+// form returns w as encoding/json must see it for r.
+func (w *callToolResultWire) form(r *CallToolResult) any {
 	if r.IsErrorSet && !r.IsError {
 		return &callToolResultFalseWire{callToolResultWire: w}
 	}

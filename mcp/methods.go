@@ -197,8 +197,7 @@ func (ss *ServerSession) toolsCall(ctx context.Context, r *transport.Request) (a
 			return nil, err
 		}
 		res = forCallResult(res, ci.version)
-		ss.finish(ci, &res.ResultEnvelope)
-		return res.wire(), nil // encoded in one pass, with no MarshalJSON inside
+		return ss.stampCallResult(ci, res), nil // encoded in one pass, with no MarshalJSON inside
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -78,29 +79,13 @@ func splitMeta(b []byte, pm *protoMeta, meta *Meta) error {
 	return nil
 }
 
-// metaString decodes v when it is a JSON string; a known protocol version
-// or log level costs no allocation.
+// metaString decodes v when it is a JSON string; a protocol version or
+// log level costs no allocation.
 func metaString(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		inner := v[1 : len(v)-1]
-		for _, s := range knownMetaStrings {
-			if string(inner) == s {
-				return s, true
-			}
-		}
-	}
-	return jsonscan.Unquote(v)
-}
-
-// knownMetaStrings are the values of protocol entries that repeat on every
-// request, kept so that reading them allocates nothing.
-var knownMetaStrings = [...]string{
-	Version20260728, Version20251125, Version20250618, Version20250326, Version20241105,
-	string(LevelDebug), string(LevelInfo), string(LevelNotice), string(LevelWarning),
-	string(LevelError), string(LevelCritical), string(LevelAlert), string(LevelEmergency),
+	return wirenames.Unquote(v)
 }
 
 // decodeValue decodes v, valid JSON, as Meta decodes its entries: numbers

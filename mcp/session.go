@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -426,6 +427,30 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 		env.Meta = Meta{}
 	}
 	env.Meta[MetaServerInfo] = ss.srv.implMeta
+}
+
+// stampCallResult returns the wire form of a tool's result, stamped as
+// finish stamps results. The stamps go on the wire form only: the result
+// is the handler's, which may hand the same one to every call, and
+// writing to it (its Meta map above all) would race. A result without
+// _meta of its own, the common case, gets the server's _meta encoded
+// once (Server.infoMeta) instead of a map to build and encode per call.
+func (ss *ServerSession) stampCallResult(ci *callInfo, res *CallToolResult) any {
+	w := res.wireStruct()
+	if ci.stateless {
+		if w.ResultType == "" {
+			w.ResultType = ResultComplete
+		}
+		if res.Meta == nil {
+			w.Meta = ss.srv.infoMeta
+		} else {
+			m := make(Meta, len(res.Meta)+1)
+			maps.Copy(m, res.Meta)
+			m[MetaServerInfo] = ss.srv.implMeta
+			w.Meta = m
+		}
+	}
+	return w.form(res)
 }
 
 // methodText is an unknown method's name as an error repeats it: cut at

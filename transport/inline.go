@@ -6,7 +6,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 )
 
 // A direct request is one the caller read itself and whose response it
@@ -52,7 +52,7 @@ func DirectRequest(frame []byte, respond func(msg []byte)) (r *Request, ok bool)
 	default:
 		return nil, true // neither answered nor passed on, as by a Stream
 	}
-	method, valid := jsonscan.Unquote(env.method)
+	method, valid := wirenames.Unquote(env.method)
 	if !valid {
 		respond(appendErrorResponse(nil, env.id, CodeInvalidRequest, "invalid request: member \"method\" is not a valid string"))
 		return nil, true

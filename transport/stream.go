@@ -14,6 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 )
 
 // StreamOptions configure a Stream. The zero value is ready to use.
@@ -225,7 +226,7 @@ func (s *Stream) accept(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Response, *r
 	}
 	switch env.kind {
 	case kindRequest, kindNotification:
-		method, ok := jsonscan.Unquote(env.method)
+		method, ok := wirenames.Unquote(env.method)
 		if !ok {
 			return nil, nil, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: member \"method\" is not a valid string"}
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -313,7 +314,7 @@ func peekOut(msg []byte) *outMsg {
 		m.response = true
 		return m
 	}
-	m.method, _ = unquoteKnown(rawMethod, knownMethods) // not a string: "", as encoding/json left it
+	m.method, _ = wirenames.Unquote(rawMethod) // not a string: "", as encoding/json left it
 	if len(meta) > 0 && meta[0] == '{' {
 		// By bytes: jsonscan.Member makes a string of every key, and
 		// those of _meta are long.
@@ -325,7 +326,7 @@ func peekOut(msg []byte) *outMsg {
 			return true
 		})
 		if v != nil {
-			m.version, _ = unquoteKnown(v, mcp.SupportedVersions)
+			m.version, _ = wirenames.Unquote(v)
 		}
 	}
 	str := func(raw []byte) (string, bool) {
@@ -343,28 +344,6 @@ func peekOut(msg []byte) *outMsg {
 		m.name, m.hasName = str(taskID)
 	}
 	return m
-}
-
-// knownMethods are the methods a client sends most, which unquoteKnown
-// returns without making a string of each.
-var knownMethods = []string{
-	"tools/call", "tools/list", "resources/read", "prompts/get", "server/discover",
-	"initialize", "ping", "notifications/cancelled", "notifications/initialized",
-	"notifications/progress", "tasks/get", "tasks/result",
-}
-
-// unquoteKnown is jsonscan.Unquote, returning the string of known that
-// raw spells without escapes instead of a new one.
-func unquoteKnown(raw []byte, known []string) (string, bool) {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		inner := raw[1 : len(raw)-1]
-		for _, k := range known {
-			if string(inner) == k {
-				return k, true
-			}
-		}
-	}
-	return jsonscan.Unquote(raw)
 }
 
 // peekOutSlow is peekOut for a message that is not valid JSON.

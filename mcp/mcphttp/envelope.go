@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 )
 
 // envelope is what routing needs of a message the server writes.
@@ -31,7 +32,7 @@ func peekEnvelope(msg []byte) envelope {
 		case bytes.EqualFold(k, []byte("method")):
 			env.Method = nil
 			if len(v) > 0 && v[0] == '"' {
-				if m, ok := jsonscan.Unquote(v); ok {
+				if m, ok := wirenames.Unquote(v); ok {
 					env.Method = &m
 				}
 			}

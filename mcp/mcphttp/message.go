@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -89,7 +90,7 @@ func rawString(raw []byte) (string, bool) {
 	if string(raw) == "null" {
 		return "", true
 	}
-	return jsonscan.Unquote(raw)
+	return wirenames.Unquote(raw)
 }
 
 // nameValue returns what the Mcp-Name header must repeat for methods that

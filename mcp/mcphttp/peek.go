@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/wirenames"
 )
 
 // The messages that pass through the transport are read here for the few
@@ -49,7 +50,7 @@ func (e *inEnvelope) readVersion() {
 		return
 	}
 	if v, ok := jsonscan.Member(e.result, "protocolVersion"); ok {
-		e.version, _ = jsonscan.Unquote(v)
+		e.version, _ = wirenames.Unquote(v)
 	}
 }
 
