@@ -7,19 +7,27 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
 )
 
 // What a stdio or HTTP upstream asks of the client (sampling,
 // elicitation, roots) is asked of the downstream client of the call in
 // progress: an upstream asks during a tools/call, and the user who made
 // the call is the one to answer. One connection to the upstream serves
-// every downstream session, and the protocol does not say which call a
-// request belongs to; so a request is forwarded only when every call in
-// progress on that upstream comes from the same downstream session. With
-// none, or with calls of several sessions, it is refused: guessing would
-// let an upstream reach one user's model or screen through another's
-// call. (In-process upstreams need none of this: their tools see the
-// downstream request itself.)
+// every downstream session.
+//
+// Over HTTP the upstream sends its request on the response stream of the
+// call it is about, and the client framer says which
+// (transport.RelatedCall): the request goes to that call's client.
+// (Upstreams are spoken to in the last legacy revision, so none asks
+// through a 2026-07-28 call's result.) Over stdio,
+// or on the upstream's GET stream, nothing says which call a request
+// belongs to; it is forwarded only when every call in progress on that
+// upstream comes from the same downstream session. With none, or with
+// calls of several sessions, it is refused: guessing would let an upstream
+// reach one user's model or screen through another's call. (In-process
+// upstreams need none of this: their tools see the downstream request
+// itself.)
 
 // Bounds of the upstream's requests to the facade (client.Options): a
 // few answered at once, a few more queued, the rest refused at once with
@@ -40,8 +48,12 @@ type pending struct {
 	set *settings
 }
 
-// begin records a call in progress on u; the returned func ends it.
-func (u *upstream) begin(ctx context.Context, req *mcp.CallToolRequest, set *settings) func() {
+type pendingKey struct{}
+
+// begin records a call in progress on u. The call to the upstream is to
+// be made with the returned context, which names it (target); the
+// returned func ends it.
+func (u *upstream) begin(ctx context.Context, req *mcp.CallToolRequest, set *settings) (context.Context, func()) {
 	p := &pending{ctx: ctx, req: req, set: set}
 	u.mu.Lock()
 	if u.pending == nil {
@@ -49,7 +61,7 @@ func (u *upstream) begin(ctx context.Context, req *mcp.CallToolRequest, set *set
 	}
 	u.pending[p] = struct{}{}
 	u.mu.Unlock()
-	return func() {
+	return context.WithValue(ctx, pendingKey{}, p), func() {
 		u.mu.Lock()
 		delete(u.pending, p)
 		u.mu.Unlock()
@@ -57,9 +69,19 @@ func (u *upstream) begin(ctx context.Context, req *mcp.CallToolRequest, set *set
 }
 
 // target returns the call a request from the upstream is forwarded to.
-func (u *upstream) target(method string) (*pending, error) {
+// ctx is the request's handler context: over HTTP it names the call whose
+// stream the request came on.
+func (u *upstream) target(ctx context.Context, method string) (*pending, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if rc := transport.RelatedCall(ctx); rc != nil {
+		p, _ := rc.Value(pendingKey{}).(*pending)
+		if _, ok := u.pending[p]; !ok || p == nil {
+			// The call ended, or is not one of this upstream's.
+			return nil, refuseForward("%s: the call of server %q that the request came with is not in progress", method, u.name)
+		}
+		return p, nil
+	}
 	var found *pending
 	for p := range u.pending {
 		switch {
@@ -104,7 +126,7 @@ func (u *upstream) allowed(p *pending, what string) error {
 // upstream's request or the call.
 func forward[T any](ctx context.Context, u *upstream, method, what string, ask func(context.Context, *pending) (T, error)) (T, error) {
 	var zero T
-	p, err := u.target(method)
+	p, err := u.target(ctx, method)
 	if err != nil {
 		return zero, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -183,22 +185,22 @@ func TestForwardBounded(t *testing.T) {
 // progress on the upstream is of one session.
 func TestForwardTarget(t *testing.T) {
 	u := &upstream{name: "u"}
-	if _, err := u.target("roots/list"); err == nil {
+	if _, err := u.target(context.Background(), "roots/list"); err == nil {
 		t.Error("forwarded with no call in progress")
 	}
 	a, b := &mcp.ServerSession{}, &mcp.ServerSession{}
-	endA := u.begin(context.Background(), &mcp.CallToolRequest{Session: a}, nil)
-	endA2 := u.begin(context.Background(), &mcp.CallToolRequest{Session: a}, nil)
-	if p, err := u.target("roots/list"); err != nil || p.req.Session != a {
+	_, endA := u.begin(context.Background(), &mcp.CallToolRequest{Session: a}, nil)
+	_, endA2 := u.begin(context.Background(), &mcp.CallToolRequest{Session: a}, nil)
+	if p, err := u.target(context.Background(), "roots/list"); err != nil || p.req.Session != a {
 		t.Errorf("two calls of one session: %v", err)
 	}
-	endB := u.begin(context.Background(), &mcp.CallToolRequest{Session: b}, nil)
-	if _, err := u.target("roots/list"); err == nil || !strings.Contains(err.Error(), "several clients") {
+	_, endB := u.begin(context.Background(), &mcp.CallToolRequest{Session: b}, nil)
+	if _, err := u.target(context.Background(), "roots/list"); err == nil || !strings.Contains(err.Error(), "several clients") {
 		t.Errorf("calls of two sessions: %v", err)
 	}
 	endA()
 	endA2()
-	if p, err := u.target("roots/list"); err != nil || p.req.Session != b {
+	if p, err := u.target(context.Background(), "roots/list"); err != nil || p.req.Session != b {
 		t.Errorf("after a's calls ended: %v", err)
 	}
 	endB()
@@ -273,4 +275,65 @@ func TestForwardStatelessClient(t *testing.T) {
 	if asked.Load() != 0 {
 		t.Error("the client was asked")
 	}
+}
+
+// TestForwardOverlappingHTTPCalls: two downstream sessions call a tool of
+// one HTTP upstream at once, and the upstream elicits during each call. It
+// sends each request on the stream of the call it is about, so each goes
+// to the client that made that call, although calls of two clients are in
+// progress (which over stdio is refused).
+func TestForwardOverlappingHTTPCalls(t *testing.T) {
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	up.AddTool(&mcp.Tool{Name: "who", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)}, InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Both calls are in progress before either asks.
+			arrived.Done()
+			arrived.Wait()
+			res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "who are you?", RequestedSchema: &mcp.ElicitationSchema{}})
+			text := "error: "
+			if err == nil {
+				text = "answered by " + fmt.Sprint(res.Content["name"])
+			} else {
+				text += err.Error()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		})
+	hs := httptest.NewServer(mcphttp.NewHandler(up, nil))
+	t.Cleanup(hs.Close)
+	cfg, hopts, err := ParseConfig([]byte(`{"mcpServers":{"ask":{"url":` + jsonString(hs.URL) + `,"type":"http"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answering := func(name string) *client.Options {
+		return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
+			OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": name}}, nil
+			}}
+	}
+	f := start(t, &Options{Config: cfg, HTTP: hopts}, answering("alice"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, b := transport.Pipe(nil)
+	f.g.Server().Connect(a)
+	bob, err := client.Connect(ctx, b, answering("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bob.Close() })
+	var wg sync.WaitGroup
+	for name, c := range map[string]*client.Client{"alice": f.c, "bob": bob} {
+		wg.Go(func() {
+			res, err := c.CallTool(ctx, "ask__who", nil)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			if got := res.TextOf(); got != "answered by "+name {
+				t.Errorf("%s's call: %q", name, got)
+			}
+		})
+	}
+	wg.Wait()
 }

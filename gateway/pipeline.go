@@ -264,7 +264,8 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 	if err != nil {
 		return nil, CodeUpstreamUnavailable, err
 	}
-	defer e.up.begin(ctx, req, st)() // what it asks of the client goes to req's
+	ctx, end := e.up.begin(ctx, req, st) // what it asks of the client goes to req's
+	defer end()
 	params := &mcp.CallToolParams{Name: e.Tool, Arguments: args}
 	var raw json.RawMessage
 	if err := cl.Call(ctx, "tools/call", params, &raw); err != nil {

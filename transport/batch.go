@@ -45,7 +45,7 @@ func (s *Stream) acceptBatch(frame []byte) ([]byte, error) {
 		s.mu.Lock()
 		before := s.nextSlot
 		s.mu.Unlock()
-		req, resp, rej := s.accept(e)
+		req, resp, rej := s.accept(e, nil)
 		if rej != nil {
 			grp.replies = append(grp.replies, appendErrorResponse(nil, rej.id, rej.code, rej.message))
 			continue

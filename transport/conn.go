@@ -150,11 +150,18 @@ func (h rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Re
 	if err != nil {
 		return
 	}
-	id, params, ok := h.c.s.takeInbound(slot)
+	id, params, related, ok := h.c.s.takeInbound(slot)
 	if !ok {
 		return
 	}
-	h.c.h.Handle(ctx, h.c, &Request{ID: id, Method: r.Method, Params: params, slot: slot})
+	if related != nil {
+		ctx = context.WithValue(ctx, relatedKey{}, related)
+	}
+	req := &Request{ID: id, Method: r.Method, Params: params, slot: slot}
+	if _, ok := h.c.s.f.(RelatedWriter); ok && !id.IsZero() {
+		ctx = WithRequest(ctx, req) // a context more per request, only where it is of use
+	}
+	h.c.h.Handle(ctx, h.c, req)
 }
 
 // marshal encodes v, passing a json.RawMessage through unchanged once it is
@@ -207,7 +214,7 @@ func (c *Conn) Reply(ctx context.Context, r *Request, result any) error {
 	}
 	defer c.leave()
 	t := c.seq.Add(1)
-	c.s.stash(t, b)
+	c.s.stash(t, b, nil)
 	if err := c.rpc.Reply(ctx, jsonrpc2.ID{Num: r.slot}, t); err != nil {
 		c.s.unstash(t)
 		return c.closedErr(err)
@@ -278,7 +285,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	var t uint64
 	if b != nil {
 		t = c.seq.Add(1)
-		c.s.stash(t, b)
+		c.s.stash(t, b, requestOf(ctx))
 		p = t
 	}
 	if err := c.rpc.Notify(ctx, method, p); err != nil {
@@ -347,7 +354,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 	call.n = c.seq.Add(1)
 	var p any
 	if b != nil {
-		c.s.stash(call.n, b)
+		c.s.stash(call.n, b, requestOf(ctx))
 		p = call.n
 	}
 	call.w, err = c.rpc.DispatchCall(call.ctx, method, p, jsonrpc2.PickID(jsonrpc2.ID{Num: call.n}))

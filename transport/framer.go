@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -21,6 +22,60 @@ type Framer interface {
 	ReadFrame() ([]byte, error)
 	WriteFrame(msg []byte) error
 	Close() error
+}
+
+// A RelatedFramer is a Framer that knows, of some frames it reads, with
+// which of its own side's requests they arrived. Streamable HTTP carries
+// the requests a server makes about a call (sampling, elicitation, roots)
+// on that call's response stream, so the HTTP client framer can say whose
+// call a request is about; a plain stream cannot.
+type RelatedFramer interface {
+	Framer
+	// ReadFrameRelated is ReadFrame, with the context of the request
+	// the frame arrived with (the one its caller made it with), or nil.
+	ReadFrameRelated() (msg []byte, related context.Context, err error)
+}
+
+// A RelatedWriter is a Framer that can carry a message about one of the
+// peer's requests with that request: Streamable HTTP sends what a server
+// asks or logs during a request on that request's response stream, so
+// that the client knows whose call it is about. The Stream calls
+// WriteFrameRelated instead of WriteFrame for a request or notification
+// sent under a context of WithRequest.
+type RelatedWriter interface {
+	Framer
+	WriteFrameRelated(msg []byte, about ID) error
+}
+
+type requestKey struct{}
+
+// WithRequest returns ctx marking what a Conn sends under it, requests and
+// notifications with params, as about the peer's request r, for a
+// RelatedWriter. A Conn's Handler gets such a context for every request
+// already; a transport that takes requests by DirectRequest passes one
+// to whatever handles them.
+func WithRequest(ctx context.Context, r *Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, r.ID)
+}
+
+// requestOf returns the request ctx is about (WithRequest), or nil.
+func requestOf(ctx context.Context) *ID {
+	if id, ok := ctx.Value(requestKey{}).(ID); ok && !id.IsZero() {
+		return &id
+	}
+	return nil
+}
+
+type relatedKey struct{}
+
+// RelatedCall returns, inside a Handler handling a request of the peer,
+// the context of the call this side made that the request arrived with
+// (RelatedFramer), or nil when the transport cannot tell. A client that
+// serves several users over one connection answers with it for the user
+// whose call the peer is asking about, instead of guessing.
+func RelatedCall(ctx context.Context) context.Context {
+	c, _ := ctx.Value(relatedKey{}).(context.Context)
+	return c
 }
 
 // DefaultMaxMessageSize is the largest message a framer accepts unless told

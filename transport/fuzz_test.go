@@ -111,7 +111,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 				}
 				s.outgoing[env.id.Key()] = 1
 			}
-			req, resp, rej := s.accept(data)
+			req, resp, rej := s.accept(data, nil)
 			if rej != nil || (req == nil) == (resp == nil) {
 				t.Fatalf("accept: %v, %v, %v", rej, req, resp)
 			}
@@ -134,7 +134,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 				}
 				// Reply as jsonrpc2 would; the peer's id comes back.
 				if tickets {
-					s.stash(9, json.RawMessage(`{"r":1}`))
+					s.stash(9, json.RawMessage(`{"r":1}`), nil)
 					err = s.WriteObject(&jsonrpc2.Response{ID: r.ID, Result: rawPtr(`9`)})
 				} else {
 					err = s.WriteObject(&jsonrpc2.Response{ID: r.ID, Result: rawPtr(`{"r":1}`)})

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +71,7 @@ type Stream struct {
 	inflight map[string]uint64      // by ID.Key: slots of unanswered incoming requests
 	outgoing map[string]uint64      // by ID.Key: our requests awaiting a response, to our id number
 	payloads map[uint64]json.RawMessage
+	about    map[uint64]ID // by ticket: the peer's request a message is about (RelatedWriter), made when needed
 	results  map[uint64]reply
 	injected [][]byte // messages for jsonrpc2 made up by the stream itself
 	closed   bool
@@ -86,8 +88,9 @@ type Stream struct {
 }
 
 type inboundMsg struct {
-	id     ID // zero for notifications
-	params json.RawMessage
+	id      ID // zero for notifications
+	params  json.RawMessage
+	related context.Context // RelatedFramer: the call the request arrived with, or nil
 }
 
 // batch collects the responses to the requests of one incoming JSON-RPC
@@ -138,7 +141,7 @@ func (s *Stream) ReadObject(v any) error {
 		if msg := s.popInjected(); msg != nil {
 			return json.Unmarshal(msg, v)
 		}
-		frame, err := s.f.ReadFrame()
+		frame, related, err := s.readFrame()
 		if err != nil {
 			var tl *TooLargeError
 			if errors.As(err, &tl) {
@@ -170,7 +173,7 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			continue
 		}
-		req, resp, rej := s.accept(frame)
+		req, resp, rej := s.accept(frame, related)
 		if rej != nil {
 			s.log.Debug("transport: rejected message", "code", rej.code, "reason", rej.message)
 			if err := s.writeRaw(appendErrorResponse(nil, rej.id, rej.code, rej.message)); err != nil {
@@ -182,6 +185,16 @@ func (s *Stream) ReadObject(v any) error {
 			return s.hand(v, req, resp)
 		}
 	}
+}
+
+// readFrame reads the next frame, and the call it arrived with when the
+// framer can tell (RelatedFramer).
+func (s *Stream) readFrame() ([]byte, context.Context, error) {
+	if rf, ok := s.f.(RelatedFramer); ok {
+		return rf.ReadFrameRelated()
+	}
+	frame, err := s.f.ReadFrame()
+	return frame, nil, err
 }
 
 // hand gives jsonrpc2 an accepted message, behind any injected ones.
@@ -215,7 +228,10 @@ func (s *Stream) before(msg []byte) []byte {
 
 // accept validates an incoming message and returns what jsonrpc2 should
 // see, or nothing when the message is to be dropped.
-func (s *Stream) accept(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Response, *rejection) {
+//
+// related is the call the message arrived with (RelatedFramer), or nil;
+// a request keeps it for its handler.
+func (s *Stream) accept(frame []byte, related context.Context) (*jsonrpc2.Request, *jsonrpc2.Response, *rejection) {
 	env, rej := decodeEnvelope(frame)
 	if rej != nil {
 		return nil, nil, rej
@@ -245,10 +261,10 @@ func (s *Stream) accept(frame []byte) (*jsonrpc2.Request, *jsonrpc2.Response, *r
 		params := env.params
 		switch {
 		case s.tickets:
-			s.inbound[slot] = &inboundMsg{id: env.id, params: bytes.Clone(env.params)}
+			s.inbound[slot] = &inboundMsg{id: env.id, params: bytes.Clone(env.params), related: related}
 			params = strconv.AppendUint(nil, slot, 10)
 		case env.kind == kindRequest:
-			s.inbound[slot] = &inboundMsg{id: env.id}
+			s.inbound[slot] = &inboundMsg{id: env.id, related: related}
 			params = bytes.Clone(params)
 		default:
 			params = bytes.Clone(params)
@@ -357,6 +373,7 @@ func (s *Stream) WriteObject(v any) error {
 		return ErrClosed
 	}
 	var sent string // key of our request id, forgotten if the write fails
+	var about *ID   // the peer's request the message is about, if known
 	if m.isRequest {
 		switch {
 		case m.hasNum:
@@ -382,6 +399,7 @@ func (s *Stream) WriteObject(v any) error {
 			out = append(out, m.method...)
 		}
 		if m.params != nil {
+			about = s.aboutOf(m.params)
 			out = append(append(out, `,"params":`...), s.payload(m.params)...)
 		}
 	} else {
@@ -417,7 +435,7 @@ func (s *Stream) WriteObject(v any) error {
 		}
 	}
 	s.mu.Unlock()
-	err = s.writeRaw(append(out, '}'))
+	err = s.writeAbout(append(out, '}'), about)
 	if err != nil && sent != "" {
 		s.mu.Lock()
 		delete(s.outgoing, sent)
@@ -444,8 +462,30 @@ func (s *Stream) payload(v json.RawMessage) json.RawMessage {
 	return p
 }
 
+// aboutOf takes what the message of ticket v is about (stash). s.mu is
+// held.
+func (s *Stream) aboutOf(v json.RawMessage) *ID {
+	if len(s.about) == 0 {
+		return nil
+	}
+	t, err := strconv.ParseUint(string(v), 10, 64)
+	if err != nil {
+		return nil
+	}
+	id, ok := s.about[t]
+	if !ok {
+		return nil
+	}
+	delete(s.about, t)
+	return &id
+}
+
 // writeRaw writes one complete message.
-func (s *Stream) writeRaw(msg []byte) error {
+func (s *Stream) writeRaw(msg []byte) error { return s.writeAbout(msg, nil) }
+
+// writeAbout writes one complete message, which is about the peer's
+// request about if that is not nil: a RelatedWriter is told.
+func (s *Stream) writeAbout(msg []byte, about *ID) error {
 	if jsonscan.HasLineBreak(msg) {
 		// Only insignificant white space can hold a raw line break in valid
 		// JSON, so compacting keeps the message and restores one per line.
@@ -461,7 +501,12 @@ func (s *Stream) writeRaw(msg []byte) error {
 		return err
 	}
 	s.wd.start()
-	err := s.f.WriteFrame(msg)
+	var err error
+	if rw, ok := s.f.(RelatedWriter); ok && about != nil {
+		err = rw.WriteFrameRelated(msg, *about)
+	} else {
+		err = s.f.WriteFrame(msg)
+	}
 	s.wd.stop()
 	if werr := s.wd.failed(); err != nil && werr != nil {
 		return werr
@@ -546,6 +591,7 @@ func (s *Stream) Close() error {
 	clear(s.batchOf)
 	clear(s.outgoing)
 	clear(s.payloads)
+	clear(s.about)
 	clear(s.results)
 	s.injected = nil
 	s.mu.Unlock()
@@ -570,33 +616,46 @@ func (s *Stream) enableTickets() {
 }
 
 // stash holds a payload for the next message that names ticket t.
-func (s *Stream) stash(t uint64, p json.RawMessage) {
+// stash keeps the payload of ticket t for WriteObject. about, if not nil,
+// is the peer's request the message is about; it is kept only for a
+// framer that can use it (RelatedWriter).
+func (s *Stream) stash(t uint64, p json.RawMessage, about *ID) {
 	s.mu.Lock()
 	s.payloads[t] = p
+	if about != nil {
+		if _, ok := s.f.(RelatedWriter); ok {
+			if s.about == nil {
+				s.about = map[uint64]ID{}
+			}
+			s.about[t] = *about
+		}
+	}
 	s.mu.Unlock()
 }
 
 func (s *Stream) unstash(t uint64) {
 	s.mu.Lock()
 	delete(s.payloads, t)
+	delete(s.about, t)
 	s.mu.Unlock()
 }
 
-// takeInbound returns an incoming message's id and params. A request stays
-// registered until it is replied to or released.
-func (s *Stream) takeInbound(slot uint64) (ID, json.RawMessage, bool) {
+// takeInbound returns an incoming message's id, params and related call
+// (RelatedFramer). A request stays registered until it is replied to or
+// released.
+func (s *Stream) takeInbound(slot uint64) (ID, json.RawMessage, context.Context, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	in, ok := s.inbound[slot]
 	if !ok {
-		return ID{}, nil, false
+		return ID{}, nil, nil, false
 	}
-	p := in.params
-	in.params = nil
+	p, related := in.params, in.related
+	in.params, in.related = nil, nil
 	if in.id.IsZero() {
 		delete(s.inbound, slot)
 	}
-	return in.id, p, true
+	return in.id, p, related, true
 }
 
 // release forgets an incoming request that will not be answered.

@@ -142,7 +142,8 @@ type Framer struct {
 type inFrame struct {
 	msg     []byte
 	err     error
-	barrier chan struct{} // not a frame: closed when the reader comes back for more
+	barrier chan struct{}   // not a frame: closed when the reader comes back for more
+	related context.Context // the RoundTrip whose stream carried msg, or nil
 }
 
 // NewFramer returns the framer under NewStream, for callers that wrap it
@@ -215,6 +216,14 @@ func (f *Framer) ProtocolVersion() string {
 
 // ReadFrame implements transport.Framer.
 func (f *Framer) ReadFrame() ([]byte, error) {
+	msg, _, err := f.ReadFrameRelated()
+	return msg, err
+}
+
+// ReadFrameRelated implements transport.RelatedFramer: a message that came
+// on the SSE stream of a RoundTrip's POST (a server's request about that
+// call) comes with the context the RoundTrip was called with.
+func (f *Framer) ReadFrameRelated() ([]byte, context.Context, error) {
 	for {
 		fr := f.next()
 		if fr.barrier != nil {
@@ -223,7 +232,7 @@ func (f *Framer) ReadFrame() ([]byte, error) {
 			close(fr.barrier)
 			continue
 		}
-		return fr.msg, fr.err
+		return fr.msg, fr.related, fr.err
 	}
 }
 

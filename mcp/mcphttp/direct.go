@@ -23,7 +23,10 @@ type sink struct {
 	late   chan []byte
 }
 
-var _ transport.RoundTripper = (*Framer)(nil)
+var (
+	_ transport.RoundTripper  = (*Framer)(nil)
+	_ transport.RelatedFramer = (*Framer)(nil)
+)
 
 // RoundTrip implements transport.RoundTripper: it POSTs the request msg
 // and returns its response, on the caller's goroutine. What the request's
@@ -123,6 +126,7 @@ func (f *Framer) pushFor(m *outMsg, fr inFrame) {
 		return
 	}
 	m.sink.pushed = true
+	fr.related = m.sink.ctx
 	select {
 	case f.in <- fr:
 	case <-f.done:

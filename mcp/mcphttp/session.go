@@ -122,7 +122,20 @@ func (s *httpSession) ReadFrame() ([]byte, error) {
 
 // WriteFrame implements transport.Framer: it routes what the server sends
 // and never blocks on a client.
-func (s *httpSession) WriteFrame(msg []byte) error {
+func (s *httpSession) WriteFrame(msg []byte) error { return s.writeFrame(msg, nil) }
+
+var _ transport.RelatedWriter = (*httpSession)(nil)
+
+// WriteFrameRelated implements transport.RelatedWriter: a request or log
+// message about one of the client's requests goes on that request's
+// stream, so that the client knows whose call it is about, even while
+// other requests of the session are in progress.
+func (s *httpSession) WriteFrameRelated(msg []byte, about transport.ID) error {
+	return s.writeFrame(msg, &about)
+}
+
+// writeFrame routes msg, about the client's request about if not nil.
+func (s *httpSession) writeFrame(msg []byte, about *transport.ID) error {
 	select {
 	case <-s.done:
 		return io.ErrClosedPipe
@@ -155,7 +168,9 @@ func (s *httpSession) WriteFrame(msg []byte) error {
 			}
 		}
 	case "notifications/message", "sampling/createMessage", "elicitation/create", "roots/list":
-		if p := s.soleStreamLocked(); p != nil {
+		if p := s.aboutLocked(about); p != nil {
+			target = p.stream
+		} else if p := s.soleStreamLocked(); p != nil {
 			target = p.stream
 		}
 	}
@@ -404,4 +419,16 @@ func tokenKey(raw json.RawMessage) string {
 		return id.Key()
 	}
 	return "r" + string(raw)
+}
+
+// aboutLocked returns the request in progress that about names, if it
+// has a stream to carry what is about it.
+func (s *httpSession) aboutLocked(about *transport.ID) *pendingCall {
+	if about == nil {
+		return nil
+	}
+	if p := s.pending[about.Key()]; p != nil && p.stream != nil {
+		return p
+	}
+	return nil
 }

@@ -1,0 +1,79 @@
+package mcphttp_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+type callerKey struct{}
+
+// What a server asks and logs during a request of a legacy session goes on
+// that request's stream, even while other requests of the session are in
+// progress, and the client's handler learns whose call it is about
+// (transport.RelatedCall): the context the call was made with.
+func TestServerRequestsGoWithTheirCall(t *testing.T) {
+	const calls = 3
+	var arrived sync.WaitGroup
+	arrived.Add(calls)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ServerOptions{Logger: quietLog})
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+		Who string `json:"who"`
+	}) (*mcp.CallToolResult, any, error) {
+		arrived.Done()
+		arrived.Wait() // every call is in progress before any asks
+		_ = req.Log(ctx, mcp.LevelInfo, "ask", "about "+in.Who)
+		res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: in.Who, RequestedSchema: &mcp.ElicitationSchema{}})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["caller"])}}}, nil, nil
+	})
+	_, url := serveHTTP(t, srv, nil)
+	var mu sync.Mutex
+	logged := map[string]int{}
+	c, _ := dialHTTP(t, url, &client.Options{ProtocolVersion: mcp.LatestLegacyVersion, LogLevel: mcp.LevelInfo,
+		OnElicitation: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			rc := transport.RelatedCall(ctx)
+			if rc == nil {
+				return nil, fmt.Errorf("elicitation about %q came with no call", p.Message)
+			}
+			return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"caller": rc.Value(callerKey{})}}, nil
+		},
+		OnLog: func(m *mcp.LoggingMessageParams) {
+			mu.Lock()
+			logged[fmt.Sprint(m.Data)]++
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range calls {
+		who := fmt.Sprintf("caller %d", i)
+		wg.Go(func() {
+			res, err := c.CallTool(context.WithValue(ctx, callerKey{}, who), "ask", map[string]any{"who": who})
+			if err != nil {
+				t.Errorf("%s: %v", who, err)
+				return
+			}
+			if got := res.TextOf(); got != who {
+				t.Errorf("%s's call was answered for %q", who, got)
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range calls {
+		if n := logged[fmt.Sprintf("about caller %d", i)]; n != 1 {
+			t.Errorf("the log of call %d arrived %d times before its result", i, n)
+		}
+	}
+}

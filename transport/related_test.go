@@ -1,0 +1,102 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+)
+
+// relatedFramers wraps a chanFramer as a RelatedWriter that records what
+// each frame was about, and a RelatedFramer that says every frame it reads
+// came with the context related.
+type relatedFramers struct {
+	*chanFramer
+	related context.Context
+
+	mu    sync.Mutex
+	about map[string]string // method: the id it was about, "" when written plainly
+}
+
+func (f *relatedFramers) note(msg []byte, about string) {
+	var m struct{ Method string }
+	_ = json.Unmarshal(msg, &m)
+	f.mu.Lock()
+	f.about[m.Method] = about
+	f.mu.Unlock()
+}
+
+func (f *relatedFramers) WriteFrame(msg []byte) error {
+	f.note(msg, "")
+	return f.chanFramer.WriteFrame(msg)
+}
+
+func (f *relatedFramers) WriteFrameRelated(msg []byte, about ID) error {
+	f.note(msg, about.String())
+	return f.chanFramer.WriteFrame(msg)
+}
+
+func (f *relatedFramers) ReadFrameRelated() ([]byte, context.Context, error) {
+	msg, err := f.chanFramer.ReadFrame()
+	return msg, f.related, err
+}
+
+type markKey struct{}
+
+// What a handler sends under its request's context is written as about
+// that request, on a RelatedWriter; what is sent otherwise, plainly. What a
+// RelatedFramer reads comes to the handler with its related call.
+func TestRelatedFraming(t *testing.T) {
+	a, b := Pipe(nil)
+	mark := context.WithValue(context.Background(), markKey{}, "the call")
+	srvF := &relatedFramers{chanFramer: a.f.(*chanFramer), about: map[string]string{}}
+	cliF := &relatedFramers{chanFramer: b.f.(*chanFramer), related: mark, about: map[string]string{}}
+	srv := NewConn(NewStream(srvF, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if r.IsNotification() {
+			return
+		}
+		go func() {
+			_ = c.Notify(ctx, "note", map[string]int{"n": 1})
+			_ = c.Notify(ctx, "bare", nil) // no params: nothing carries what it is about
+			_ = c.Call(ctx, "question", map[string]int{"q": 1}, nil)
+			_ = c.Notify(context.Background(), "unrelated", map[string]int{"n": 2})
+			_ = c.Reply(ctx, r, map[string]string{"ok": "yes"})
+		}()
+	}), nil)
+	defer srv.Close()
+	seen := make(chan any, 1)
+	cli := NewConn(NewStream(cliF, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if r.Method == "question" {
+			var v any
+			if rc := RelatedCall(ctx); rc != nil {
+				v = rc.Value(markKey{})
+			}
+			seen <- v
+			_ = c.Reply(ctx, r, struct{}{})
+		}
+	}), nil)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cli.Call(ctx, "ask", map[string]int{"a": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v := <-seen; v != "the call" {
+		t.Errorf("the client's handler saw related call %v", v)
+	}
+	srvF.mu.Lock()
+	defer srvF.mu.Unlock()
+	got := srvF.about
+	for _, m := range []string{"note", "bare", "question", "unrelated"} {
+		if _, ok := got[m]; !ok {
+			t.Fatalf("%s was not written: %v", m, got)
+		}
+	}
+	if got["note"] == "" || got["question"] != got["note"] {
+		t.Errorf("note about %q, question about %q: want both about the client's request", got["note"], got["question"])
+	}
+	if got["bare"] != "" || got["unrelated"] != "" {
+		t.Errorf("bare about %q, unrelated about %q: want both written plainly", got["bare"], got["unrelated"])
+	}
+}
