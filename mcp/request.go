@@ -78,5 +78,6 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	if min == "" || !level.atLeast(min) {
 		return nil
 	}
-	return r.Session.connection().Notify(ctx, "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
+	// With its request, as ask sends requests.
+	return r.Session.connection().Notify(transport.WithRequest(ctx, r.ID), "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }

@@ -179,13 +179,6 @@ func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 	}
 	if r.IsDirect() {
 		ctx = admitted(ctx)
-		if ss.lazy == nil {
-			// What the handler asks of the client or logs goes with
-			// the request (transport.RelatedWriter), as for a request
-			// the connection read. A stateless request's session has
-			// no other request to tell it from.
-			ctx = transport.WithRequest(ctx, r)
-		}
 	}
 	if orderedMethods[r.Method] {
 		// State changes take effect before the next message is read, so a

@@ -159,7 +159,7 @@ func (h rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Re
 	}
 	req := &Request{ID: id, Method: r.Method, Params: params, slot: slot}
 	if _, ok := h.c.s.f.(RelatedWriter); ok && !id.IsZero() {
-		ctx = WithRequest(ctx, req) // a context more per request, only where it is of use
+		ctx = WithRequest(ctx, id) // a context more per request, only where it is of use
 	}
 	h.c.h.Handle(ctx, h.c, req)
 }

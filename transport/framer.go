@@ -50,12 +50,12 @@ type RelatedWriter interface {
 type requestKey struct{}
 
 // WithRequest returns ctx marking what a Conn sends under it, requests and
-// notifications with params, as about the peer's request r, for a
+// notifications with params, as about the peer's request of id, for a
 // RelatedWriter. A Conn's Handler gets such a context for every request
-// already; a transport that takes requests by DirectRequest passes one
-// to whatever handles them.
-func WithRequest(ctx context.Context, r *Request) context.Context {
-	return context.WithValue(ctx, requestKey{}, r.ID)
+// already, where the framer is a RelatedWriter; code that answers
+// requests taken by DirectRequest marks what it sends about one itself.
+func WithRequest(ctx context.Context, id ID) context.Context {
+	return context.WithValue(ctx, requestKey{}, id)
 }
 
 // requestOf returns the request ctx is about (WithRequest), or nil.
