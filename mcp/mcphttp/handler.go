@@ -462,6 +462,9 @@ func (h *Handler) expireSessions() {
 	}
 	h.mu.Unlock()
 	for _, s := range expired {
+		if !s.busy.CompareAndSwap(0, idleClaim) {
+			continue // a request came in since: not idle after all
+		}
 		h.log.Debug("mcphttp: closing an idle session", s.logRef())
 		s.end()
 	}

@@ -67,7 +67,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, e)
 		return
 	}
-	s.enter()
+	if !s.enter() {
+		writeHTTPError(w, errSessionGone().withID(m))
+		return
+	}
 	defer s.leave()
 	if e := s.record(r.Context(), m); e != nil {
 		writeHTTPError(w, e)
@@ -184,7 +187,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, e
 	}
 	if s == nil {
-		return nil, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one").withID(m)
+		return nil, errSessionGone().withID(m)
 	}
 	if !s.sameIdentity(r) {
 		return nil, httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token").withID(m)
@@ -214,7 +217,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessa
 		writeHTTPError(w, e.withID(m))
 		return
 	}
-	s.enter()
+	s.enter() // a session of its own: no one else can have ended it
 	defer s.leave()
 	p, e := s.expect(m, false)
 	if e != nil {
@@ -398,7 +401,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// abandoned ran, or runs: take back what it gave up, which post
 		// gives back as it returns.
 		h.posts.Add(1)
-		s.enter()
+		s.enter() // if it idled out meanwhile, the session's end answers
 	}
 	if st != nil && st.finish() {
 		return // the streamer answered
@@ -595,7 +598,10 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, e)
 		return
 	}
-	s.enter()
+	if !s.enter() {
+		writeHTTPError(w, errSessionGone())
+		return
+	}
 	defer s.leave()
 	defer h.keepShared(s)()
 	es, after, resumed := s.standalone, -1, false
@@ -674,4 +680,10 @@ func (h *Handler) endLater(s *httpSession) {
 		s.end()
 		s.untrack()
 	}()
+}
+
+// errSessionGone answers a request for a session that expired or was
+// deleted: 404 tells the client to initialize a new one.
+func errSessionGone() *httpError {
+	return httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -293,9 +294,23 @@ func (s *httpSession) idle() {
 		s.mu.Unlock()
 		return
 	}
+	// Claimed, not only found idle: a request that looked the session up
+	// just now and enters after this sees the claim (enter) and answers
+	// 404, as for a session already gone, so that its client initializes
+	// anew instead of retrying into a 503.
+	if !s.busy.CompareAndSwap(0, idleClaim) {
+		s.mu.Lock()
+		s.timer.Reset(s.h.opts.SessionTimeout)
+		s.mu.Unlock()
+		return
+	}
 	s.h.log.Debug("mcphttp: closing an idle session", s.logRef())
 	s.end()
 }
+
+// idleClaim is what idle puts in busy as it ends a session: far enough
+// below zero that no count of requests entering brings it back up.
+const idleClaim = math.MinInt64 / 2
 
 // idleFor reports how long the session may still idle, and whether it
 // has idled past SessionTimeout.
@@ -311,9 +326,14 @@ func (s *httpSession) idleFor(now time.Time) (left time.Duration, expired bool) 
 // enter and leave bracket an HTTP request on the session, which keeps it
 // from idling out. The idle timer is not reset here: when it fires, idle
 // finds how long the session has really been idle and waits the rest.
-func (s *httpSession) enter() {
-	s.busy.Add(1)
+// enter reports false when the session has idled out since it was looked
+// up; the request must not go on, and must not leave.
+func (s *httpSession) enter() bool {
+	if s.busy.Add(1) < 0 {
+		return false
+	}
 	s.lastUsed.Store(s.h.now().UnixNano())
+	return true
 }
 
 func (s *httpSession) leave() {
