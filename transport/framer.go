@@ -49,11 +49,11 @@ type RelatedWriter interface {
 
 type requestKey struct{}
 
-// WithRequest returns ctx marking what a Conn sends under it, requests and
-// notifications with params, as about the peer's request r, for a
-// RelatedWriter. A Conn's Handler gets such a context for every request
-// already; a transport that takes requests by DirectRequest passes one
-// to whatever handles them.
+// WithRequest returns ctx marking what a Conn sends under it, requests
+// (with params or without) and notifications with params, as about the
+// peer's request r, for a RelatedWriter. A Conn's Handler gets such a
+// context for every request already; a transport that takes requests by
+// DirectRequest passes one to whatever handles them.
 func WithRequest(ctx context.Context, r *Request) context.Context {
 	return context.WithValue(ctx, requestKey{}, r.ID)
 }

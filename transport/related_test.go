@@ -100,3 +100,47 @@ func TestRelatedFraming(t *testing.T) {
 		t.Errorf("bare about %q, unrelated about %q: want both written plainly", got["bare"], got["unrelated"])
 	}
 }
+
+// A request without params (roots/list) sent under a request's context is
+// as much about that request as one with params: no payload ticket
+// carries what it is about, so its id must.
+func TestRelatedCallWithoutParams(t *testing.T) {
+	a, b := Pipe(nil)
+	srvF := &relatedFramers{chanFramer: a.f.(*chanFramer), about: map[string]string{}}
+	cliF := &relatedFramers{chanFramer: b.f.(*chanFramer), about: map[string]string{}}
+	srv := NewConn(NewStream(srvF, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if r.IsNotification() {
+			return
+		}
+		go func() {
+			if err := c.Call(ctx, "roots/list", nil, nil); err != nil {
+				_ = c.ReplyError(ctx, r, &Error{Code: CodeInternalError, Message: err.Error()})
+				return
+			}
+			_ = c.Reply(ctx, r, struct{}{})
+		}()
+	}), nil)
+	defer srv.Close()
+	cli := NewConn(NewStream(cliF, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if !r.IsNotification() {
+			_ = c.Reply(ctx, r, struct{}{})
+		}
+	}), nil)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	call := cli.Go(ctx, "ask", map[string]int{"a": 1})
+	if err := call.Result(nil); err != nil {
+		t.Fatal(err)
+	}
+	srvF.mu.Lock()
+	defer srvF.mu.Unlock()
+	if got, want := srvF.about["roots/list"], call.ID().String(); got != want {
+		t.Errorf("roots/list was written about %q; want about the client's request %s", got, want)
+	}
+	srv.s.mu.Lock()
+	defer srv.s.mu.Unlock()
+	if n := len(srv.s.about); n != 0 {
+		t.Errorf("the stream still holds %d entries of what messages are about", n)
+	}
+}
