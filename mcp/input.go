@@ -87,7 +87,7 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 	}
 	if !r.info.stateless {
 		defer r.Session.waitOnClient()()
-		return r.Session.connection().Call(ctx, in.Method, in.Params, out)
+		return r.Session.connection().Call(r.about(ctx), in.Method, in.Params, out)
 	}
 	if r.input == nil {
 		return fmt.Errorf("mcp: %s cannot ask the client for input", in.Method)

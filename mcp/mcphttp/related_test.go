@@ -82,8 +82,17 @@ func TestServerRequestsGoWithTheirCall(t *testing.T) {
 // prompts/get answered as JSON) must not go on the stream of another
 // request in progress, the only one with a stream: the client would take
 // it for a request about that other call, and a client serving several
-// users (the gateway) would ask the user who made that call.
+// users (the gateway) would ask the user who made that call. That holds
+// too when the handler asks under a context of its own, one the client's
+// cancellation does not end: the request it asks through says which
+// request the question is about.
 func TestServerRequestsAboutAStreamlessRequest(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprintf("own context %v", own), func(t *testing.T) { testAboutAStreamlessRequest(t, own) })
+	}
+}
+
+func testAboutAStreamlessRequest(t *testing.T, ownContext bool) {
 	holding := make(chan struct{})
 	release := make(chan struct{})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ServerOptions{Logger: quietLog})
@@ -96,6 +105,11 @@ func TestServerRequestsAboutAStreamlessRequest(t *testing.T) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
 	srv.AddPrompt(&mcp.Prompt{Name: "ask"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if ownContext {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+		}
 		if _, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "prompt", RequestedSchema: &mcp.ElicitationSchema{}}); err != nil {
 			return nil, err
 		}
