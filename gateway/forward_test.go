@@ -337,3 +337,62 @@ func TestForwardOverlappingHTTPCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestForwardOverlappingHTTPRoots is TestForwardOverlappingHTTPCalls for
+// roots/list, a request without params: it too goes with the call it is
+// about, and to that call's client.
+func TestForwardOverlappingHTTPRoots(t *testing.T) {
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	up := mcp.NewServer(&mcp.Implementation{Name: "rooter", Version: "1"}, nil)
+	up.AddTool(&mcp.Tool{Name: "roots", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)}, InputSchema: []byte(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			arrived.Done()
+			arrived.Wait() // both calls are in progress before either asks
+			text := "error: "
+			if res, err := req.ListRoots(ctx); err != nil {
+				text += err.Error()
+			} else if len(res.Roots) != 1 {
+				text += fmt.Sprint(len(res.Roots), " roots")
+			} else {
+				text = res.Roots[0].URI
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+		})
+	hs := httptest.NewServer(mcphttp.NewHandler(up, nil))
+	t.Cleanup(hs.Close)
+	cfg, hopts, err := ParseConfig([]byte(`{"mcpServers":{"up":{"url":` + jsonString(hs.URL) + `,"type":"http"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rooted := func(name string) *client.Options {
+		return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
+			OnRoots: func(context.Context) (*mcp.ListRootsResult, error) {
+				return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///" + name}}}, nil
+			}}
+	}
+	f := start(t, &Options{Config: cfg, HTTP: hopts}, rooted("alice"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, b := transport.Pipe(nil)
+	f.g.Server().Connect(a)
+	bob, err := client.Connect(ctx, b, rooted("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bob.Close() })
+	var wg sync.WaitGroup
+	for name, c := range map[string]*client.Client{"alice": f.c, "bob": bob} {
+		wg.Go(func() {
+			res, err := c.CallTool(ctx, "up__roots", nil)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			if got := res.TextOf(); got != "file:///"+name {
+				t.Errorf("%s's call: %q", name, got)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -87,11 +87,7 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 	}
 	if !r.info.stateless {
 		defer r.Session.waitOnClient()()
-		// Sent with the request it is about (transport.RelatedWriter):
-		// over HTTP, on that request's stream, so that the client knows
-		// whose call asks. Marked here, not for every request, since few
-		// ask.
-		return r.Session.connection().Call(transport.WithRequest(ctx, r.ID), in.Method, in.Params, out)
+		return r.Session.connection().Call(r.about(ctx), in.Method, in.Params, out)
 	}
 	if r.input == nil {
 		return fmt.Errorf("mcp: %s cannot ask the client for input", in.Method)

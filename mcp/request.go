@@ -78,6 +78,18 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	if min == "" || !level.atLeast(min) {
 		return nil
 	}
-	// With its request, as ask sends requests.
-	return r.Session.connection().Notify(transport.WithRequest(ctx, r.ID), "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
+	return r.Session.connection().Notify(r.about(ctx), "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
+}
+
+// about marks ctx as about r (transport.WithRequest) for what r sends the
+// client: a log message or a question is about the request it is sent
+// through, whatever context the handler passes (one of its own, that the
+// client's cancellation does not end, or another request's), and a
+// transport that carries it with its request (Streamable HTTP) must not
+// put it with another.
+func (r *ServerRequest[P]) about(ctx context.Context) context.Context {
+	if r.info.stateless || r.ID.IsZero() {
+		return ctx // a stateless request's session has no other request
+	}
+	return transport.WithRequest(ctx, r.ID)
 }

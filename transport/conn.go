@@ -354,8 +354,12 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 	call.n = c.seq.Add(1)
 	var p any
 	if b != nil {
-		c.s.stash(call.n, b, requestOf(ctx))
 		p = call.n
+	}
+	if about := requestOf(ctx); b != nil || about != nil {
+		// Without params, only what the call is about is kept, under
+		// its id: roots/list is as much about a request as sampling.
+		c.s.stash(call.n, b, about)
 	}
 	call.w, err = c.rpc.DispatchCall(call.ctx, method, p, jsonrpc2.PickID(jsonrpc2.ID{Num: call.n}))
 	c.leave()

@@ -51,12 +51,40 @@ func TapFramer(f Framer, opts *EchoOptions) Framer {
 		c = echo.Config(*opts)
 	}
 	t := &tapFramer{f: f, e: echo.New(c)}
-	if rt, ok := f.(RoundTripper); ok {
-		// Keep the paired path of a framer that has one, logging both
-		// messages of each call.
+	// Keep the paired path of a framer that has one, logging both
+	// messages of each call, and what it says of the calls its frames
+	// came with (RelatedFramer): the HTTP client's framer does both, and
+	// without the second a client could no longer tell whose call a
+	// request of the server is about.
+	rt, isRT := f.(RoundTripper)
+	rf, isRF := f.(RelatedFramer)
+	switch {
+	case isRT && isRF:
+		return &tapRelatedRoundTripper{tapRoundTripper{tapFramer: t, rt: rt}, rf}
+	case isRT:
 		return &tapRoundTripper{tapFramer: t, rt: rt}
+	case isRF:
+		return &tapRelatedFramer{t, rf}
 	}
 	return t
+}
+
+type tapRelatedFramer struct {
+	*tapFramer
+	rf RelatedFramer
+}
+
+func (t *tapRelatedFramer) ReadFrameRelated() ([]byte, context.Context, error) {
+	return t.readRelated(t.rf)
+}
+
+type tapRelatedRoundTripper struct {
+	tapRoundTripper
+	rf RelatedFramer
+}
+
+func (t *tapRelatedRoundTripper) ReadFrameRelated() ([]byte, context.Context, error) {
+	return t.readRelated(t.rf)
 }
 
 type tapRoundTripper struct {
@@ -84,6 +112,14 @@ func (t *tapFramer) ReadFrame() ([]byte, error) {
 		t.e.LogFrame("recv", msg)
 	}
 	return msg, err
+}
+
+func (t *tapFramer) readRelated(rf RelatedFramer) ([]byte, context.Context, error) {
+	msg, related, err := rf.ReadFrameRelated()
+	if err == nil {
+		t.e.LogFrame("recv", msg)
+	}
+	return msg, related, err
 }
 
 func (t *tapFramer) WriteFrame(msg []byte) error {

@@ -49,11 +49,12 @@ type RelatedWriter interface {
 
 type requestKey struct{}
 
-// WithRequest returns ctx marking what a Conn sends under it, requests and
-// notifications with params, as about the peer's request of id, for a
-// RelatedWriter. A Conn's Handler gets such a context for every request
-// already, where the framer is a RelatedWriter; code that answers
-// requests taken by DirectRequest marks what it sends about one itself.
+// WithRequest returns ctx marking what a Conn sends under it, requests
+// (with params or without) and notifications with params, as about the
+// peer's request of id, for a RelatedWriter. A Conn's Handler gets such a
+// context for every request already, where the framer is a RelatedWriter;
+// code that answers requests taken by DirectRequest marks what it sends
+// about one itself (mcp's ServerRequest does).
 func WithRequest(ctx context.Context, id ID) context.Context {
 	return context.WithValue(ctx, requestKey{}, id)
 }

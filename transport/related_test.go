@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -98,5 +99,90 @@ func TestRelatedFraming(t *testing.T) {
 	}
 	if got["bare"] != "" || got["unrelated"] != "" {
 		t.Errorf("bare about %q, unrelated about %q: want both written plainly", got["bare"], got["unrelated"])
+	}
+}
+
+// A request without params (roots/list) sent under a request's context is
+// as much about that request as one with params: no payload ticket
+// carries what it is about, so its id must.
+func TestRelatedCallWithoutParams(t *testing.T) {
+	a, b := Pipe(nil)
+	srvF := &relatedFramers{chanFramer: a.f.(*chanFramer), about: map[string]string{}}
+	cliF := &relatedFramers{chanFramer: b.f.(*chanFramer), about: map[string]string{}}
+	srv := NewConn(NewStream(srvF, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if r.IsNotification() {
+			return
+		}
+		go func() {
+			if err := c.Call(ctx, "roots/list", nil, nil); err != nil {
+				_ = c.ReplyError(ctx, r, &Error{Code: CodeInternalError, Message: err.Error()})
+				return
+			}
+			_ = c.Reply(ctx, r, struct{}{})
+		}()
+	}), nil)
+	defer srv.Close()
+	cli := NewConn(NewStream(cliF, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if !r.IsNotification() {
+			_ = c.Reply(ctx, r, struct{}{})
+		}
+	}), nil)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	call := cli.Go(ctx, "ask", map[string]int{"a": 1})
+	if err := call.Result(nil); err != nil {
+		t.Fatal(err)
+	}
+	srvF.mu.Lock()
+	defer srvF.mu.Unlock()
+	if got, want := srvF.about["roots/list"], call.ID().String(); got != want {
+		t.Errorf("roots/list was written about %q; want about the client's request %s", got, want)
+	}
+	srv.s.mu.Lock()
+	defer srv.s.mu.Unlock()
+	if n := len(srv.s.about); n != 0 {
+		t.Errorf("the stream still holds %d entries of what messages are about", n)
+	}
+}
+
+// relatedRT is a RoundTripper that is also a RelatedFramer, as the HTTP
+// client framer is.
+type relatedRT struct {
+	*fakeRT
+	related context.Context
+}
+
+func (f *relatedRT) ReadFrameRelated() ([]byte, context.Context, error) {
+	msg, err := f.ReadFrame()
+	return msg, f.related, err
+}
+
+// TapFramer keeps what a framer says of the calls its frames came with,
+// as it keeps RoundTrip: the framer it is documented for, the HTTP
+// client's, says both.
+func TestTapFramerKeepsRelated(t *testing.T) {
+	mark := context.WithValue(context.Background(), markKey{}, "the call")
+	q := &relatedFramers{chanFramer: &chanFramer{in: make(chan []byte, 1), done: make(chan struct{})}, related: mark}
+	q.chanFramer.in <- []byte(`{"jsonrpc":"2.0","id":1,"method":"x"}`)
+	tf := TapFramer(q, &EchoOptions{Writer: io.Discard})
+	rf, ok := tf.(RelatedFramer)
+	if !ok {
+		t.Fatal("TapFramer hides ReadFrameRelated")
+	}
+	if _, rc, err := rf.ReadFrameRelated(); err != nil || rc != mark {
+		t.Errorf("ReadFrameRelated through the tap: %v, %v", rc, err)
+	}
+	rt := &relatedRT{fakeRT: newFakeRT(echoID(`"result":1`))}
+	defer rt.Close()
+	tf = TapFramer(rt, nil)
+	if _, ok := tf.(RoundTripper); !ok {
+		t.Error("TapFramer hides RoundTrip of a framer that is also a RelatedFramer")
+	}
+	if _, ok := tf.(RelatedFramer); !ok {
+		t.Error("TapFramer hides ReadFrameRelated of a RoundTripper")
+	}
+	if _, ok := TapFramer(NewLineFramer(readOnly{}, 0), nil).(RelatedFramer); ok {
+		t.Error("TapFramer of a line framer claims ReadFrameRelated")
 	}
 }

@@ -375,9 +375,11 @@ func (s *Stream) WriteObject(v any) error {
 	var sent string // key of our request id, forgotten if the write fails
 	var about *ID   // the peer's request the message is about, if known
 	if m.isRequest {
+		var n uint64 // our request's id number
 		switch {
 		case m.hasNum:
 			id := IntID(m.num)
+			n = m.num
 			s.outgoing[id.Key()] = m.num
 			sent = id.Key()
 			out = append(append(out, `,"id":`...), id.raw...)
@@ -387,7 +389,7 @@ func (s *Stream) WriteObject(v any) error {
 				s.mu.Unlock()
 				return fmt.Errorf("transport: jsonrpc2 wrote request id %s: %w", m.id, err)
 			}
-			n, _ := strconv.ParseUint(id.raw, 10, 64)
+			n, _ = strconv.ParseUint(id.raw, 10, 64)
 			s.outgoing[id.Key()] = n
 			sent = id.Key()
 			out = append(append(out, `,"id":`...), m.id...)
@@ -401,6 +403,11 @@ func (s *Stream) WriteObject(v any) error {
 		if m.params != nil {
 			about = s.aboutOf(m.params)
 			out = append(append(out, `,"params":`...), s.payload(m.params)...)
+		} else if sent != "" && len(s.about) > 0 {
+			// A call without params (roots/list) has no ticket: what it
+			// is about was stashed under its id, which is the ticket
+			// it would have had (Conn.start).
+			about = s.takeAbout(n)
 		}
 	} else {
 		slot := m.num
@@ -472,6 +479,11 @@ func (s *Stream) aboutOf(v json.RawMessage) *ID {
 	if err != nil {
 		return nil
 	}
+	return s.takeAbout(t)
+}
+
+// takeAbout takes what the message of ticket t is about. s.mu is held.
+func (s *Stream) takeAbout(t uint64) *ID {
 	id, ok := s.about[t]
 	if !ok {
 		return nil
@@ -615,13 +627,15 @@ func (s *Stream) enableTickets() {
 	s.mu.Unlock()
 }
 
-// stash holds a payload for the next message that names ticket t.
 // stash keeps the payload of ticket t for WriteObject. about, if not nil,
 // is the peer's request the message is about; it is kept only for a
-// framer that can use it (RelatedWriter).
+// framer that can use it (RelatedWriter). p is nil for a call without
+// params, whose id is t: only what it is about is kept.
 func (s *Stream) stash(t uint64, p json.RawMessage, about *ID) {
 	s.mu.Lock()
-	s.payloads[t] = p
+	if p != nil {
+		s.payloads[t] = p
+	}
 	if about != nil {
 		if _, ok := s.f.(RelatedWriter); ok {
 			if s.about == nil {

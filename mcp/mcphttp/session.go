@@ -24,9 +24,11 @@ import (
 //     of a JSON response, or as the last event of its SSE stream;
 //   - progress goes to the stream of the request that set the token;
 //   - log messages and requests to the client (sampling, elicitation,
-//     roots) go to the stream of the one request in flight with an open
-//     stream, when there is exactly one; with several, which one they
-//     belong to cannot be told, and they take the standalone stream;
+//     roots) sent about a request (transport.WithRequest) go to its
+//     stream, or the standalone stream when it has none; others go to
+//     the stream of the one request in flight with an open stream, when
+//     there is exactly one; with several, which one they belong to
+//     cannot be told, and they take the standalone stream;
 //   - anything else (list changes, resource updates) goes to the
 //     standalone stream, which a GET serves and which buffers meanwhile.
 //
@@ -169,10 +171,19 @@ func (s *httpSession) writeFrame(msg []byte, about *transport.ID) error {
 			}
 		}
 	case "notifications/message", "sampling/createMessage", "elicitation/create", "roots/list":
-		if p := s.aboutLocked(about); p != nil {
-			target = p.stream
-		} else if p := s.soleStreamLocked(); p != nil {
-			target = p.stream
+		switch {
+		case about != nil:
+			// On its request's stream, or else (a request answered as
+			// JSON, or one that has ended) the standalone one: on
+			// another request's stream the client would take it for
+			// one about that request.
+			if p := s.aboutLocked(about); p != nil {
+				target = p.stream
+			}
+		default:
+			if p := s.soleStreamLocked(); p != nil {
+				target = p.stream
+			}
 		}
 	}
 	if target == nil && s.id == "" {
