@@ -278,25 +278,65 @@ func TestForwardStatelessClient(t *testing.T) {
 }
 
 // TestForwardOverlappingHTTPCalls: two downstream sessions call a tool of
-// one HTTP upstream at once, and the upstream elicits during each call. It
-// sends each request on the stream of the call it is about, so each goes
-// to the client that made that call, although calls of two clients are in
+// one HTTP upstream at once, and the upstream asks the client during each
+// call: elicitation, and roots/list, a request without params. It sends
+// each request on the stream of the call it is about, so each goes to the
+// client that made that call, although calls of two clients are in
 // progress (which over stdio is refused).
 func TestForwardOverlappingHTTPCalls(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ask  func(context.Context, *mcp.CallToolRequest) (string, error)
+		opts func(user string) *client.Options
+	}{
+		{"elicitation",
+			func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+				res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "who are you?", RequestedSchema: &mcp.ElicitationSchema{}})
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprint(res.Content["name"]), nil
+			},
+			func(user string) *client.Options {
+				return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
+					OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+						return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": user}}, nil
+					}}
+			}},
+		{"roots",
+			func(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+				res, err := req.ListRoots(ctx)
+				if err != nil || len(res.Roots) != 1 {
+					return fmt.Sprint(res), err
+				}
+				return strings.TrimPrefix(res.Roots[0].URI, "file:///"), nil
+			},
+			func(user string) *client.Options {
+				return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
+					OnRoots: func(context.Context) (*mcp.ListRootsResult, error) {
+						return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///" + user}}}, nil
+					}}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) { overlappingHTTPCalls(t, c.ask, c.opts) })
+	}
+}
+
+// overlappingHTTPCalls runs TestForwardOverlappingHTTPCalls for one kind
+// of question: ask asks it and says who answered, opts makes a client
+// that answers as user.
+func overlappingHTTPCalls(t *testing.T, ask func(context.Context, *mcp.CallToolRequest) (string, error), opts func(user string) *client.Options) {
 	var arrived sync.WaitGroup
 	arrived.Add(2)
 	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
 	up.AddTool(&mcp.Tool{Name: "who", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)}, InputSchema: []byte(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			// Both calls are in progress before either asks.
 			arrived.Done()
-			arrived.Wait()
-			res, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "who are you?", RequestedSchema: &mcp.ElicitationSchema{}})
-			text := "error: "
-			if err == nil {
-				text = "answered by " + fmt.Sprint(res.Content["name"])
-			} else {
-				text += err.Error()
+			arrived.Wait() // both calls are in progress before either asks
+			who, err := ask(ctx, req)
+			text := "answered by " + who
+			if err != nil {
+				text = "error: " + err.Error()
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 		})
@@ -306,18 +346,12 @@ func TestForwardOverlappingHTTPCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answering := func(name string) *client.Options {
-		return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
-			OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: mcp.ElicitActionAccept, Content: map[string]any{"name": name}}, nil
-			}}
-	}
-	f := start(t, &Options{Config: cfg, HTTP: hopts}, answering("alice"))
+	f := start(t, &Options{Config: cfg, HTTP: hopts}, opts("alice"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a, b := transport.Pipe(nil)
 	f.g.Server().Connect(a)
-	bob, err := client.Connect(ctx, b, answering("bob"))
+	bob, err := client.Connect(ctx, b, opts("bob"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,65 +365,6 @@ func TestForwardOverlappingHTTPCalls(t *testing.T) {
 				return
 			}
 			if got := res.TextOf(); got != "answered by "+name {
-				t.Errorf("%s's call: %q", name, got)
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// TestForwardOverlappingHTTPRoots is TestForwardOverlappingHTTPCalls for
-// roots/list, a request without params: it too goes with the call it is
-// about, and to that call's client.
-func TestForwardOverlappingHTTPRoots(t *testing.T) {
-	var arrived sync.WaitGroup
-	arrived.Add(2)
-	up := mcp.NewServer(&mcp.Implementation{Name: "rooter", Version: "1"}, nil)
-	up.AddTool(&mcp.Tool{Name: "roots", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)}, InputSchema: []byte(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			arrived.Done()
-			arrived.Wait() // both calls are in progress before either asks
-			text := "error: "
-			if res, err := req.ListRoots(ctx); err != nil {
-				text += err.Error()
-			} else if len(res.Roots) != 1 {
-				text += fmt.Sprint(len(res.Roots), " roots")
-			} else {
-				text = res.Roots[0].URI
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
-		})
-	hs := httptest.NewServer(mcphttp.NewHandler(up, nil))
-	t.Cleanup(hs.Close)
-	cfg, hopts, err := ParseConfig([]byte(`{"mcpServers":{"up":{"url":` + jsonString(hs.URL) + `,"type":"http"}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rooted := func(name string) *client.Options {
-		return &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
-			OnRoots: func(context.Context) (*mcp.ListRootsResult, error) {
-				return &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///" + name}}}, nil
-			}}
-	}
-	f := start(t, &Options{Config: cfg, HTTP: hopts}, rooted("alice"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	a, b := transport.Pipe(nil)
-	f.g.Server().Connect(a)
-	bob, err := client.Connect(ctx, b, rooted("bob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bob.Close() })
-	var wg sync.WaitGroup
-	for name, c := range map[string]*client.Client{"alice": f.c, "bob": bob} {
-		wg.Go(func() {
-			res, err := c.CallTool(ctx, "up__roots", nil)
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				return
-			}
-			if got := res.TextOf(); got != "file:///"+name {
 				t.Errorf("%s's call: %q", name, got)
 			}
 		})
