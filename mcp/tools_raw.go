@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // AddToolRaw registers a tool whose handler checks its own arguments,
@@ -38,11 +40,17 @@ func unknownTool(name string, h ToolHandler) *serverTool {
 // tool's schema as for any call. The tool sees the caller's request: its
 // progress, log messages and questions to the user (elicitation,
 // sampling) reach the client that made req. A panic in the tool becomes an
-// error. An unknown name is a *Error with CodeInvalidParams.
+// error. An unknown name, or arguments that are not valid JSON, is a
+// *Error with CodeInvalidParams.
 func (s *Server) CallToolFor(ctx context.Context, req *CallToolRequest, name string, args json.RawMessage) (*CallToolResult, error) {
 	st, ok := s.tools.get(name)
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", name)}
+	}
+	// The tool's checks and decoders rely on valid JSON, which a transport
+	// guarantees and a caller in the same process may not.
+	if len(args) > 0 && !jsonscan.ValidMessage(args) {
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("invalid params for tool %q: the arguments are not valid JSON", name)}
 	}
 	p := *req.Params
 	p.Name, p.Arguments = name, args

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -99,5 +100,14 @@ func TestCallToolFor(t *testing.T) {
 	}
 	if _, err := c.CallTool(context.Background(), "p", map[string]any{"tool": "nope"}); err == nil {
 		t.Fatal("unknown tool")
+	}
+	// A caller in the same process can hand over anything: what a
+	// transport would have refused is refused here.
+	for _, args := range []string{`{"n":`, "{\"n\":\"\xff\"}", `[1`} {
+		_, err := up.CallToolFor(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParams{}}, "double", json.RawMessage(args))
+		var e *mcp.Error
+		if !errors.As(err, &e) || e.Code != mcp.CodeInvalidParams {
+			t.Errorf("arguments %q: %v", args, err)
+		}
 	}
 }
