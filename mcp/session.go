@@ -415,7 +415,10 @@ func cloneJSON(v any) any {
 }
 
 // finish stamps a result with what its era requires: in 2026-07-28,
-// resultType and the server's identity in _meta.
+// resultType and the server's identity in _meta. env is the server's own
+// (a result it built, or its copy of a handler's), but its Meta may be
+// the handler's map, which the handler may hand to every call: the
+// identity goes into a new map, never into that one.
 func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 	if !ci.stateless {
 		return
@@ -423,10 +426,10 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 	if env.ResultType == "" {
 		env.ResultType = ResultComplete
 	}
-	if env.Meta == nil {
-		env.Meta = Meta{}
-	}
-	env.Meta[MetaServerInfo] = ss.srv.implMeta
+	m := make(Meta, len(env.Meta)+1)
+	maps.Copy(m, env.Meta)
+	m[MetaServerInfo] = ss.srv.implMeta
+	env.Meta = m
 }
 
 // stampCallResult returns the wire form of a tool's result, stamped as

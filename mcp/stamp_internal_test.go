@@ -71,3 +71,26 @@ func TestSharedToolResultNotWritten(t *testing.T) {
 		t.Fatalf("the shared result was changed: %+v", shared.ResultEnvelope)
 	}
 }
+
+// A prompt or resource handler may return one result to every call too:
+// the server stamps its own copy of it, and the handler's Meta map, which
+// the copy shares, is not written (run with -race).
+func TestFinishDoesNotWriteTheHandlersMeta(t *testing.T) {
+	ss := newServerSession(NewServer(&Implementation{Name: "s", Version: "1"}, nil))
+	shared := &GetPromptResult{Description: "d", ResultEnvelope: ResultEnvelope{Meta: Meta{"k": "v"}}}
+	ci := &callInfo{stateless: true, client: &noClient}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			c := *shared
+			ss.finish(ci, &c.ResultEnvelope)
+			if c.Meta["k"] != "v" || c.Meta[MetaServerInfo] == nil || c.ResultType != ResultComplete {
+				t.Errorf("stamped: %+v", c.ResultEnvelope)
+			}
+		})
+	}
+	wg.Wait()
+	if len(shared.Meta) != 1 || shared.ResultType != "" {
+		t.Fatalf("the handler's result was changed: %+v", shared.ResultEnvelope)
+	}
+}
