@@ -426,10 +426,16 @@ func (ss *ServerSession) finish(ci *callInfo, env *ResultEnvelope) {
 	if env.ResultType == "" {
 		env.ResultType = ResultComplete
 	}
-	m := make(Meta, len(env.Meta)+1)
-	maps.Copy(m, env.Meta)
-	m[MetaServerInfo] = ss.srv.implMeta
-	env.Meta = m
+	env.Meta = ss.srv.withInfo(env.Meta)
+}
+
+// withInfo returns a new Meta holding m's entries and the server's
+// identity: m may be a handler's, which the server never writes.
+func (s *Server) withInfo(m Meta) Meta {
+	out := make(Meta, len(m)+1)
+	maps.Copy(out, m)
+	out[MetaServerInfo] = s.implMeta
+	return out
 }
 
 // stampCallResult returns the wire form of a tool's result, stamped as
@@ -447,10 +453,7 @@ func (ss *ServerSession) stampCallResult(ci *callInfo, res *CallToolResult) any 
 		if res.Meta == nil {
 			w.Meta = ss.srv.infoMeta
 		} else {
-			m := make(Meta, len(res.Meta)+1)
-			maps.Copy(m, res.Meta)
-			m[MetaServerInfo] = ss.srv.implMeta
-			w.Meta = m
+			w.Meta = ss.srv.withInfo(res.Meta)
 		}
 	}
 	return w.form(res)
