@@ -131,7 +131,7 @@ func BenchmarkHTTPCross(b *testing.B) {
 		{name: "winbridge-client-mcpgo-server", start: startWBClientMCPGoServer, mcp: true},
 		{name: "mcpgo-client-winbridge-server", start: startMCPGoClientWBServer, mcp: true},
 		{name: "winbridge", start: startWinbridgeHTTP(legacyVersion), mcp: true},
-		{name: "mcpgo", start: startMCPGoHTTP, mcp: true},
+		{name: "mcpgo", start: startMCPGoHTTP(false), mcp: true},
 	} {
 		b.Run(im.name, func(b *testing.B) {
 			s := mustStart(b, im)

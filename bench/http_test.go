@@ -99,51 +99,63 @@ func startWinbridgeHTTP(version string) func(ctx context.Context) (session, erro
 }
 
 // startGoSDKHTTP serves gosdksrv.New() with mcp.NewStreamableHTTPHandler
-// (stateful, SSE answers: the defaults) and connects with
-// mcp.StreamableClientTransport on protocol 2025-11-25.
-func startGoSDKHTTP(ctx context.Context) (session, error) {
-	srv := gosdksrv.New()
-	h := gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv }, nil)
-	ts := httptest.NewServer(h)
-	hc := newBenchHTTPClient()
-	cs, err := gosdkClient.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc},
-		&gosdk.ClientSessionOptions{ProtocolVersion: legacyVersion})
-	if err != nil {
-		ts.CloseClientConnections()
-		ts.Close()
-		return nil, err
+// (stateful, SSE answers: the defaults; with stateless, its Stateless
+// option: a session of its own per request, no session ID) and connects
+// with mcp.StreamableClientTransport on protocol 2025-11-25.
+func startGoSDKHTTP(stateless bool) func(ctx context.Context) (session, error) {
+	return func(ctx context.Context) (session, error) {
+		srv := gosdksrv.New()
+		h := gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv },
+			&gosdk.StreamableHTTPOptions{Stateless: stateless})
+		ts := httptest.NewServer(h)
+		hc := newBenchHTTPClient()
+		cs, err := gosdkClient.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc},
+			&gosdk.ClientSessionOptions{ProtocolVersion: legacyVersion})
+		if err != nil {
+			ts.CloseClientConnections()
+			ts.Close()
+			return nil, err
+		}
+		return &httpSession{
+			session:     &gosdkSession{cs: cs},
+			closeClient: cs.Close,
+			ts:          ts,
+			hc:          hc,
+		}, nil
 	}
-	return &httpSession{
-		session:     &gosdkSession{cs: cs},
-		closeClient: cs.Close,
-		ts:          ts,
-		hc:          hc,
-	}, nil
 }
 
 // startMCPGoHTTP serves mcpgosrv.New() with server.NewStreamableHTTPServer
 // used as an http.Handler (defaults: session ids generated but not kept,
-// JSON answers unless the tool sends notifications) and connects with
-// client.NewStreamableHttpClient + Initialize on protocol 2025-11-25.
-func startMCPGoHTTP(ctx context.Context) (session, error) {
-	h := mcpgoserver.NewStreamableHTTPServer(mcpgosrv.New())
-	ts := httptest.NewServer(h)
-	hc := newBenchHTTPClient()
-	shutdown := shutdownWithin(h)
-	c, err := dialMCPGoHTTP(ctx, ts.URL+"/mcp", hc)
-	if err != nil {
-		shutdown()
-		ts.CloseClientConnections()
-		ts.Close()
-		return nil, err
+// JSON answers unless the tool sends notifications; with stateless, its
+// WithStateLess option: no session ID, a session of its own per request)
+// and connects with client.NewStreamableHttpClient + Initialize on
+// protocol 2025-11-25.
+func startMCPGoHTTP(stateless bool) func(ctx context.Context) (session, error) {
+	return func(ctx context.Context) (session, error) {
+		var opts []mcpgoserver.StreamableHTTPOption
+		if stateless {
+			opts = append(opts, mcpgoserver.WithStateLess(true))
+		}
+		h := mcpgoserver.NewStreamableHTTPServer(mcpgosrv.New(), opts...)
+		ts := httptest.NewServer(h)
+		hc := newBenchHTTPClient()
+		shutdown := shutdownWithin(h)
+		c, err := dialMCPGoHTTP(ctx, ts.URL+"/mcp", hc)
+		if err != nil {
+			shutdown()
+			ts.CloseClientConnections()
+			ts.Close()
+			return nil, err
+		}
+		return &httpSession{
+			session:     &mcpgoSession{c: c},
+			closeClient: c.Close,
+			shutdown:    shutdown,
+			ts:          ts,
+			hc:          hc,
+		}, nil
 	}
-	return &httpSession{
-		session:     &mcpgoSession{c: c},
-		closeClient: c.Close,
-		shutdown:    shutdown,
-		ts:          ts,
-		hc:          hc,
-	}, nil
 }
 
 // processCPU starts measuring this process's CPU for echoSequentially.
@@ -192,8 +204,12 @@ func reportProcessCPU(b *testing.B, since time.Duration, calls int) {
 var httpImpls = []impl{
 	{name: "winbridge", start: startWinbridgeHTTP(legacyVersion), mcp: true, concurrent: true},
 	{name: "winbridge-2026-07-28", start: startWinbridgeHTTP(""), mcp: true, concurrent: true},
-	{name: "gosdk", start: startGoSDKHTTP, mcp: true, concurrent: true},
-	{name: "mcpgo", start: startMCPGoHTTP, mcp: true, concurrent: true},
+	{name: "gosdk", start: startGoSDKHTTP(false), mcp: true, concurrent: true},
+	{name: "mcpgo", start: startMCPGoHTTP(false), mcp: true, concurrent: true},
+	// Each library's own stateless mode: a session per request, as
+	// winbridge's 2026-07-28 path serves one.
+	{name: "gosdk-stateless", start: startGoSDKHTTP(true), mcp: true, concurrent: true},
+	{name: "mcpgo-stateless", start: startMCPGoHTTP(true), mcp: true, concurrent: true},
 }
 
 // BenchmarkHTTPSequential: one tools/call echo with a short text per op,

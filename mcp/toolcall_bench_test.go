@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -46,7 +47,7 @@ func benchServerSession(tb testing.TB) *ServerSession {
 // json.RawMessage is checked and sent as is, anything else is marshalled.
 func encodeAsTransport(v any) ([]byte, error) {
 	if raw, ok := v.(json.RawMessage); ok {
-		if !json.Valid(raw) {
+		if !jsonscan.ValidMessage(raw) {
 			return nil, &json.SyntaxError{}
 		}
 		return raw, nil
@@ -180,5 +181,37 @@ func BenchmarkRawJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkToolCallServerStateless is BenchmarkToolCallServer for a
+// 2026-07-28 request, on a session of its own as over HTTP: the _meta a
+// client sends with every request, and the server's identity stamped on
+// the result.
+func BenchmarkToolCallServerStateless(b *testing.B) {
+	srv := benchServerSession(b).srv
+	params, err := json.Marshal(map[string]any{"name": "echo", "arguments": map[string]string{"text": benchText(12)},
+		"_meta": map[string]any{
+			MetaProtocolVersion:    Version20260728,
+			MetaClientInfo:         map[string]string{"name": "bench", "version": "1"},
+			MetaClientCapabilities: map[string]any{},
+		}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &transport.Request{ID: transport.IntID(1), Method: "tools/call", Params: params}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		ss := srv.ConnectDirect(nil)
+		res, err := ss.dispatch(ctx, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := encodeAsTransport(res)
+		if err != nil || !strings.Contains(string(out), MetaServerInfo) {
+			b.Fatalf("encoded %s: %v", out, err)
+		}
+		ss.Close()
 	}
 }
