@@ -81,7 +81,7 @@ func (r *ServerRequest[P]) Log(ctx context.Context, level LoggingLevel, logger s
 	return r.Session.connection().Notify(r.about(ctx), "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }
 
-// about marks ctx as about r (transport.WithRequest) for what r sends the
+// about marks ctx as about r (transport.Conn.WithRequest) for what r sends the
 // client: a log message or a question is about the request it is sent
 // through, whatever context the handler passes (one of its own, that the
 // client's cancellation does not end, or another request's), and a
@@ -91,5 +91,5 @@ func (r *ServerRequest[P]) about(ctx context.Context) context.Context {
 	if r.info.stateless || r.ID.IsZero() {
 		return ctx // a stateless request's session has no other request
 	}
-	return transport.WithRequest(ctx, r.ID)
+	return r.Session.connection().WithRequest(ctx, r.ID)
 }

@@ -159,7 +159,7 @@ func (h rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Re
 	}
 	req := &Request{ID: id, Method: r.Method, Params: params, slot: slot}
 	if _, ok := h.c.s.f.(RelatedWriter); ok && !id.IsZero() {
-		ctx = WithRequest(ctx, id) // a context more per request, only where it is of use
+		ctx = h.c.WithRequest(ctx, id) // a context more per request, only where it is of use
 	}
 	h.c.h.Handle(ctx, h.c, req)
 }
@@ -285,7 +285,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	var t uint64
 	if b != nil {
 		t = c.seq.Add(1)
-		c.s.stash(t, b, requestOf(ctx))
+		c.s.stash(t, b, c.requestOf(ctx))
 		p = t
 	}
 	if err := c.rpc.Notify(ctx, method, p); err != nil {
@@ -356,7 +356,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) *Call {
 	if b != nil {
 		p = call.n
 	}
-	if about := requestOf(ctx); b != nil || about != nil {
+	if about := c.requestOf(ctx); b != nil || about != nil {
 		// Without params, only what the call is about is kept, under
 		// its id: roots/list is as much about a request as sampling.
 		c.s.stash(call.n, b, about)

@@ -41,7 +41,7 @@ type RelatedFramer interface {
 // asks or logs during a request on that request's response stream, so
 // that the client knows whose call it is about. The Stream calls
 // WriteFrameRelated instead of WriteFrame for a request or notification
-// sent under a context of WithRequest.
+// sent under a context of Conn.WithRequest.
 type RelatedWriter interface {
 	Framer
 	WriteFrameRelated(msg []byte, about ID) error
@@ -49,20 +49,34 @@ type RelatedWriter interface {
 
 type requestKey struct{}
 
-// WithRequest returns ctx marking what a Conn sends under it, requests
-// (with params or without) and notifications with params, as about the
-// peer's request of id, for a RelatedWriter. A Conn's Handler gets such a
-// context for every request already, where the framer is a RelatedWriter;
-// code that answers requests taken by DirectRequest marks what it sends
-// about one itself (mcp's ServerRequest does).
-func WithRequest(ctx context.Context, id ID) context.Context {
-	return context.WithValue(ctx, requestKey{}, id)
+// requestMark is what WithRequest puts in a context: the request, and the
+// connection it came on.
+type requestMark struct {
+	c  *Conn
+	id ID
 }
 
-// requestOf returns the request ctx is about (WithRequest), or nil.
-func requestOf(ctx context.Context) *ID {
-	if id, ok := ctx.Value(requestKey{}).(ID); ok && !id.IsZero() {
-		return &id
+// WithRequest returns ctx marking what c sends under it, requests (with
+// params or without) and notifications with params, as about the peer's
+// request of id, for a RelatedWriter. A Conn's Handler gets such a context
+// for every request already, where the framer is a RelatedWriter; code
+// that answers requests taken by DirectRequest marks what it sends about
+// one itself (mcp's ServerRequest does).
+//
+// The mark is c's alone: another Conn sending under ctx ignores it, since
+// the peer's request ids on one connection name nothing on another (a
+// handler that broadcasts to every session under its own context must
+// not have its message filed with another session's request of the same
+// id).
+func (c *Conn) WithRequest(ctx context.Context, id ID) context.Context {
+	return context.WithValue(ctx, requestKey{}, requestMark{c, id})
+}
+
+// requestOf returns the request of c's peer ctx is about (WithRequest),
+// or nil.
+func (c *Conn) requestOf(ctx context.Context) *ID {
+	if m, ok := ctx.Value(requestKey{}).(requestMark); ok && m.c == c && !m.id.IsZero() {
+		return &m.id
 	}
 	return nil
 }

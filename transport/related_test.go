@@ -186,3 +186,54 @@ func TestTapFramerKeepsRelated(t *testing.T) {
 		t.Error("TapFramer of a line framer claims ReadFrameRelated")
 	}
 }
+
+// A request's mark is its connection's: the peer's request ids of one
+// connection name nothing on another. A handler that sends on a second
+// connection under its own request's context (a broadcast to every
+// session) must not have that message filed under whichever request of
+// the second connection has the same id.
+func TestRequestMarkIsPerConnection(t *testing.T) {
+	a1, b1 := Pipe(nil)
+	a2, b2 := Pipe(nil)
+	srv2F := &relatedFramers{chanFramer: a2.f.(*chanFramer), about: map[string]string{}}
+	srv2 := NewConn(NewStream(srv2F, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {}), nil)
+	defer srv2.Close()
+	cli2 := NewConn(b2, HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {}), nil)
+	defer cli2.Close()
+
+	srv1F := &relatedFramers{chanFramer: a1.f.(*chanFramer), about: map[string]string{}}
+	srv1 := NewConn(NewStream(srv1F, nil), HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {
+		if r.IsNotification() {
+			return
+		}
+		go func() {
+			_ = srv2.Notify(ctx, "broadcast", map[string]int{"n": 1})
+			_ = c.Notify(ctx, "own", map[string]int{"n": 2})
+			_ = c.Reply(ctx, r, struct{}{})
+		}()
+	}), nil)
+	defer srv1.Close()
+	cli1 := NewConn(b1, HandlerFunc(func(ctx context.Context, c *Conn, r *Request) {}), nil)
+	defer cli1.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cli1.Call(ctx, "ask", map[string]int{"a": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv2F.mu.Lock()
+	broadcast, ok := srv2F.about["broadcast"]
+	srv2F.mu.Unlock()
+	srv1F.mu.Lock()
+	own := srv1F.about["own"]
+	srv1F.mu.Unlock()
+	if !ok {
+		t.Fatal("the broadcast was not written")
+	}
+	if broadcast != "" {
+		t.Errorf("the second connection wrote the broadcast as about its request %s; want it written plainly", broadcast)
+	}
+	if own == "" {
+		t.Error("the handler's own notification was written plainly; want it about its request")
+	}
+}

@@ -24,7 +24,7 @@ import (
 //     of a JSON response, or as the last event of its SSE stream;
 //   - progress goes to the stream of the request that set the token;
 //   - log messages and requests to the client (sampling, elicitation,
-//     roots) sent about a request (transport.WithRequest) go to its
+//     roots) sent about a request (transport.Conn.WithRequest) go to its
 //     stream, or the standalone stream when it has none; others go to
 //     the stream of the one request in flight with an open stream, when
 //     there is exactly one; with several, which one they belong to
