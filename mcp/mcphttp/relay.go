@@ -108,7 +108,7 @@ func (h *Handler) relayed(b []byte) {
 func (h *Handler) catchUpShared(s *httpSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	msgs, err := h.opts.Sessions.Load(ctx, s.id, h.storeTTL())
+	msgs, _, err := h.loadRecord(ctx, s.id)
 	if err == nil {
 		err = s.catchUp(ctx, msgs)
 	}

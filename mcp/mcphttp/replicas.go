@@ -73,7 +73,7 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 		// of the client's choosing (up to the header limit) in it.
 		return nil, nil
 	}
-	msgs, err := st.Load(ctx, sid, h.storeTTL())
+	msgs, opener, err := h.loadRecord(ctx, sid)
 	if errors.Is(err, ErrNotFound) {
 		if s != nil {
 			s.end() // deleted or expired through another replica
@@ -85,7 +85,7 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	}
 	if s == nil {
 		var e *httpError
-		if s, e = h.adopt(sid); e != nil {
+		if s, e = h.adopt(sid, opener); e != nil {
 			return nil, e.withID(m)
 		}
 	}
@@ -96,15 +96,56 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	return s, nil
 }
 
+// recordHead is the first entry of a session's record: its initialize
+// request, and the identity whose token opened the session (none without
+// authorization). A replica that adopts the session binds it to that
+// identity, as the replica that opened it did; without it, an adopted
+// session would be open to any token, or none.
+type recordHead struct {
+	Initialize json.RawMessage `json:"initialize"`
+	Opener     *recordOpener   `json:"opener,omitempty"`
+}
+
+type recordOpener struct {
+	Subject  string `json:"subject"`
+	ClientID string `json:"client"`
+}
+
+// loadRecord loads session sid's record, keeping it for the session's
+// timeout, and returns its messages, the initialize request first, and
+// who opened it. A record that does not start with a recordHead (an
+// append that raced the session's deletion re-created it) is no session:
+// ErrNotFound.
+func (h *Handler) loadRecord(ctx context.Context, sid string) ([][]byte, *recordOpener, error) {
+	msgs, err := h.opts.Sessions.Load(ctx, sid, h.storeTTL())
+	if err != nil {
+		return nil, nil, err
+	}
+	var head recordHead
+	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil {
+		return nil, nil, ErrNotFound
+	}
+	msgs[0] = head.Initialize
+	return msgs, head.Opener, nil
+}
+
 // adopt opens, under the id of a stored session, a session of this
-// replica; catchUp then gives it the record's state.
-func (h *Handler) adopt(sid string) (*httpSession, *httpError) {
+// replica, bound to the identity that opened it; catchUp then gives it
+// the record's state.
+func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpError) {
 	h.adoptMu.Lock()
 	defer h.adoptMu.Unlock()
 	if s := h.session(sid); s != nil {
 		return s, nil
 	}
 	s := h.newSession(sid)
+	if opener != nil {
+		// Bound before it is registered: no request meets it unbound.
+		// The request's own AuthInfo becomes the session's once
+		// sameIdentity admits it.
+		s.auth = &AuthInfo{Subject: opener.Subject, ClientID: opener.ClientID}
+		s.ss.BindPrincipal(principalOf(s.auth))
+	}
 	if e := h.register(s); e != nil {
 		s.end()
 		return nil, e
@@ -189,14 +230,23 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
 	return s.appendLocked(ctx, m.raw)
 }
 
-// keep records the initialize request of a session it answered.
+// keep records the initialize request of a session it answered, with
+// the identity that opened it, as the record's head.
 func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 	if s.h.opts.Sessions == nil {
 		return nil
 	}
+	head := recordHead{Initialize: raw}
+	if s.auth != nil {
+		head.Opener = &recordOpener{Subject: s.auth.Subject, ClientID: s.auth.ClientID}
+	}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return httpErr(http.StatusInternalServerError, mcp.CodeInternalError, "recording the session failed")
+	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	return s.appendLocked(ctx, raw)
+	return s.appendLocked(ctx, b)
 }
 
 func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {

@@ -177,3 +177,48 @@ func TestReplicasHostileIDsSkipTheStore(t *testing.T) {
 		}
 	}
 }
+
+// A session opened with a token is bound to its identity on every
+// replica, not only the one that opened it: a replica that adopts it from
+// the store refuses another identity's token, and a request without one.
+func TestReplicasSessionKeepsItsIdentity(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		if tok == "alice" || tok == "mallory" {
+			return &mcphttp.AuthInfo{Subject: tok}, nil
+		}
+		return nil, mcphttp.ErrInvalidToken
+	})
+	withAuth := func(h http.Handler) http.Handler {
+		return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+	}
+	var urls []string
+	for range 3 {
+		_, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()}, withAuth)
+		urls = append(urls, u)
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	resp := replicatest.Post(t, urls[0], "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"alice","version":"1"}}}`, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	// mallory first on B, so that it is mallory's request that adopts
+	// the session there; then alice's own request on C, then mallory's
+	// on C, where alice's request adopted it.
+	for _, step := range []struct {
+		url, tok string
+		want     int
+	}{
+		{urls[1], "mallory", http.StatusForbidden},
+		{urls[2], "alice", http.StatusOK},
+		{urls[2], "mallory", http.StatusForbidden},
+		{urls[1], "alice", http.StatusOK},
+	} {
+		r := replicatest.Post(t, step.url, sid, "2025-11-25", list, bearer(step.tok))
+		r.Body.Close()
+		if r.StatusCode != step.want {
+			t.Fatalf("%s on replica %s: status %d, want %d", step.tok, step.url, r.StatusCode, step.want)
+		}
+	}
+}

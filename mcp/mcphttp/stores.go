@@ -21,7 +21,8 @@ import (
 var ErrNotFound = errors.New("mcphttp: not found in the store")
 
 // SessionStore keeps the legacy sessions of all replicas. A session is
-// kept as the messages that made its state (its initialize request, the
+// kept as the messages that made its state (its initialize request, with
+// the identity whose token opened the session, the
 // notifications/initialized, then resources/subscribe,
 // resources/unsubscribe and logging/setLevel requests, in order): a
 // replica that has not served the session yet, or has served an older
