@@ -65,10 +65,17 @@ func Open(ctx context.Context, url string, opts *Options) (*Stores, error) {
 		// ParseURL's errors quote the URL, which may hold a password.
 		return nil, errors.New("redisstore: malformed Redis URL")
 	}
+	// Without it go-redis ignores a context's deadline while it waits
+	// for Redis's answer: a request's store call on a Redis that stopped
+	// answering would outlast the request's deadline by the read timeout.
+	ro.ContextTimeoutEnabled = true
 	return New(ctx, redis.NewClient(ro), opts)
 }
 
 // New is Open with a client of the caller's making; Close closes it.
+// The client should set ContextTimeoutEnabled, as Open's does: without
+// it a call waits for a Redis that stopped answering for the client's
+// ReadTimeout, whatever its context's deadline.
 func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, error) {
 	s := &Stores{client: client}
 	if opts != nil {
