@@ -156,8 +156,9 @@ type HandlerOptions struct {
 	// DefaultSessionTimeout when SessionTimeout is negative), and an open
 	// GET stream does so every third of that; a store
 	// that fails gets 503 with Retry-After. A session holds at most
-	// MaxStateMessages state changes (subscriptions, log levels). Nil
-	// means this process only.
+	// MaxStateMessages state changes (subscriptions, log levels), and
+	// MaxStateBytes with its initialize request. Nil means this process
+	// only.
 	Sessions SessionStore
 	// Events, if set, keeps the events of legacy sessions' POST streams
 	// where every replica reaches them, for RetainFor after the last,

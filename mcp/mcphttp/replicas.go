@@ -20,16 +20,26 @@ import (
 // requests get 400; a client initializes a new session.
 const MaxStateMessages = 1000
 
+// MaxStateBytes bounds the bytes of a legacy session's record in
+// HandlerOptions.Sessions, its initialize request included: every
+// request of the session loads the record whole, on whichever replica,
+// so a client that records large messages (padding, up to the body
+// limit) must not make each of its requests a load of gigabytes. A state
+// change beyond it gets 400, as beyond MaxStateMessages; an initialize
+// larger than it, 400 and no session.
+const MaxStateBytes = 1 << 20
+
 // storeTimeout bounds a store operation made outside any request (an
 // event appended as the server writes it).
 const storeTimeout = 5 * time.Second
 
 // replicated is what a session knows of its record in the SessionStore.
 type replicated struct {
-	catchMu sync.Mutex   // held while the record is applied or grown
-	applied int          // the record's messages applied to this session
-	mine    map[int]bool // positions of messages this replica recorded (and delivered itself)
-	replays int          // ids of replayed requests
+	catchMu  sync.Mutex   // held while the record is applied or grown
+	applied  int          // the record's messages applied to this session
+	recorded int          // the record's bytes, as far as this replica knows
+	mine     map[int]bool // positions of messages this replica recorded (and delivered itself)
+	replays  int          // ids of replayed requests
 }
 
 // stateMethods are the messages that change a legacy session's state,
@@ -73,7 +83,7 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 		// of the client's choosing (up to the header limit) in it.
 		return nil, nil
 	}
-	msgs, opener, err := h.loadRecord(ctx, sid)
+	rec, err := h.loadRecord(ctx, sid)
 	if errors.Is(err, ErrNotFound) {
 		if s != nil {
 			s.end() // deleted or expired through another replica
@@ -85,11 +95,11 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	}
 	if s == nil {
 		var e *httpError
-		if s, e = h.adopt(sid, opener); e != nil {
+		if s, e = h.adopt(sid, rec.opener); e != nil {
 			return nil, e.withID(m)
 		}
 	}
-	if err := s.catchUp(ctx, msgs); err != nil {
+	if err := s.catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", "session", sid, "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
@@ -111,22 +121,33 @@ type recordOpener struct {
 	ClientID string `json:"client"`
 }
 
+// sessionRecord is a session's record as loaded: its messages, the
+// initialize request first, who opened it, and its size in the store.
+type sessionRecord struct {
+	msgs   [][]byte
+	opener *recordOpener
+	bytes  int
+}
+
 // loadRecord loads session sid's record, keeping it for the session's
-// timeout, and returns its messages, the initialize request first, and
-// who opened it. A record that does not start with a recordHead (an
-// append that raced the session's deletion re-created it) is no session:
+// timeout. A record that does not start with a recordHead (an append
+// that raced the session's deletion re-created it) is no session:
 // ErrNotFound.
-func (h *Handler) loadRecord(ctx context.Context, sid string) ([][]byte, *recordOpener, error) {
+func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, error) {
 	msgs, err := h.opts.Sessions.Load(ctx, sid, h.storeTTL())
 	if err != nil {
-		return nil, nil, err
+		return sessionRecord{}, err
 	}
 	var head recordHead
 	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil {
-		return nil, nil, ErrNotFound
+		return sessionRecord{}, ErrNotFound
+	}
+	rec := sessionRecord{msgs: msgs, opener: head.Opener}
+	for _, m := range msgs {
+		rec.bytes += len(m)
 	}
 	msgs[0] = head.Initialize
-	return msgs, head.Opener, nil
+	return rec, nil
 }
 
 // adopt opens, under the id of a stored session, a session of this
@@ -155,9 +176,13 @@ func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpEr
 
 // catchUp replays the messages of the record this session has not seen:
 // those that another replica recorded since.
-func (s *httpSession) catchUp(ctx context.Context, msgs [][]byte) error {
+func (s *httpSession) catchUp(ctx context.Context, rec sessionRecord) error {
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
+	// The record only grows: one loaded before this replica's latest
+	// append is smaller than what this replica knows.
+	s.recorded = max(s.recorded, rec.bytes)
+	msgs := rec.msgs
 	for i := s.applied; i < len(msgs); i++ {
 		if s.mine[i+1] {
 			delete(s.mine, i+1)
@@ -223,9 +248,10 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
 	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	if s.applied+len(s.mine) >= MaxStateMessages {
+	if s.applied+len(s.mine) >= MaxStateMessages || s.recorded+len(m.raw) > MaxStateBytes {
 		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
-			"invalid request: this session has recorded "+strconv.Itoa(MaxStateMessages)+" subscription and log level changes, the most it keeps; initialize a new session").withID(m)
+			"invalid request: this session has recorded the most subscription and log level changes it keeps ("+
+				strconv.Itoa(MaxStateMessages)+" changes, "+strconv.Itoa(MaxStateBytes)+" bytes with its initialize); initialize a new session").withID(m)
 	}
 	return s.appendLocked(ctx, m.raw)
 }
@@ -244,6 +270,10 @@ func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 	if err != nil {
 		return httpErr(http.StatusInternalServerError, mcp.CodeInternalError, "recording the session failed")
 	}
+	if len(b) > MaxStateBytes {
+		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+			"invalid request: an initialize request of a session is recorded for the server's replicas, in at most "+strconv.Itoa(MaxStateBytes)+" bytes; this one is larger")
+	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
 	return s.appendLocked(ctx, b)
@@ -258,6 +288,7 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 		s.mine = map[int]bool{}
 	}
 	s.mine[n] = true
+	s.recorded += len(raw)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,5 +221,47 @@ func TestReplicasSessionKeepsItsIdentity(t *testing.T) {
 		if r.StatusCode != step.want {
 			t.Fatalf("%s on replica %s: status %d, want %d", step.tok, step.url, r.StatusCode, step.want)
 		}
+	}
+}
+
+// A session's record is bounded in bytes, not only in messages: every
+// request of the session loads it whole, on every replica, so a client
+// that records large state changes (padding in a resources/subscribe, up
+// to the body limit) must not make each of its requests a load of
+// gigabytes.
+func TestReplicasRecordBytesAreBounded(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	sid := replicatest.Initialize(t, u)
+	pad := strings.Repeat("x", 256<<10)
+	refused := false
+	for i := range 3 * mcphttp.MaxStateBytes / len(pad) {
+		r := replicatest.Post(t, u, sid, "2025-11-25",
+			`{"jsonrpc":"2.0","id":`+strconv.Itoa(i+2)+`,"method":"resources/subscribe","params":{"uri":"test://`+pad+`"}}`, nil)
+		r.Body.Close()
+		if r.StatusCode == http.StatusBadRequest {
+			refused = true
+			break
+		}
+	}
+	msgs, err := store.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range msgs {
+		total += len(m)
+	}
+	if !refused || total > mcphttp.MaxStateBytes {
+		t.Fatalf("the record holds %d bytes (refused: %v), the bound is %d", total, refused, mcphttp.MaxStateBytes)
+	}
+	// The session is still served; a large initialize is refused, not
+	// recorded.
+	replicatest.Sum(t, u, sid, 100, 1, 2)
+	r := replicatest.Post(t, u, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+strings.Repeat("x", mcphttp.MaxStateBytes)+`","version":"1"}}}`, nil)
+	r.Body.Close()
+	if r.StatusCode != http.StatusBadRequest || r.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("an initialize larger than the record's bound: status %d, session %q", r.StatusCode, r.Header.Get("Mcp-Session-Id"))
 	}
 }
