@@ -165,8 +165,10 @@ type HandlerOptions struct {
 	// so that a client resumes a stream with Last-Event-ID on any
 	// replica, even after the one that served it is gone. A stream
 	// resumed on a replica that does not serve it is written up to its
-	// stored end and closed; the client resumes again for more. Nil
-	// means this process only.
+	// stored end and closed; the client resumes again for more. Events
+	// are appended in the background, in order: a store that fails or
+	// stops answering costs only resumption elsewhere, never the stream
+	// here. Nil means this process only.
 	Events EventStore
 	// Relay, with Sessions, carries a client's responses to the requests
 	// of a legacy session (sampling, elicitation, roots), and its

@@ -40,6 +40,10 @@ type replicated struct {
 	recorded int          // the record's bytes, as far as this replica knows
 	mine     map[int]bool // positions of messages this replica recorded (and delivered itself)
 	replays  int          // ids of replayed requests
+
+	storeMu sync.Mutex
+	storeQ  []storedPush // events waiting for HandlerOptions.Events, in order
+	storing bool         // a goroutine is appending storeQ
 }
 
 // stateMethods are the messages that change a legacy session's state,
@@ -311,18 +315,62 @@ type storedPush struct {
 	final bool
 }
 
-// store appends an event of a POST stream to HandlerOptions.Events. A
-// store that fails costs only resumption on other replicas: the stream
-// is still served and retained here.
+// storeQueue bounds the events of a session waiting for
+// HandlerOptions.Events; beyond it they are dropped.
+const storeQueue = 1024
+
+// store queues an event of a POST stream for HandlerOptions.Events, whose
+// appends a goroutine makes in order. The session does not wait for them:
+// a store that stops answering would hold every message the session
+// sends for a store timeout. A store that fails or lags costs only
+// resumption on other replicas: the stream is still served and retained
+// here.
 func (s *httpSession) store(p storedPush) {
-	ev := s.h.opts.Events
-	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
+	if s.h.opts.Events == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
-	if err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor); err != nil {
-		s.h.log.Warn("mcphttp: storing a stream's event failed; it can be resumed only on this replica", "session", s.id, "stream", p.es.id, "err", err)
+	s.storeMu.Lock()
+	if len(s.storeQ) >= storeQueue {
+		s.storeMu.Unlock()
+		s.h.log.Warn("mcphttp: the event store lags; an event was not stored, and a resumption on another replica misses it", "session", s.id, "stream", p.es.id)
+		return
+	}
+	s.storeQ = append(s.storeQ, p)
+	start := !s.storing
+	s.storing = true
+	s.storeMu.Unlock()
+	if start {
+		go s.storeQueued()
+	}
+}
+
+// storeQueued appends the queued events until none is left. After a
+// failure it drops those queued meanwhile rather than wait a store
+// timeout for each.
+func (s *httpSession) storeQueued() {
+	ev := s.h.opts.Events
+	for {
+		s.storeMu.Lock()
+		if len(s.storeQ) == 0 {
+			s.storeQ = nil
+			s.storing = false
+			s.storeMu.Unlock()
+			return
+		}
+		p := s.storeQ[0]
+		s.storeQ[0] = storedPush{}
+		s.storeQ = s.storeQ[1:]
+		s.storeMu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor)
+		cancel()
+		if err != nil {
+			s.storeMu.Lock()
+			dropped := len(s.storeQ)
+			s.storeQ = nil
+			s.storeMu.Unlock()
+			s.h.log.Warn("mcphttp: storing a stream's event failed; it can be resumed only on this replica", "session", s.id, "stream", p.es.id, "dropped", dropped, "err", err)
+		}
 	}
 }
 

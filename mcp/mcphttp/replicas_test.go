@@ -265,3 +265,54 @@ func TestReplicasRecordBytesAreBounded(t *testing.T) {
 		t.Fatalf("an initialize larger than the record's bound: status %d, session %q", r.StatusCode, r.Header.Get("Mcp-Session-Id"))
 	}
 }
+
+// stalledEvents is an EventStore on a store that stopped answering: each
+// Append waits for its context's deadline (or the test's end).
+type stalledEvents struct {
+	released chan struct{}
+	appends  atomic.Int64
+}
+
+func (st *stalledEvents) Append(ctx context.Context, _, _ string, _ mcphttp.StoredEvent, _ bool, _ time.Duration) error {
+	st.appends.Add(1)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-st.released:
+		return context.DeadlineExceeded
+	}
+}
+
+func (st *stalledEvents) Replay(context.Context, string, string, int) ([]mcphttp.StoredEvent, bool, error) {
+	return nil, false, mcphttp.ErrNotFound
+}
+
+// An EventStore that stops answering costs only resumption on other
+// replicas: a call whose stream it would keep is not slowed by it, one
+// store timeout per event.
+func TestReplicasStalledEventStoreDoesNotStallCalls(t *testing.T) {
+	events := &stalledEvents{released: make(chan struct{})}
+	t.Cleanup(func() { close(events.released) })
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: events})
+	sid := replicatest.Initialize(t, u)
+	_, resp, evs := replicatest.StartCall(t, u, sid, "count", `{"steps":3}`)
+	defer resp.Body.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			ev, err := evs.Next()
+			if err != nil || strings.Contains(ev.Data, `"result"`) {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		// Four events, each held up to the store's timeout (5 s).
+		t.Fatalf("a call with 3 progress events did not end within 3 s on a stalled event store (%d appends begun)", events.appends.Load())
+	}
+}
