@@ -316,3 +316,33 @@ func TestReplicasStalledEventStoreDoesNotStallCalls(t *testing.T) {
 		t.Fatalf("a call with 3 progress events did not end within 3 s on a stalled event store (%d appends begun)", events.appends.Load())
 	}
 }
+
+// A state change refused here (its id is in use by a request in
+// progress) is not recorded either: the other replicas would replay an
+// unsubscribe the client was told failed, and the session's copies would
+// disagree on what it is subscribed to.
+func TestReplicasRefusedStateChangeIsNotRecorded(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	sid := replicatest.Initialize(t, u)
+	replicatest.Result(t, replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil))
+	// greet waits for the client's answer to its elicitation: id 9 stays
+	// in progress until the test ends.
+	_, resp, _ := replicatest.StartCall(t, u, sid, "greet", `{}`)
+	defer resp.Body.Close()
+	r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":7,"method":"resources/unsubscribe","params":{"uri":"test://watched"}}`, nil)
+	r.Body.Close()
+	if r.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unsubscribe with the id of a request in progress: status %d, want 400", r.StatusCode)
+	}
+	msgs, err := store.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(string(m), "resources/unsubscribe") {
+			t.Fatalf("the refused unsubscribe is in the session's record: %s", m)
+		}
+	}
+}

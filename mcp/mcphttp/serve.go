@@ -72,7 +72,20 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.leave()
+	// A request that changes the session's state takes its id before it
+	// is recorded: one refused here (its id in use by a request in
+	// progress) must not reach the other replicas through the record.
+	var p *pendingCall
+	if h.opts.Sessions != nil && stateMethods[m.method] && m.isRequest() {
+		if p, e = s.expect(m, h.wantsSSE(r, m)); e != nil {
+			writeHTTPError(w, e)
+			return
+		}
+	}
 	if e := s.record(r.Context(), m); e != nil {
+		if p != nil {
+			s.unexpect(m, p)
+		}
 		writeHTTPError(w, e)
 		return
 	}
@@ -80,7 +93,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	h.exchange(w, r, s, m)
+	h.exchange(w, r, s, m, p)
 }
 
 // bodyChunk is the step in which a body of unknown length reserves
@@ -271,7 +284,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 	s := h.newSession("")
 	defer h.endLater(s)
 	s.bindAuth(r)
-	h.exchange(w, r, s, m)
+	h.exchange(w, r, s, m, nil)
 }
 
 // checkStateless checks a 2026-07-28 message's standard headers against
@@ -335,8 +348,9 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 // nothing needs jsonrpc2 to match them. Responses to the server's own
 // requests go to the read loop, where jsonrpc2 awaits them. While a
 // request with a stream runs, a streamer (see streamer) serves the stream
-// from another goroutine once there is something to stream.
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage) {
+// from another goroutine once there is something to stream. p is the
+// request's pending call if the caller made it (expect), else nil.
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) {
 	if m.response {
 		if !s.deliver(r.Context(), m.raw) {
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
@@ -358,10 +372,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	p, e := s.expect(m, h.wantsSSE(r, m))
-	if e != nil {
-		writeHTTPError(w, e)
-		return
+	if p == nil {
+		var e *httpError
+		if p, e = s.expect(m, h.wantsSSE(r, m)); e != nil {
+			writeHTTPError(w, e)
+			return
+		}
 	}
 	if p.stream != nil {
 		// The stream was created owned by this POST; once it returns,

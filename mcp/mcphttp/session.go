@@ -401,6 +401,14 @@ func (s *httpSession) forget(m *rpcMessage) {
 	s.mu.Unlock()
 }
 
+// unexpect undoes expect for a request that will not be delivered.
+func (s *httpSession) unexpect(m *rpcMessage, p *pendingCall) {
+	s.forget(m)
+	if p.stream != nil {
+		s.dropStream(p.stream)
+	}
+}
+
 func (s *httpSession) forgetLocked(key string) {
 	if p := s.pending[key]; p != nil {
 		if p.token != "" && s.tokens[p.token] == key {
