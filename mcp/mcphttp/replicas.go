@@ -97,7 +97,9 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	if err != nil {
 		return nil, h.storeError("load", err).withID(m)
 	}
-	if s == nil {
+	if s == nil || s.gone() {
+		// None here, or a copy that idled out or ended meanwhile: the
+		// session lives on in the store, and a fresh copy serves it.
 		var e *httpError
 		if s, e = h.adopt(sid, rec.opener); e != nil {
 			return nil, e.withID(m)
@@ -160,7 +162,7 @@ func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, er
 func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpError) {
 	h.adoptMu.Lock()
 	defer h.adoptMu.Unlock()
-	if s := h.session(sid); s != nil {
+	if s := h.session(sid); s != nil && !s.gone() {
 		return s, nil
 	}
 	s := h.newSession(sid)

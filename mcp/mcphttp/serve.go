@@ -62,13 +62,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.initialize(w, r, m)
 		return
 	}
-	s, e := h.lookup(r, m)
+	s, e := h.enterLookup(r, m)
 	if e != nil {
 		writeHTTPError(w, e)
-		return
-	}
-	if !s.enter() {
-		writeHTTPError(w, errSessionGone().withID(m))
 		return
 	}
 	defer s.leave()
@@ -217,6 +213,26 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "bad request: "+HeaderProtocolVersion+" "+hv+" does not match the session's "+v).withID(m)
 	}
 	return s, nil
+}
+
+// enterLookup finds the legacy session a request names, as lookup, and
+// enters it.
+func (h *Handler) enterLookup(r *http.Request, m *rpcMessage) (*httpSession, *httpError) {
+	for try := 0; ; try++ {
+		s, e := h.lookup(r, m)
+		if e != nil {
+			return nil, e
+		}
+		if s.enter() {
+			return s, nil
+		}
+		if h.opts.Sessions == nil || try > 0 {
+			return nil, errSessionGone().withID(m)
+		}
+		// With a SessionStore this was a copy, which idled out as the
+		// request came in; the session may live on in the store, and
+		// lookup then serves it with a fresh copy.
+	}
 }
 
 // initialize opens a legacy session. The session is registered before the
@@ -609,13 +625,9 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, mcp.CodeInvalidRequest, "method not allowed: "+hv+" has no GET stream"))
 		return
 	}
-	s, e := h.lookup(r, nil)
+	s, e := h.enterLookup(r, nil)
 	if e != nil {
 		writeHTTPError(w, e)
-		return
-	}
-	if !s.enter() {
-		writeHTTPError(w, errSessionGone())
 		return
 	}
 	defer s.leave()

@@ -347,6 +347,19 @@ func (s *httpSession) enter() bool {
 	return true
 }
 
+// gone reports whether the session ended, or was claimed to end as idle.
+func (s *httpSession) gone() bool {
+	if s.busy.Load() < 0 {
+		return true
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *httpSession) leave() {
 	s.lastUsed.Store(s.h.now().UnixNano())
 	s.busy.Add(-1)
