@@ -17,10 +17,11 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultPrefix    = "mcp:"
-	DefaultMaxEvents = mcphttp.DefaultHistory
-	DefaultKeep      = 2
-	DefaultRefresh   = 10 * time.Second
+	DefaultPrefix     = "mcp:"
+	DefaultMaxEvents  = mcphttp.DefaultHistory
+	DefaultMaxStreams = mcphttp.DefaultStoreStreams
+	DefaultKeep       = 2
+	DefaultRefresh    = 10 * time.Second
 )
 
 // Options configure the stores on one Redis.
@@ -31,6 +32,9 @@ type Options struct {
 	// MaxEvents bounds the events kept per stream; the oldest go first.
 	// Zero means DefaultMaxEvents (256).
 	MaxEvents int
+	// MaxStreams bounds the streams kept per session; the least recently
+	// started go first. Zero means DefaultMaxStreams (64).
+	MaxStreams int
 	// Keep is how many requestState keys the keyring accepts, the sealing
 	// key included. Zero means DefaultKeep (2).
 	Keep int
@@ -87,6 +91,9 @@ func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, err
 	}
 	if o.MaxEvents <= 0 {
 		o.MaxEvents = DefaultMaxEvents
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
 	}
 	if o.Keep <= 0 {
 		o.Keep = DefaultKeep
@@ -202,8 +209,43 @@ func (st *SessionStore) Delete(ctx context.Context, id string) error {
 }
 
 // EventStore is an mcphttp.EventStore: a stream is a Redis list of its
-// events, trimmed to MaxEvents and expiring RetainFor after its last.
+// events, trimmed to MaxEvents and expiring RetainFor after its last; the
+// list "<Prefix>streams:<session>" names a session's streams in the order
+// they started, MaxStreams at most, and expires with the last of them.
 type EventStore struct{ s *Stores }
+
+// appendEvent appends an event (ARGV[1]) to stream KEYS[1], trimmed to
+// ARGV[2] events, both keys expiring ARGV[3] ms from now. A stream that
+// starts is added to its session's index KEYS[2], and the session's
+// streams started longest ago beyond ARGV[4] are deleted: a client opens
+// a stream with each call, and its streams, each bounded, must be bounded
+// in number too. The index names keys of one session only (of the form
+// of KEYS[1]); streams that expired leave it as it is rewritten.
+var appendEvent = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local live = {}
+  for _, k in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+    if k ~= KEYS[1] and redis.call('EXISTS', k) == 1 then
+      table.insert(live, k)
+    end
+  end
+  table.insert(live, KEYS[1])
+  local drop = #live - tonumber(ARGV[4])
+  redis.call('DEL', KEYS[2])
+  for i, k in ipairs(live) do
+    if i <= drop then
+      redis.call('DEL', k)
+    else
+      redis.call('RPUSH', KEYS[2], k)
+    end
+  end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+`)
 
 type storedEvent struct {
 	N     int             `json:"n"`
@@ -217,13 +259,8 @@ func (st *EventStore) Append(ctx context.Context, session, stream string, ev mcp
 	if err != nil {
 		return fmt.Errorf("redisstore: encode event: %w", err)
 	}
-	k := st.s.key("stream", session, stream)
-	_, err = st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.RPush(ctx, k, b)
-		p.LTrim(ctx, k, int64(-st.s.opts.MaxEvents), -1)
-		p.PExpire(ctx, k, ttl)
-		return nil
-	})
+	keys := []string{st.s.key("stream", session, stream), st.s.key("streams", session)}
+	err = appendEvent.Run(ctx, st.s.client, keys, b, st.s.opts.MaxEvents, max(ttl.Milliseconds(), 1), st.s.opts.MaxStreams).Err()
 	if err != nil {
 		return fmt.Errorf("redisstore: append event: %w", err)
 	}

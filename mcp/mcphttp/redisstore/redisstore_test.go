@@ -264,3 +264,40 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 		}
 	}
 }
+
+// A session's streams are bounded in number: a client that opens stream
+// after stream keeps at most MaxStreams of them in Redis, the most
+// recently started, and the index that bounds them expires too.
+func TestRedisStreamsPerSession(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), &Options{MaxStreams: 4})
+	ctx := context.Background()
+	for i := 1; i <= 10; i++ {
+		for n := 1; n <= 2; n++ {
+			if err := st.Events.Append(ctx, "s1", fmt.Sprint("x", i), mcphttp.StoredEvent{N: n, Data: []byte(`{}`)}, false, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := 1; i <= 10; i++ {
+		_, _, err := st.Events.Replay(ctx, "s1", fmt.Sprint("x", i), 0)
+		if kept := err == nil; kept != (i > 6) {
+			t.Errorf("stream x%d of 10, MaxStreams 4: kept %v (%v)", i, kept, err)
+		}
+	}
+	keys, err := st.client.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if k == st.key("keys") {
+			continue
+		}
+		if ttl, _ := st.client.PTTL(ctx, k).Result(); ttl <= 0 {
+			t.Errorf("key %s does not expire", k)
+		}
+	}
+	if n := len(keys); n > 4+2 {
+		t.Errorf("%d keys for 4 streams, their index and the keyring: %q", n, keys)
+	}
+}
