@@ -317,6 +317,43 @@ type storedPush struct {
 	final bool
 }
 
+// storers counts the goroutines that append sessions' events to the
+// EventStore, for Shutdown to wait for.
+type storers struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil if nobody waits
+}
+
+func (c *storers) add(d int) {
+	c.mu.Lock()
+	c.n += d
+	if c.n == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+	c.mu.Unlock()
+}
+
+func (c *storers) wait(ctx context.Context) error {
+	c.mu.Lock()
+	if c.n == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	if c.idle == nil {
+		c.idle = make(chan struct{})
+	}
+	idle := c.idle
+	c.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // storeQueue bounds the events of a session waiting for
 // HandlerOptions.Events; beyond it they are dropped.
 const storeQueue = 1024
@@ -339,7 +376,12 @@ func (s *httpSession) store(p storedPush) {
 	}
 	s.storeQ = append(s.storeQ, p)
 	start := !s.storing
-	s.storing = true
+	if start {
+		// Counted with the event queued: Shutdown never sees one queued
+		// and no goroutine counted.
+		s.storing = true
+		s.h.storing.add(1)
+	}
 	s.storeMu.Unlock()
 	if start {
 		go s.storeQueued()
@@ -357,6 +399,7 @@ func (s *httpSession) storeQueued() {
 			s.storeQ = nil
 			s.storing = false
 			s.storeMu.Unlock()
+			s.h.storing.add(-1)
 			return
 		}
 		p := s.storeQ[0]

@@ -292,10 +292,11 @@ func (st *stalledEvents) Replay(context.Context, string, string, int) ([]mcphttp
 // store timeout per event.
 func TestReplicasStalledEventStoreDoesNotStallCalls(t *testing.T) {
 	events := &stalledEvents{released: make(chan struct{})}
-	t.Cleanup(func() { close(events.released) })
 	store := &mcphttp.MemoryStore{}
 	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
 		&mcphttp.HandlerOptions{Sessions: store, Events: events})
+	// Before the handler's Shutdown, which waits for the stalled append.
+	t.Cleanup(func() { close(events.released) })
 	sid := replicatest.Initialize(t, u)
 	_, resp, evs := replicatest.StartCall(t, u, sid, "count", `{"steps":3}`)
 	defer resp.Body.Close()
@@ -344,5 +345,58 @@ func TestReplicasRefusedStateChangeIsNotRecorded(t *testing.T) {
 		if strings.Contains(string(m), "resources/unsubscribe") {
 			t.Fatalf("the refused unsubscribe is in the session's record: %s", m)
 		}
+	}
+}
+
+// gatedEvents is an EventStore whose appends wait for the gate to open.
+type gatedEvents struct {
+	mcphttp.EventStore
+	gate     chan struct{}
+	appended atomic.Int64
+}
+
+func (g *gatedEvents) Append(ctx context.Context, session, stream string, ev mcphttp.StoredEvent, final bool, ttl time.Duration) error {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	g.appended.Add(1)
+	return g.EventStore.Append(ctx, session, stream, ev, final, ttl)
+}
+
+// Events are stored in the background, but Shutdown waits for them: a
+// replica restarted gracefully leaves every event of its streams to the
+// replica a client resumes on.
+func TestReplicasShutdownWaitsForStoredEvents(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	events := &gatedEvents{EventStore: store.Events(), gate: make(chan struct{})}
+	h, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: events})
+	sid := replicatest.Initialize(t, u)
+	_, resp, evs := replicatest.StartCall(t, u, sid, "count", `{"steps":3}`)
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatalf("the stream ended before its result: %v", err)
+		}
+		if strings.Contains(ev.Data, `"result"`) {
+			break
+		}
+	}
+	resp.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := h.Shutdown(ctx); err == nil {
+		t.Fatalf("Shutdown returned with %d of 4 events stored", events.appended.Load())
+	}
+	close(events.gate)
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := events.appended.Load(); n != 4 {
+		t.Fatalf("Shutdown returned with %d of 4 events stored", n)
 	}
 }
