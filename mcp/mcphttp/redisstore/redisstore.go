@@ -17,11 +17,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultPrefix     = "mcp:"
-	DefaultMaxEvents  = mcphttp.DefaultHistory
-	DefaultMaxStreams = mcphttp.DefaultStoreStreams
-	DefaultKeep       = 2
-	DefaultRefresh    = 10 * time.Second
+	DefaultPrefix        = "mcp:"
+	DefaultMaxEvents     = mcphttp.DefaultHistory
+	DefaultMaxStreams    = mcphttp.DefaultStoreStreams
+	DefaultMaxRelayBytes = 8 << 20
+	DefaultKeep          = 2
+	DefaultRefresh       = 10 * time.Second
 )
 
 // Options configure the stores on one Redis.
@@ -35,6 +36,13 @@ type Options struct {
 	// MaxStreams bounds the streams kept per session; the least recently
 	// started go first. Zero means DefaultMaxStreams (64).
 	MaxStreams int
+	// MaxRelayBytes bounds a message on the Relay (a client's answer to
+	// another replica's request); Send refuses larger ones. Redis drops
+	// a subscriber whose pub/sub output passes its
+	// client-output-buffer-limit (32 MiB by default, and 8 MiB for a
+	// minute), cutting every replica off the bus and the Relay: keep it
+	// well below that limit. Zero means DefaultMaxRelayBytes (8 MiB).
+	MaxRelayBytes int
 	// Keep is how many requestState keys the keyring accepts, the sealing
 	// key included. Zero means DefaultKeep (2).
 	Keep int
@@ -94,6 +102,9 @@ func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, err
 	}
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxRelayBytes <= 0 {
+		o.MaxRelayBytes = DefaultMaxRelayBytes
 	}
 	if o.Keep <= 0 {
 		o.Keep = DefaultKeep

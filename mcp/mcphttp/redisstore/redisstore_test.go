@@ -301,3 +301,54 @@ func TestRedisStreamsPerSession(t *testing.T) {
 		t.Errorf("%d keys for 4 streams, their index and the keyring: %q", n, keys)
 	}
 }
+
+// A message on the Relay is a client's answer, as large as a POST body
+// may be (32 MiB). Redis drops a pub/sub subscriber whose output buffer
+// passes 32 MiB (client-output-buffer-limit pubsub), so one such answer
+// would cut every replica's subscription, and the changes and answers
+// of every other session published meanwhile would be lost. The Relay
+// refuses it instead, and the subscriptions stay.
+func TestRedisRelayKeepsSubscriptionsOnAHugeMessage(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	subscriber := func() string {
+		list, err := st.client.ClientList(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(list, "\n") {
+			if strings.Contains(line, " sub=2 ") {
+				id, _, _ := strings.Cut(line, " ")
+				return id
+			}
+		}
+		return ""
+	}
+	before := subscriber()
+	if before == "" {
+		t.Fatal("no subscribed connection")
+	}
+	err := st.Relay.Send(ctx, []byte(`{"msg":"`+strings.Repeat("x", 32<<20)+`"}`))
+	if after := subscriber(); after != before {
+		t.Fatalf("a %d MiB message on the Relay (Send: %v) cut the subscription: %s, then %q", 32, err, before, after)
+	}
+	if err == nil {
+		t.Fatal("Send accepted a message larger than MaxRelayBytes")
+	}
+	// One at the bound still goes through.
+	got := make(chan int, 1)
+	stop := st.Relay.Receive(func(b []byte) {
+		select {
+		case got <- len(b):
+		default:
+		}
+	})
+	defer stop()
+	if err := st.Relay.Send(ctx, make([]byte, DefaultMaxRelayBytes)); err != nil {
+		t.Fatal(err)
+	}
+	if n := <-got; n != DefaultMaxRelayBytes {
+		t.Fatalf("received %d bytes, sent %d", n, DefaultMaxRelayBytes)
+	}
+}
