@@ -76,7 +76,8 @@ func (h *Handler) storeError(what string, err error) *httpError {
 // yet, and brought up to the record's state. A session the store no
 // longer holds is ended here too. It returns nil, nil when there is no
 // such session.
-func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpSession, *httpError) {
+func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSession, *httpError) {
+	ctx := r.Context()
 	s := h.session(sid)
 	st := h.opts.Sessions
 	if st == nil {
@@ -99,7 +100,12 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	}
 	if s == nil || s.gone() {
 		// None here, or a copy that idled out or ended meanwhile: the
-		// session lives on in the store, and a fresh copy serves it.
+		// session lives on in the store, and a fresh copy serves it,
+		// if the request may use it at all: another identity's does not
+		// make this replica run a copy and replay the session's state.
+		if !rec.opener.admits(r) {
+			return nil, errForbiddenIdentity().withID(m)
+		}
 		var e *httpError
 		if s, e = h.adopt(sid, rec.opener); e != nil {
 			return nil, e.withID(m)
@@ -125,6 +131,16 @@ type recordHead struct {
 type recordOpener struct {
 	Subject  string `json:"subject"`
 	ClientID string `json:"client"`
+}
+
+// admits reports whether r may use a session its record says o opened,
+// as sameIdentity does for a session bound here.
+func (o *recordOpener) admits(r *http.Request) bool {
+	if o == nil {
+		return true
+	}
+	a := AuthFromContext(r.Context())
+	return a != nil && a.Subject == o.Subject && a.ClientID == o.ClientID
 }
 
 // sessionRecord is a session's record as loaded: its messages, the

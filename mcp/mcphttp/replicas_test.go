@@ -400,3 +400,36 @@ func TestReplicasShutdownWaitsForStoredEvents(t *testing.T) {
 		t.Fatalf("Shutdown returned with %d of 4 events stored", n)
 	}
 }
+
+// A request with another identity's token does not make a replica adopt
+// the session it names: it gets 403, and the replica runs no copy of the
+// session for it (nor replays the session's state).
+func TestReplicasNoCopyForAnotherIdentity(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: tok}, nil
+	})
+	withAuth := func(h http.Handler) http.Handler {
+		return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+	}
+	var hs []*mcphttp.Handler
+	var urls []string
+	for range 2 {
+		h, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()}, withAuth)
+		hs = append(hs, h)
+		urls = append(urls, u)
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	resp := replicatest.Post(t, urls[0], "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"alice","version":"1"}}}`, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, bearer("mallory"))
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden {
+		t.Fatalf("mallory: status %d, want 403", r.StatusCode)
+	}
+	if n := hs[1].SessionCount(); n != 0 {
+		t.Fatalf("mallory's request made replica B run %d copies of alice's session", n)
+	}
+}

@@ -191,7 +191,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
 			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+mcp.LatestVersion+" with its _meta").withID(m)
 	}
-	s, e := h.shared(r.Context(), sid, m)
+	s, e := h.shared(r, sid, m)
 	if e != nil {
 		return nil, e
 	}
@@ -199,7 +199,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, errSessionGone().withID(m)
 	}
 	if !s.sameIdentity(r) {
-		return nil, httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token").withID(m)
+		return nil, errForbiddenIdentity().withID(m)
 	}
 	hv, _ := headerValue(r, HeaderProtocolVersion)
 	v := s.ss.ProtocolVersion()
@@ -712,6 +712,10 @@ func (h *Handler) endLater(s *httpSession) {
 
 // errSessionGone answers a request for a session that expired or was
 // deleted: 404 tells the client to initialize a new one.
+func errForbiddenIdentity() *httpError {
+	return httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token")
+}
+
 func errSessionGone() *httpError {
 	return httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one")
 }
