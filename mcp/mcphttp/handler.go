@@ -156,16 +156,19 @@ type HandlerOptions struct {
 	// DefaultSessionTimeout when SessionTimeout is negative), and an open
 	// GET stream does so every third of that; a store
 	// that fails gets 503 with Retry-After. A session holds at most
-	// MaxStateMessages state changes (subscriptions, log levels). Nil
-	// means this process only.
+	// MaxStateMessages state changes (subscriptions, log levels), and
+	// MaxStateBytes with its initialize request. Nil means this process
+	// only.
 	Sessions SessionStore
 	// Events, if set, keeps the events of legacy sessions' POST streams
 	// where every replica reaches them, for RetainFor after the last,
 	// so that a client resumes a stream with Last-Event-ID on any
 	// replica, even after the one that served it is gone. A stream
 	// resumed on a replica that does not serve it is written up to its
-	// stored end and closed; the client resumes again for more. Nil
-	// means this process only.
+	// stored end and closed; the client resumes again for more. Events
+	// are appended in the background, in order: a store that fails or
+	// stops answering costs only resumption elsewhere, never the stream
+	// here. Nil means this process only.
 	Events EventStore
 	// Relay, with Sessions, carries a client's responses to the requests
 	// of a legacy session (sampling, elicitation, roots), and its
@@ -190,6 +193,7 @@ type Handler struct {
 	bodies  budget           // MaxBodyMemory
 	posts   atomic.Int64     // POSTs being served, for MaxInFlight
 	replica string           // prefix of stream ids, unique to this Handler when Events is set
+	storing storers          // sessions' goroutines appending to Events
 	adoptMu sync.Mutex       // one adoption of a stored session at a time
 
 	// mu guards sessions, closed and idle; every request looks a session
@@ -364,8 +368,9 @@ func (h *Handler) addBusy(n int64) {
 
 // Shutdown stops accepting requests, closes every session (which ends
 // their SSE streams, fails their pending requests and cancels their
-// handlers), and waits for the requests in progress to return and for
-// every session's handlers to return, or for ctx to end. A session's
+// handlers), and waits for the requests in progress to return, for
+// every session's handlers to return, and for their events to be
+// appended to HandlerOptions.Events, or for ctx to end. A session's
 // handlers are awaited at most the server's ShutdownTimeout
 // (mcp.ServerOptions) after it ended, as mcp.Server.Run does on stdio, so
 // that a program exiting after Shutdown leaves no tool's process tree
@@ -410,7 +415,13 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return h.awaitHandlers(ctx)
+	if err := h.awaitHandlers(ctx); err != nil {
+		return err
+	}
+	// The events the handlers wrote are stored in the background; a
+	// replica that exits once Shutdown returns must leave them all to
+	// the replica a client resumes on.
+	return h.storing.wait(ctx)
 }
 
 // SessionCount returns the number of open legacy sessions.

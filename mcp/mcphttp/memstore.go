@@ -13,6 +13,11 @@ import (
 // when MaxEvents is not set.
 const DefaultStoreEvents = DefaultHistory
 
+// DefaultStoreStreams is how many streams of each session a MemoryStore
+// keeps when MaxStreams is not set: every replica that serves the
+// session adds its own, each keeping DefaultMaxRetainedStreams.
+const DefaultStoreStreams = 4 * DefaultMaxRetainedStreams
+
 // MemoryStore is a SessionStore and EventStore in this process's memory:
 // several Handlers of one process (replicas in a test) can share it. The
 // zero value is ready to use. Expired entries are freed as they are
@@ -21,12 +26,16 @@ type MemoryStore struct {
 	// MaxEvents bounds the events kept per stream; the oldest go first.
 	// Zero means DefaultStoreEvents.
 	MaxEvents int
+	// MaxStreams bounds the streams kept per session; the least recently
+	// started go first. Zero means DefaultStoreStreams.
+	MaxStreams int
 	// Now is the clock of expiry; nil means time.Now.
 	Now func() time.Time
 
 	mu       sync.Mutex
 	sessions map[string]*memSession
 	streams  map[[2]string]*memStream
+	started  map[string][]string // a session's streams, in the order they started
 	writes   int
 }
 
@@ -56,6 +65,7 @@ func (m *MemoryStore) wroteLocked(now time.Time) {
 	if m.sessions == nil {
 		m.sessions = map[string]*memSession{}
 		m.streams = map[[2]string]*memStream{}
+		m.started = map[string][]string{}
 	}
 	m.writes++
 	if m.writes%sweepEvery != 0 {
@@ -71,6 +81,37 @@ func (m *MemoryStore) wroteLocked(now time.Time) {
 			delete(m.streams, k)
 		}
 	}
+	for session, ids := range m.started {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return m.streams[[2]string{session, id}] == nil })
+		if len(ids) == 0 {
+			delete(m.started, session)
+		} else {
+			m.started[session] = ids
+		}
+	}
+}
+
+// startLocked counts a new stream of session, and drops the session's
+// streams started longest ago beyond MaxStreams: a client opens a stream
+// with each call, and its streams, each bounded, must be bounded in
+// number too.
+func (m *MemoryStore) startLocked(session, stream string, now time.Time) {
+	ids := slices.DeleteFunc(m.started[session], func(id string) bool {
+		s := m.streams[[2]string{session, id}]
+		return id == stream || s == nil || !now.Before(s.expires)
+	})
+	ids = append(ids, stream)
+	max := m.MaxStreams
+	if max <= 0 {
+		max = DefaultStoreStreams
+	}
+	if drop := len(ids) - max; drop > 0 {
+		for _, id := range ids[:drop] {
+			delete(m.streams, [2]string{session, id})
+		}
+		ids = slices.Clone(ids[drop:])
+	}
+	m.started[session] = ids
 }
 
 // Append implements SessionStore.
@@ -122,6 +163,7 @@ func (m *MemoryStore) appendEvent(session, stream string, ev StoredEvent, final 
 	if s == nil || !now.Before(s.expires) {
 		s = &memStream{}
 		m.streams[k] = s
+		m.startLocked(session, stream, now)
 	}
 	if s.final {
 		return

@@ -74,3 +74,27 @@ func TestKeyringRotate(t *testing.T) {
 		t.Fatal("the zero Keyring holds a key")
 	}
 }
+
+// A session's streams are bounded in number, not only each in events: a
+// client that opens stream after stream (one per call) keeps at most
+// MaxStreams of them in the store, the most recently started.
+func TestMemoryStoreStreamsPerSession(t *testing.T) {
+	m := &mcphttp.MemoryStore{MaxStreams: 4}
+	ev := m.Events()
+	ctx := context.Background()
+	for i := 1; i <= 10; i++ {
+		for n := 1; n <= 2; n++ {
+			_ = ev.Append(ctx, "s", fmt.Sprint("x", i), mcphttp.StoredEvent{N: n, Data: []byte("{}")}, false, time.Minute)
+		}
+	}
+	_ = ev.Append(ctx, "other", "x1", mcphttp.StoredEvent{N: 1, Data: []byte("{}")}, false, time.Minute)
+	for i := 1; i <= 10; i++ {
+		_, _, err := ev.Replay(ctx, "s", fmt.Sprint("x", i), 0)
+		if kept := err == nil; kept != (i > 6) {
+			t.Errorf("stream x%d of 10, MaxStreams 4: kept %v (%v)", i, kept, err)
+		}
+	}
+	if _, _, err := ev.Replay(ctx, "other", "x1", 0); err != nil {
+		t.Fatalf("another session's stream was dropped: %v", err)
+	}
+}

@@ -108,9 +108,9 @@ func (h *Handler) relayed(b []byte) {
 func (h *Handler) catchUpShared(s *httpSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	msgs, err := h.opts.Sessions.Load(ctx, s.id, h.storeTTL())
+	rec, err := h.loadRecord(ctx, s.id)
 	if err == nil {
-		err = s.catchUp(ctx, msgs)
+		err = s.catchUp(ctx, rec)
 	}
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", "session", s.id, "err", err)

@@ -20,16 +20,30 @@ import (
 // requests get 400; a client initializes a new session.
 const MaxStateMessages = 1000
 
+// MaxStateBytes bounds the bytes of a legacy session's record in
+// HandlerOptions.Sessions, its initialize request included: every
+// request of the session loads the record whole, on whichever replica,
+// so a client that records large messages (padding, up to the body
+// limit) must not make each of its requests a load of gigabytes. A state
+// change beyond it gets 400, as beyond MaxStateMessages; an initialize
+// larger than it, 400 and no session.
+const MaxStateBytes = 1 << 20
+
 // storeTimeout bounds a store operation made outside any request (an
 // event appended as the server writes it).
 const storeTimeout = 5 * time.Second
 
 // replicated is what a session knows of its record in the SessionStore.
 type replicated struct {
-	catchMu sync.Mutex   // held while the record is applied or grown
-	applied int          // the record's messages applied to this session
-	mine    map[int]bool // positions of messages this replica recorded (and delivered itself)
-	replays int          // ids of replayed requests
+	catchMu  sync.Mutex   // held while the record is applied or grown
+	applied  int          // the record's messages applied to this session
+	recorded int          // the record's bytes, as far as this replica knows
+	mine     map[int]bool // positions of messages this replica recorded (and delivered itself)
+	replays  int          // ids of replayed requests
+
+	storeMu sync.Mutex
+	storeQ  []storedPush // events waiting for HandlerOptions.Events, in order
+	storing bool         // a goroutine is appending storeQ
 }
 
 // stateMethods are the messages that change a legacy session's state,
@@ -62,7 +76,8 @@ func (h *Handler) storeError(what string, err error) *httpError {
 // yet, and brought up to the record's state. A session the store no
 // longer holds is ended here too. It returns nil, nil when there is no
 // such session.
-func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpSession, *httpError) {
+func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSession, *httpError) {
+	ctx := r.Context()
 	s := h.session(sid)
 	st := h.opts.Sessions
 	if st == nil {
@@ -73,7 +88,7 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 		// of the client's choosing (up to the header limit) in it.
 		return nil, nil
 	}
-	msgs, err := st.Load(ctx, sid, h.storeTTL())
+	rec, err := h.loadRecord(ctx, sid)
 	if errors.Is(err, ErrNotFound) {
 		if s != nil {
 			s.end() // deleted or expired through another replica
@@ -83,28 +98,97 @@ func (h *Handler) shared(ctx context.Context, sid string, m *rpcMessage) (*httpS
 	if err != nil {
 		return nil, h.storeError("load", err).withID(m)
 	}
-	if s == nil {
+	if s == nil || s.gone() {
+		// None here, or a copy that idled out or ended meanwhile: the
+		// session lives on in the store, and a fresh copy serves it,
+		// if the request may use it at all: another identity's does not
+		// make this replica run a copy and replay the session's state.
+		if !rec.opener.admits(r) {
+			return nil, errForbiddenIdentity().withID(m)
+		}
 		var e *httpError
-		if s, e = h.adopt(sid); e != nil {
+		if s, e = h.adopt(sid, rec.opener); e != nil {
 			return nil, e.withID(m)
 		}
 	}
-	if err := s.catchUp(ctx, msgs); err != nil {
+	if err := s.catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", "session", sid, "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
 	return s, nil
 }
 
+// recordHead is the first entry of a session's record: its initialize
+// request, and the identity whose token opened the session (none without
+// authorization). A replica that adopts the session binds it to that
+// identity, as the replica that opened it did; without it, an adopted
+// session would be open to any token, or none.
+type recordHead struct {
+	Initialize json.RawMessage `json:"initialize"`
+	Opener     *recordOpener   `json:"opener,omitempty"`
+}
+
+type recordOpener struct {
+	Subject  string `json:"subject"`
+	ClientID string `json:"client"`
+}
+
+// admits reports whether r may use a session its record says o opened,
+// as sameIdentity does for a session bound here.
+func (o *recordOpener) admits(r *http.Request) bool {
+	if o == nil {
+		return true
+	}
+	a := AuthFromContext(r.Context())
+	return a != nil && a.Subject == o.Subject && a.ClientID == o.ClientID
+}
+
+// sessionRecord is a session's record as loaded: its messages, the
+// initialize request first, who opened it, and its size in the store.
+type sessionRecord struct {
+	msgs   [][]byte
+	opener *recordOpener
+	bytes  int
+}
+
+// loadRecord loads session sid's record, keeping it for the session's
+// timeout. A record that does not start with a recordHead (an append
+// that raced the session's deletion re-created it) is no session:
+// ErrNotFound.
+func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, error) {
+	msgs, err := h.opts.Sessions.Load(ctx, sid, h.storeTTL())
+	if err != nil {
+		return sessionRecord{}, err
+	}
+	var head recordHead
+	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil {
+		return sessionRecord{}, ErrNotFound
+	}
+	rec := sessionRecord{msgs: msgs, opener: head.Opener}
+	for _, m := range msgs {
+		rec.bytes += len(m)
+	}
+	msgs[0] = head.Initialize
+	return rec, nil
+}
+
 // adopt opens, under the id of a stored session, a session of this
-// replica; catchUp then gives it the record's state.
-func (h *Handler) adopt(sid string) (*httpSession, *httpError) {
+// replica, bound to the identity that opened it; catchUp then gives it
+// the record's state.
+func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpError) {
 	h.adoptMu.Lock()
 	defer h.adoptMu.Unlock()
-	if s := h.session(sid); s != nil {
+	if s := h.session(sid); s != nil && !s.gone() {
 		return s, nil
 	}
 	s := h.newSession(sid)
+	if opener != nil {
+		// Bound before it is registered: no request meets it unbound.
+		// The request's own AuthInfo becomes the session's once
+		// sameIdentity admits it.
+		s.auth = &AuthInfo{Subject: opener.Subject, ClientID: opener.ClientID}
+		s.ss.BindPrincipal(principalOf(s.auth))
+	}
 	if e := h.register(s); e != nil {
 		s.end()
 		return nil, e
@@ -114,9 +198,13 @@ func (h *Handler) adopt(sid string) (*httpSession, *httpError) {
 
 // catchUp replays the messages of the record this session has not seen:
 // those that another replica recorded since.
-func (s *httpSession) catchUp(ctx context.Context, msgs [][]byte) error {
+func (s *httpSession) catchUp(ctx context.Context, rec sessionRecord) error {
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
+	// The record only grows: one loaded before this replica's latest
+	// append is smaller than what this replica knows.
+	s.recorded = max(s.recorded, rec.bytes)
+	msgs := rec.msgs
 	for i := s.applied; i < len(msgs); i++ {
 		if s.mine[i+1] {
 			delete(s.mine, i+1)
@@ -182,21 +270,35 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
 	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	if s.applied+len(s.mine) >= MaxStateMessages {
+	if s.applied+len(s.mine) >= MaxStateMessages || s.recorded+len(m.raw) > MaxStateBytes {
 		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
-			"invalid request: this session has recorded "+strconv.Itoa(MaxStateMessages)+" subscription and log level changes, the most it keeps; initialize a new session").withID(m)
+			"invalid request: this session has recorded the most subscription and log level changes it keeps ("+
+				strconv.Itoa(MaxStateMessages)+" changes, "+strconv.Itoa(MaxStateBytes)+" bytes with its initialize); initialize a new session").withID(m)
 	}
 	return s.appendLocked(ctx, m.raw)
 }
 
-// keep records the initialize request of a session it answered.
+// keep records the initialize request of a session it answered, with
+// the identity that opened it, as the record's head.
 func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 	if s.h.opts.Sessions == nil {
 		return nil
 	}
+	head := recordHead{Initialize: raw}
+	if s.auth != nil {
+		head.Opener = &recordOpener{Subject: s.auth.Subject, ClientID: s.auth.ClientID}
+	}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return httpErr(http.StatusInternalServerError, mcp.CodeInternalError, "recording the session failed")
+	}
+	if len(b) > MaxStateBytes {
+		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+			"invalid request: an initialize request of a session is recorded for the server's replicas, in at most "+strconv.Itoa(MaxStateBytes)+" bytes; this one is larger")
+	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	return s.appendLocked(ctx, raw)
+	return s.appendLocked(ctx, b)
 }
 
 func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
@@ -208,6 +310,7 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 		s.mine = map[int]bool{}
 	}
 	s.mine[n] = true
+	s.recorded += len(raw)
 	return nil
 }
 
@@ -230,18 +333,105 @@ type storedPush struct {
 	final bool
 }
 
-// store appends an event of a POST stream to HandlerOptions.Events. A
-// store that fails costs only resumption on other replicas: the stream
-// is still served and retained here.
+// storers counts the goroutines that append sessions' events to the
+// EventStore, for Shutdown to wait for.
+type storers struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil if nobody waits
+}
+
+func (c *storers) add(d int) {
+	c.mu.Lock()
+	c.n += d
+	if c.n == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+	c.mu.Unlock()
+}
+
+func (c *storers) wait(ctx context.Context) error {
+	c.mu.Lock()
+	if c.n == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	if c.idle == nil {
+		c.idle = make(chan struct{})
+	}
+	idle := c.idle
+	c.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// storeQueue bounds the events of a session waiting for
+// HandlerOptions.Events; beyond it they are dropped.
+const storeQueue = 1024
+
+// store queues an event of a POST stream for HandlerOptions.Events, whose
+// appends a goroutine makes in order. The session does not wait for them:
+// a store that stops answering would hold every message the session
+// sends for a store timeout. A store that fails or lags costs only
+// resumption on other replicas: the stream is still served and retained
+// here.
 func (s *httpSession) store(p storedPush) {
-	ev := s.h.opts.Events
-	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
+	if s.h.opts.Events == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
-	if err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor); err != nil {
-		s.h.log.Warn("mcphttp: storing a stream's event failed; it can be resumed only on this replica", "session", s.id, "stream", p.es.id, "err", err)
+	s.storeMu.Lock()
+	if len(s.storeQ) >= storeQueue {
+		s.storeMu.Unlock()
+		s.h.log.Warn("mcphttp: the event store lags; an event was not stored, and a resumption on another replica misses it", "session", s.id, "stream", p.es.id)
+		return
+	}
+	s.storeQ = append(s.storeQ, p)
+	start := !s.storing
+	if start {
+		// Counted with the event queued: Shutdown never sees one queued
+		// and no goroutine counted.
+		s.storing = true
+		s.h.storing.add(1)
+	}
+	s.storeMu.Unlock()
+	if start {
+		go s.storeQueued()
+	}
+}
+
+// storeQueued appends the queued events until none is left. After a
+// failure it drops those queued meanwhile rather than wait a store
+// timeout for each.
+func (s *httpSession) storeQueued() {
+	ev := s.h.opts.Events
+	for {
+		s.storeMu.Lock()
+		if len(s.storeQ) == 0 {
+			s.storeQ = nil
+			s.storing = false
+			s.storeMu.Unlock()
+			s.h.storing.add(-1)
+			return
+		}
+		p := s.storeQ[0]
+		s.storeQ[0] = storedPush{}
+		s.storeQ = s.storeQ[1:]
+		s.storeMu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor)
+		cancel()
+		if err != nil {
+			s.storeMu.Lock()
+			dropped := len(s.storeQ)
+			s.storeQ = nil
+			s.storeMu.Unlock()
+			s.h.log.Warn("mcphttp: storing a stream's event failed; it can be resumed only on this replica", "session", s.id, "stream", p.es.id, "dropped", dropped, "err", err)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -175,5 +176,260 @@ func TestReplicasHostileIDsSkipTheStore(t *testing.T) {
 		if r.StatusCode != http.StatusGone {
 			t.Fatalf("Last-Event-ID %.20q: status %d, want 410", last, r.StatusCode)
 		}
+	}
+}
+
+// A session opened with a token is bound to its identity on every
+// replica, not only the one that opened it: a replica that adopts it from
+// the store refuses another identity's token, and a request without one.
+func TestReplicasSessionKeepsItsIdentity(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		if tok == "alice" || tok == "mallory" {
+			return &mcphttp.AuthInfo{Subject: tok}, nil
+		}
+		return nil, mcphttp.ErrInvalidToken
+	})
+	withAuth := func(h http.Handler) http.Handler {
+		return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+	}
+	var urls []string
+	for range 3 {
+		_, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()}, withAuth)
+		urls = append(urls, u)
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	resp := replicatest.Post(t, urls[0], "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"alice","version":"1"}}}`, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	// mallory first on B, so that it is mallory's request that adopts
+	// the session there; then alice's own request on C, then mallory's
+	// on C, where alice's request adopted it.
+	for _, step := range []struct {
+		url, tok string
+		want     int
+	}{
+		{urls[1], "mallory", http.StatusForbidden},
+		{urls[2], "alice", http.StatusOK},
+		{urls[2], "mallory", http.StatusForbidden},
+		{urls[1], "alice", http.StatusOK},
+	} {
+		r := replicatest.Post(t, step.url, sid, "2025-11-25", list, bearer(step.tok))
+		r.Body.Close()
+		if r.StatusCode != step.want {
+			t.Fatalf("%s on replica %s: status %d, want %d", step.tok, step.url, r.StatusCode, step.want)
+		}
+	}
+}
+
+// A session's record is bounded in bytes, not only in messages: every
+// request of the session loads it whole, on every replica, so a client
+// that records large state changes (padding in a resources/subscribe, up
+// to the body limit) must not make each of its requests a load of
+// gigabytes.
+func TestReplicasRecordBytesAreBounded(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	sid := replicatest.Initialize(t, u)
+	pad := strings.Repeat("x", 256<<10)
+	refused := false
+	for i := range 3 * mcphttp.MaxStateBytes / len(pad) {
+		r := replicatest.Post(t, u, sid, "2025-11-25",
+			`{"jsonrpc":"2.0","id":`+strconv.Itoa(i+2)+`,"method":"resources/subscribe","params":{"uri":"test://`+pad+`"}}`, nil)
+		r.Body.Close()
+		if r.StatusCode == http.StatusBadRequest {
+			refused = true
+			break
+		}
+	}
+	msgs, err := store.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range msgs {
+		total += len(m)
+	}
+	if !refused || total > mcphttp.MaxStateBytes {
+		t.Fatalf("the record holds %d bytes (refused: %v), the bound is %d", total, refused, mcphttp.MaxStateBytes)
+	}
+	// The session is still served; a large initialize is refused, not
+	// recorded.
+	replicatest.Sum(t, u, sid, 100, 1, 2)
+	r := replicatest.Post(t, u, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+strings.Repeat("x", mcphttp.MaxStateBytes)+`","version":"1"}}}`, nil)
+	r.Body.Close()
+	if r.StatusCode != http.StatusBadRequest || r.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("an initialize larger than the record's bound: status %d, session %q", r.StatusCode, r.Header.Get("Mcp-Session-Id"))
+	}
+}
+
+// stalledEvents is an EventStore on a store that stopped answering: each
+// Append waits for its context's deadline (or the test's end).
+type stalledEvents struct {
+	released chan struct{}
+	appends  atomic.Int64
+}
+
+func (st *stalledEvents) Append(ctx context.Context, _, _ string, _ mcphttp.StoredEvent, _ bool, _ time.Duration) error {
+	st.appends.Add(1)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-st.released:
+		return context.DeadlineExceeded
+	}
+}
+
+func (st *stalledEvents) Replay(context.Context, string, string, int) ([]mcphttp.StoredEvent, bool, error) {
+	return nil, false, mcphttp.ErrNotFound
+}
+
+// An EventStore that stops answering costs only resumption on other
+// replicas: a call whose stream it would keep is not slowed by it, one
+// store timeout per event.
+func TestReplicasStalledEventStoreDoesNotStallCalls(t *testing.T) {
+	events := &stalledEvents{released: make(chan struct{})}
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: events})
+	// Before the handler's Shutdown, which waits for the stalled append.
+	t.Cleanup(func() { close(events.released) })
+	sid := replicatest.Initialize(t, u)
+	_, resp, evs := replicatest.StartCall(t, u, sid, "count", `{"steps":3}`)
+	defer resp.Body.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			ev, err := evs.Next()
+			if err != nil || strings.Contains(ev.Data, `"result"`) {
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		// Four events, each held up to the store's timeout (5 s).
+		t.Fatalf("a call with 3 progress events did not end within 3 s on a stalled event store (%d appends begun)", events.appends.Load())
+	}
+}
+
+// A state change refused here (its id is in use by a request in
+// progress) is not recorded either: the other replicas would replay an
+// unsubscribe the client was told failed, and the session's copies would
+// disagree on what it is subscribed to.
+func TestReplicasRefusedStateChangeIsNotRecorded(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	sid := replicatest.Initialize(t, u)
+	replicatest.Result(t, replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil))
+	// greet waits for the client's answer to its elicitation: id 9 stays
+	// in progress until the test ends.
+	_, resp, _ := replicatest.StartCall(t, u, sid, "greet", `{}`)
+	defer resp.Body.Close()
+	r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":7,"method":"resources/unsubscribe","params":{"uri":"test://watched"}}`, nil)
+	r.Body.Close()
+	if r.StatusCode != http.StatusBadRequest {
+		t.Fatalf("unsubscribe with the id of a request in progress: status %d, want 400", r.StatusCode)
+	}
+	msgs, err := store.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(string(m), "resources/unsubscribe") {
+			t.Fatalf("the refused unsubscribe is in the session's record: %s", m)
+		}
+	}
+}
+
+// gatedEvents is an EventStore whose appends wait for the gate to open.
+type gatedEvents struct {
+	mcphttp.EventStore
+	gate     chan struct{}
+	appended atomic.Int64
+}
+
+func (g *gatedEvents) Append(ctx context.Context, session, stream string, ev mcphttp.StoredEvent, final bool, ttl time.Duration) error {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	g.appended.Add(1)
+	return g.EventStore.Append(ctx, session, stream, ev, final, ttl)
+}
+
+// Events are stored in the background, but Shutdown waits for them: a
+// replica restarted gracefully leaves every event of its streams to the
+// replica a client resumes on.
+func TestReplicasShutdownWaitsForStoredEvents(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	events := &gatedEvents{EventStore: store.Events(), gate: make(chan struct{})}
+	h, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: events})
+	sid := replicatest.Initialize(t, u)
+	_, resp, evs := replicatest.StartCall(t, u, sid, "count", `{"steps":3}`)
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatalf("the stream ended before its result: %v", err)
+		}
+		if strings.Contains(ev.Data, `"result"`) {
+			break
+		}
+	}
+	resp.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := h.Shutdown(ctx); err == nil {
+		t.Fatalf("Shutdown returned with %d of 4 events stored", events.appended.Load())
+	}
+	close(events.gate)
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := events.appended.Load(); n != 4 {
+		t.Fatalf("Shutdown returned with %d of 4 events stored", n)
+	}
+}
+
+// A request with another identity's token does not make a replica adopt
+// the session it names: it gets 403, and the replica runs no copy of the
+// session for it (nor replays the session's state).
+func TestReplicasNoCopyForAnotherIdentity(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: tok}, nil
+	})
+	withAuth := func(h http.Handler) http.Handler {
+		return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+	}
+	var hs []*mcphttp.Handler
+	var urls []string
+	for range 2 {
+		h, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()}, withAuth)
+		hs = append(hs, h)
+		urls = append(urls, u)
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	resp := replicatest.Post(t, urls[0], "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"alice","version":"1"}}}`, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, bearer("mallory"))
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden {
+		t.Fatalf("mallory: status %d, want 403", r.StatusCode)
+	}
+	if n := hs[1].SessionCount(); n != 0 {
+		t.Fatalf("mallory's request made replica B run %d copies of alice's session", n)
 	}
 }

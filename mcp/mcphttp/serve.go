@@ -62,17 +62,26 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.initialize(w, r, m)
 		return
 	}
-	s, e := h.lookup(r, m)
+	s, e := h.enterLookup(r, m)
 	if e != nil {
 		writeHTTPError(w, e)
 		return
 	}
-	if !s.enter() {
-		writeHTTPError(w, errSessionGone().withID(m))
-		return
-	}
 	defer s.leave()
+	// A request that changes the session's state takes its id before it
+	// is recorded: one refused here (its id in use by a request in
+	// progress) must not reach the other replicas through the record.
+	var p *pendingCall
+	if h.opts.Sessions != nil && stateMethods[m.method] && m.isRequest() {
+		if p, e = s.expect(m, h.wantsSSE(r, m)); e != nil {
+			writeHTTPError(w, e)
+			return
+		}
+	}
 	if e := s.record(r.Context(), m); e != nil {
+		if p != nil {
+			s.unexpect(m, p)
+		}
 		writeHTTPError(w, e)
 		return
 	}
@@ -80,7 +89,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	h.exchange(w, r, s, m)
+	h.exchange(w, r, s, m, p)
 }
 
 // bodyChunk is the step in which a body of unknown length reserves
@@ -182,7 +191,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
 			"bad request: missing "+HeaderSessionID+" header; send initialize first, or use protocol version "+mcp.LatestVersion+" with its _meta").withID(m)
 	}
-	s, e := h.shared(r.Context(), sid, m)
+	s, e := h.shared(r, sid, m)
 	if e != nil {
 		return nil, e
 	}
@@ -190,7 +199,7 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, errSessionGone().withID(m)
 	}
 	if !s.sameIdentity(r) {
-		return nil, httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token").withID(m)
+		return nil, errForbiddenIdentity().withID(m)
 	}
 	hv, _ := headerValue(r, HeaderProtocolVersion)
 	v := s.ss.ProtocolVersion()
@@ -204,6 +213,26 @@ func (h *Handler) lookup(r *http.Request, m *rpcMessage) (*httpSession, *httpErr
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeHeaderMismatch, "bad request: "+HeaderProtocolVersion+" "+hv+" does not match the session's "+v).withID(m)
 	}
 	return s, nil
+}
+
+// enterLookup finds the legacy session a request names, as lookup, and
+// enters it.
+func (h *Handler) enterLookup(r *http.Request, m *rpcMessage) (*httpSession, *httpError) {
+	for try := 0; ; try++ {
+		s, e := h.lookup(r, m)
+		if e != nil {
+			return nil, e
+		}
+		if s.enter() {
+			return s, nil
+		}
+		if h.opts.Sessions == nil || try > 0 {
+			return nil, errSessionGone().withID(m)
+		}
+		// With a SessionStore this was a copy, which idled out as the
+		// request came in; the session may live on in the store, and
+		// lookup then serves it with a fresh copy.
+	}
 }
 
 // initialize opens a legacy session. The session is registered before the
@@ -271,7 +300,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 	s := h.newSession("")
 	defer h.endLater(s)
 	s.bindAuth(r)
-	h.exchange(w, r, s, m)
+	h.exchange(w, r, s, m, nil)
 }
 
 // checkStateless checks a 2026-07-28 message's standard headers against
@@ -335,8 +364,9 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 // nothing needs jsonrpc2 to match them. Responses to the server's own
 // requests go to the read loop, where jsonrpc2 awaits them. While a
 // request with a stream runs, a streamer (see streamer) serves the stream
-// from another goroutine once there is something to stream.
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage) {
+// from another goroutine once there is something to stream. p is the
+// request's pending call if the caller made it (expect), else nil.
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) {
 	if m.response {
 		if !s.deliver(r.Context(), m.raw) {
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
@@ -358,10 +388,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	p, e := s.expect(m, h.wantsSSE(r, m))
-	if e != nil {
-		writeHTTPError(w, e)
-		return
+	if p == nil {
+		var e *httpError
+		if p, e = s.expect(m, h.wantsSSE(r, m)); e != nil {
+			writeHTTPError(w, e)
+			return
+		}
 	}
 	if p.stream != nil {
 		// The stream was created owned by this POST; once it returns,
@@ -593,13 +625,9 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, httpErr(http.StatusMethodNotAllowed, mcp.CodeInvalidRequest, "method not allowed: "+hv+" has no GET stream"))
 		return
 	}
-	s, e := h.lookup(r, nil)
+	s, e := h.enterLookup(r, nil)
 	if e != nil {
 		writeHTTPError(w, e)
-		return
-	}
-	if !s.enter() {
-		writeHTTPError(w, errSessionGone())
 		return
 	}
 	defer s.leave()
@@ -684,6 +712,10 @@ func (h *Handler) endLater(s *httpSession) {
 
 // errSessionGone answers a request for a session that expired or was
 // deleted: 404 tells the client to initialize a new one.
+func errForbiddenIdentity() *httpError {
+	return httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token")
+}
+
 func errSessionGone() *httpError {
 	return httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one")
 }

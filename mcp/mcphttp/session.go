@@ -347,6 +347,19 @@ func (s *httpSession) enter() bool {
 	return true
 }
 
+// gone reports whether the session ended, or was claimed to end as idle.
+func (s *httpSession) gone() bool {
+	if s.busy.Load() < 0 {
+		return true
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *httpSession) leave() {
 	s.lastUsed.Store(s.h.now().UnixNano())
 	s.busy.Add(-1)
@@ -399,6 +412,14 @@ func (s *httpSession) forget(m *rpcMessage) {
 	s.mu.Lock()
 	s.forgetLocked(m.id.Key())
 	s.mu.Unlock()
+}
+
+// unexpect undoes expect for a request that will not be delivered.
+func (s *httpSession) unexpect(m *rpcMessage, p *pendingCall) {
+	s.forget(m)
+	if p.stream != nil {
+		s.dropStream(p.stream)
+	}
 }
 
 func (s *httpSession) forgetLocked(key string) {

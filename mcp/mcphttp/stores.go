@@ -21,7 +21,8 @@ import (
 var ErrNotFound = errors.New("mcphttp: not found in the store")
 
 // SessionStore keeps the legacy sessions of all replicas. A session is
-// kept as the messages that made its state (its initialize request, the
+// kept as the messages that made its state (its initialize request, with
+// the identity whose token opened the session, the
 // notifications/initialized, then resources/subscribe,
 // resources/unsubscribe and logging/setLevel requests, in order): a
 // replica that has not served the session yet, or has served an older
@@ -63,7 +64,9 @@ type StoredEvent struct {
 // client can resume one with Last-Event-ID on any replica, including
 // after the replica that served it is gone. Implementations must bound
 // what they hold: at most a number of events per stream (the oldest go
-// first), and each stream only for its ttl after its last event.
+// first), at most a number of streams per session (those started longest
+// ago go first: a client opens one with each call), and each stream only
+// for its ttl after its last event.
 type EventStore interface {
 	// Append stores event ev of stream in session, final if it is the
 	// stream's last, and keeps the stream for ttl from now.

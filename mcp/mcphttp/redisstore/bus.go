@@ -116,8 +116,14 @@ func (b *Bus) close() {
 // from Redis does not reach it.
 type Relay struct{ b *Bus }
 
-// Send implements mcphttp.Relay.
+// Send implements mcphttp.Relay. It refuses a message larger than
+// MaxRelayBytes: published, it would make Redis drop every replica's
+// subscription (its pub/sub output buffer limit), and with it what is
+// published for every other session until they resubscribe.
 func (r *Relay) Send(ctx context.Context, msg []byte) error {
+	if max := r.b.s.opts.MaxRelayBytes; len(msg) > max {
+		return fmt.Errorf("redisstore: relay: a message of %d bytes is larger than MaxRelayBytes (%d); not sent", len(msg), max)
+	}
 	if err := r.b.s.client.Publish(ctx, r.b.relay, msg).Err(); err != nil {
 		return fmt.Errorf("redisstore: relay: %w", err)
 	}

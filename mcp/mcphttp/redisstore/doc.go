@@ -8,7 +8,8 @@
 //
 // Every key it writes expires or is bounded: sessions expire after the
 // handler's SessionTimeout without a request, streams RetainFor after
-// their last event and hold at most MaxEvents events each, and the
+// their last event and hold at most MaxEvents events each, a session
+// keeps at most MaxStreams streams, and the
 // keyring holds at most Keep keys. Redis itself must be private to the
 // replicas (a password or ACL user in the URL, TLS with rediss:// across
 // hosts): what it holds lets anyone who reads it forge requestState and

@@ -17,10 +17,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultPrefix    = "mcp:"
-	DefaultMaxEvents = mcphttp.DefaultHistory
-	DefaultKeep      = 2
-	DefaultRefresh   = 10 * time.Second
+	DefaultPrefix        = "mcp:"
+	DefaultMaxEvents     = mcphttp.DefaultHistory
+	DefaultMaxStreams    = mcphttp.DefaultStoreStreams
+	DefaultMaxRelayBytes = 8 << 20
+	DefaultKeep          = 2
+	DefaultRefresh       = 10 * time.Second
 )
 
 // Options configure the stores on one Redis.
@@ -31,6 +33,16 @@ type Options struct {
 	// MaxEvents bounds the events kept per stream; the oldest go first.
 	// Zero means DefaultMaxEvents (256).
 	MaxEvents int
+	// MaxStreams bounds the streams kept per session; the least recently
+	// started go first. Zero means DefaultMaxStreams (64).
+	MaxStreams int
+	// MaxRelayBytes bounds a message on the Relay (a client's answer to
+	// another replica's request); Send refuses larger ones. Redis drops
+	// a subscriber whose pub/sub output passes its
+	// client-output-buffer-limit (32 MiB by default, and 8 MiB for a
+	// minute), cutting every replica off the bus and the Relay: keep it
+	// well below that limit. Zero means DefaultMaxRelayBytes (8 MiB).
+	MaxRelayBytes int
 	// Keep is how many requestState keys the keyring accepts, the sealing
 	// key included. Zero means DefaultKeep (2).
 	Keep int
@@ -65,10 +77,17 @@ func Open(ctx context.Context, url string, opts *Options) (*Stores, error) {
 		// ParseURL's errors quote the URL, which may hold a password.
 		return nil, errors.New("redisstore: malformed Redis URL")
 	}
+	// Without it go-redis ignores a context's deadline while it waits
+	// for Redis's answer: a request's store call on a Redis that stopped
+	// answering would outlast the request's deadline by the read timeout.
+	ro.ContextTimeoutEnabled = true
 	return New(ctx, redis.NewClient(ro), opts)
 }
 
 // New is Open with a client of the caller's making; Close closes it.
+// The client should set ContextTimeoutEnabled, as Open's does: without
+// it a call waits for a Redis that stopped answering for the client's
+// ReadTimeout, whatever its context's deadline.
 func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, error) {
 	s := &Stores{client: client}
 	if opts != nil {
@@ -80,6 +99,12 @@ func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, err
 	}
 	if o.MaxEvents <= 0 {
 		o.MaxEvents = DefaultMaxEvents
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
+	if o.MaxRelayBytes <= 0 {
+		o.MaxRelayBytes = DefaultMaxRelayBytes
 	}
 	if o.Keep <= 0 {
 		o.Keep = DefaultKeep
@@ -195,8 +220,43 @@ func (st *SessionStore) Delete(ctx context.Context, id string) error {
 }
 
 // EventStore is an mcphttp.EventStore: a stream is a Redis list of its
-// events, trimmed to MaxEvents and expiring RetainFor after its last.
+// events, trimmed to MaxEvents and expiring RetainFor after its last; the
+// list "<Prefix>streams:<session>" names a session's streams in the order
+// they started, MaxStreams at most, and expires with the last of them.
 type EventStore struct{ s *Stores }
+
+// appendEvent appends an event (ARGV[1]) to stream KEYS[1], trimmed to
+// ARGV[2] events, both keys expiring ARGV[3] ms from now. A stream that
+// starts is added to its session's index KEYS[2], and the session's
+// streams started longest ago beyond ARGV[4] are deleted: a client opens
+// a stream with each call, and its streams, each bounded, must be bounded
+// in number too. The index names keys of one session only (of the form
+// of KEYS[1]); streams that expired leave it as it is rewritten.
+var appendEvent = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local live = {}
+  for _, k in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+    if k ~= KEYS[1] and redis.call('EXISTS', k) == 1 then
+      table.insert(live, k)
+    end
+  end
+  table.insert(live, KEYS[1])
+  local drop = #live - tonumber(ARGV[4])
+  redis.call('DEL', KEYS[2])
+  for i, k in ipairs(live) do
+    if i <= drop then
+      redis.call('DEL', k)
+    else
+      redis.call('RPUSH', KEYS[2], k)
+    end
+  end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+`)
 
 type storedEvent struct {
 	N     int             `json:"n"`
@@ -210,13 +270,8 @@ func (st *EventStore) Append(ctx context.Context, session, stream string, ev mcp
 	if err != nil {
 		return fmt.Errorf("redisstore: encode event: %w", err)
 	}
-	k := st.s.key("stream", session, stream)
-	_, err = st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.RPush(ctx, k, b)
-		p.LTrim(ctx, k, int64(-st.s.opts.MaxEvents), -1)
-		p.PExpire(ctx, k, ttl)
-		return nil
-	})
+	keys := []string{st.s.key("stream", session, stream), st.s.key("streams", session)}
+	err = appendEvent.Run(ctx, st.s.client, keys, b, st.s.opts.MaxEvents, max(ttl.Milliseconds(), 1), st.s.opts.MaxStreams).Err()
 	if err != nil {
 		return fmt.Errorf("redisstore: append event: %w", err)
 	}

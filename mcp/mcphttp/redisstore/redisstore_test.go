@@ -264,3 +264,91 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 		}
 	}
 }
+
+// A session's streams are bounded in number: a client that opens stream
+// after stream keeps at most MaxStreams of them in Redis, the most
+// recently started, and the index that bounds them expires too.
+func TestRedisStreamsPerSession(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), &Options{MaxStreams: 4})
+	ctx := context.Background()
+	for i := 1; i <= 10; i++ {
+		for n := 1; n <= 2; n++ {
+			if err := st.Events.Append(ctx, "s1", fmt.Sprint("x", i), mcphttp.StoredEvent{N: n, Data: []byte(`{}`)}, false, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := 1; i <= 10; i++ {
+		_, _, err := st.Events.Replay(ctx, "s1", fmt.Sprint("x", i), 0)
+		if kept := err == nil; kept != (i > 6) {
+			t.Errorf("stream x%d of 10, MaxStreams 4: kept %v (%v)", i, kept, err)
+		}
+	}
+	keys, err := st.client.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if k == st.key("keys") {
+			continue
+		}
+		if ttl, _ := st.client.PTTL(ctx, k).Result(); ttl <= 0 {
+			t.Errorf("key %s does not expire", k)
+		}
+	}
+	if n := len(keys); n > 4+2 {
+		t.Errorf("%d keys for 4 streams, their index and the keyring: %q", n, keys)
+	}
+}
+
+// A message on the Relay is a client's answer, as large as a POST body
+// may be (32 MiB). Redis drops a pub/sub subscriber whose output buffer
+// passes 32 MiB (client-output-buffer-limit pubsub), so one such answer
+// would cut every replica's subscription, and the changes and answers
+// of every other session published meanwhile would be lost. The Relay
+// refuses it instead, and the subscriptions stay.
+func TestRedisRelayKeepsSubscriptionsOnAHugeMessage(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	subscriber := func() string {
+		list, err := st.client.ClientList(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(list, "\n") {
+			if strings.Contains(line, " sub=2 ") {
+				id, _, _ := strings.Cut(line, " ")
+				return id
+			}
+		}
+		return ""
+	}
+	before := subscriber()
+	if before == "" {
+		t.Fatal("no subscribed connection")
+	}
+	err := st.Relay.Send(ctx, []byte(`{"msg":"`+strings.Repeat("x", 32<<20)+`"}`))
+	if after := subscriber(); after != before {
+		t.Fatalf("a %d MiB message on the Relay (Send: %v) cut the subscription: %s, then %q", 32, err, before, after)
+	}
+	if err == nil {
+		t.Fatal("Send accepted a message larger than MaxRelayBytes")
+	}
+	// One at the bound still goes through.
+	got := make(chan int, 1)
+	stop := st.Relay.Receive(func(b []byte) {
+		select {
+		case got <- len(b):
+		default:
+		}
+	})
+	defer stop()
+	if err := st.Relay.Send(ctx, make([]byte, DefaultMaxRelayBytes)); err != nil {
+		t.Fatal(err)
+	}
+	if n := <-got; n != DefaultMaxRelayBytes {
+		t.Fatalf("received %d bytes, sent %d", n, DefaultMaxRelayBytes)
+	}
+}
