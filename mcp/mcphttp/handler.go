@@ -165,10 +165,11 @@ type HandlerOptions struct {
 	// so that a client resumes a stream with Last-Event-ID on any
 	// replica, even after the one that served it is gone. A stream
 	// resumed on a replica that does not serve it is written up to its
-	// stored end and closed; the client resumes again for more. Events
-	// are appended in the background, in order: a store that fails or
-	// stops answering costs only resumption elsewhere, never the stream
-	// here. Nil means this process only.
+	// stored end and closed; the client resumes again for more. An
+	// event is appended before its writer goes on, within a second; a
+	// store that fails or stops answering costs only resumption
+	// elsewhere, for 30 s after each failure, and delays the stream
+	// here once. Nil means this process only.
 	Events EventStore
 	// Relay, with Sessions, carries a client's responses to the requests
 	// of a legacy session (sampling, elicitation, roots), and its
@@ -193,7 +194,9 @@ type Handler struct {
 	bodies  budget           // MaxBodyMemory
 	posts   atomic.Int64     // POSTs being served, for MaxInFlight
 	replica string           // prefix of stream ids, unique to this Handler when Events is set
-	storing storers          // sessions' goroutines appending to Events
+	// eventsRest is until when (h.now, Unix nanoseconds) no event is
+	// appended to HandlerOptions.Events, after one failed.
+	eventsRest atomic.Int64
 	adoptMu sync.Mutex       // one adoption of a stored session at a time
 
 	// mu guards sessions, closed and idle; every request looks a session
@@ -368,9 +371,8 @@ func (h *Handler) addBusy(n int64) {
 
 // Shutdown stops accepting requests, closes every session (which ends
 // their SSE streams, fails their pending requests and cancels their
-// handlers), and waits for the requests in progress to return, for
-// every session's handlers to return, and for their events to be
-// appended to HandlerOptions.Events, or for ctx to end. A session's
+// handlers), and waits for the requests in progress to return and for
+// every session's handlers to return, or for ctx to end. A session's
 // handlers are awaited at most the server's ShutdownTimeout
 // (mcp.ServerOptions) after it ended, as mcp.Server.Run does on stdio, so
 // that a program exiting after Shutdown leaves no tool's process tree
@@ -415,13 +417,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	if err := h.awaitHandlers(ctx); err != nil {
-		return err
-	}
-	// The events the handlers wrote are stored in the background; a
-	// replica that exits once Shutdown returns must leave them all to
-	// the replica a client resumes on.
-	return h.storing.wait(ctx)
+	return h.awaitHandlers(ctx)
 }
 
 // SessionCount returns the number of open legacy sessions.

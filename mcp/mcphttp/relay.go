@@ -72,7 +72,7 @@ func (h *Handler) relay(ctx context.Context, s *httpSession, m *rpcMessage) bool
 	}
 	b, _ := json.Marshal(relayed{From: h.replica, Session: s.id, Msg: m.raw})
 	if err := h.opts.Relay.Send(ctx, b); err != nil {
-		h.log.Warn("mcphttp: relaying a message to the other replicas failed", "session", s.id, "err", err)
+		h.log.Warn("mcphttp: relaying a message to the other replicas failed", s.logRef(), "err", err)
 	}
 	return m.response
 }
@@ -113,6 +113,6 @@ func (h *Handler) catchUpShared(s *httpSession) {
 		err = s.catchUp(ctx, rec)
 	}
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", "session", s.id, "err", err)
+		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", s.logRef(), "err", err)
 	}
 }

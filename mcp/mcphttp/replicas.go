@@ -40,10 +40,6 @@ type replicated struct {
 	recorded int          // the record's bytes, as far as this replica knows
 	mine     map[int]bool // positions of messages this replica recorded (and delivered itself)
 	replays  int          // ids of replayed requests
-
-	storeMu sync.Mutex
-	storeQ  []storedPush // events waiting for HandlerOptions.Events, in order
-	storing bool         // a goroutine is appending storeQ
 }
 
 // stateMethods are the messages that change a legacy session's state,
@@ -112,7 +108,7 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 		}
 	}
 	if err := s.catchUp(ctx, rec); err != nil {
-		h.log.Warn("mcphttp: replaying a stored session failed", "session", sid, "err", err)
+		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
 	return s, nil
@@ -333,105 +329,36 @@ type storedPush struct {
 	final bool
 }
 
-// storers counts the goroutines that append sessions' events to the
-// EventStore, for Shutdown to wait for.
-type storers struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n drops to 0; nil if nobody waits
-}
+// eventAppendTimeout bounds the append of an event to
+// HandlerOptions.Events, which the session's writer waits for: stored
+// before the writer goes on, an event the client has read is there for
+// the replica it resumes on, even if this one is killed at once.
+const eventAppendTimeout = time.Second
 
-func (c *storers) add(d int) {
-	c.mu.Lock()
-	c.n += d
-	if c.n == 0 && c.idle != nil {
-		close(c.idle)
-		c.idle = nil
-	}
-	c.mu.Unlock()
-}
+// eventStoreRest is how long a Handler stops storing events after an
+// append failed: a store that stops answering would otherwise hold every
+// message of every session for eventAppendTimeout.
+const eventStoreRest = 30 * time.Second
 
-func (c *storers) wait(ctx context.Context) error {
-	c.mu.Lock()
-	if c.n == 0 {
-		c.mu.Unlock()
-		return nil
-	}
-	if c.idle == nil {
-		c.idle = make(chan struct{})
-	}
-	idle := c.idle
-	c.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// storeQueue bounds the events of a session waiting for
-// HandlerOptions.Events; beyond it they are dropped.
-const storeQueue = 1024
-
-// store queues an event of a POST stream for HandlerOptions.Events, whose
-// appends a goroutine makes in order. The session does not wait for them:
-// a store that stops answering would hold every message the session
-// sends for a store timeout. A store that fails or lags costs only
-// resumption on other replicas: the stream is still served and retained
-// here.
+// store appends an event of a POST stream to HandlerOptions.Events. A
+// store that fails costs only resumption on other replicas: the stream
+// is still served and retained here. After a failure the Handler rests
+// (eventStoreRest): a stalled store delays a session's message once, not
+// each of them.
 func (s *httpSession) store(p storedPush) {
-	if s.h.opts.Events == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
-		return
-	}
-	s.storeMu.Lock()
-	if len(s.storeQ) >= storeQueue {
-		s.storeMu.Unlock()
-		s.h.log.Warn("mcphttp: the event store lags; an event was not stored, and a resumption on another replica misses it", "session", s.id, "stream", p.es.id)
-		return
-	}
-	s.storeQ = append(s.storeQ, p)
-	start := !s.storing
-	if start {
-		// Counted with the event queued: Shutdown never sees one queued
-		// and no goroutine counted.
-		s.storing = true
-		s.h.storing.add(1)
-	}
-	s.storeMu.Unlock()
-	if start {
-		go s.storeQueued()
-	}
-}
-
-// storeQueued appends the queued events until none is left. After a
-// failure it drops those queued meanwhile rather than wait a store
-// timeout for each.
-func (s *httpSession) storeQueued() {
 	ev := s.h.opts.Events
-	for {
-		s.storeMu.Lock()
-		if len(s.storeQ) == 0 {
-			s.storeQ = nil
-			s.storing = false
-			s.storeMu.Unlock()
-			s.h.storing.add(-1)
-			return
-		}
-		p := s.storeQ[0]
-		s.storeQ[0] = storedPush{}
-		s.storeQ = s.storeQ[1:]
-		s.storeMu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-		err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor)
-		cancel()
-		if err != nil {
-			s.storeMu.Lock()
-			dropped := len(s.storeQ)
-			s.storeQ = nil
-			s.storeMu.Unlock()
-			s.h.log.Warn("mcphttp: storing a stream's event failed; it can be resumed only on this replica", "session", s.id, "stream", p.es.id, "dropped", dropped, "err", err)
-		}
+	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
+		return
+	}
+	if until := s.h.eventsRest.Load(); until != 0 && s.h.now().UnixNano() < until {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), eventAppendTimeout)
+	defer cancel()
+	if err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor); err != nil {
+		s.h.eventsRest.Store(s.h.now().Add(eventStoreRest).UnixNano())
+		s.h.log.Warn("mcphttp: storing a stream's event failed; events are not stored for "+eventStoreRest.String()+", and streams meanwhile resume only on this replica",
+			s.logRef(), "stream", p.es.id, "err", err)
 	}
 }
 
@@ -498,11 +425,11 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 				cancel()
 				switch {
 				case errors.Is(err, ErrNotFound):
-					h.log.Debug("mcphttp: the session was deleted through another replica", "session", s.id)
+					h.log.Debug("mcphttp: the session was deleted through another replica", s.logRef())
 					s.end()
 					return
 				case err != nil:
-					h.log.Warn("mcphttp: keeping a session alive in the store failed", "session", s.id, "err", err)
+					h.log.Warn("mcphttp: keeping a session alive in the store failed", s.logRef(), "err", err)
 				}
 			}
 		}

@@ -710,12 +710,14 @@ func (h *Handler) endLater(s *httpSession) {
 	}()
 }
 
-// errSessionGone answers a request for a session that expired or was
-// deleted: 404 tells the client to initialize a new one.
+// errForbiddenIdentity answers a request for a session opened with
+// another identity's token.
 func errForbiddenIdentity() *httpError {
 	return httpErr(http.StatusForbidden, mcp.CodeInvalidRequest, "forbidden: the session was opened with another identity's token")
 }
 
+// errSessionGone answers a request for a session that expired or was
+// deleted: 404 tells the client to initialize a new one.
 func errSessionGone() *httpError {
 	return httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it expired or was deleted; initialize a new one")
 }

@@ -11,10 +11,13 @@ import (
 // log reader who saw it could take the session over (where no bearer
 // token binds it); 8 bytes of SHA-256 still tell sessions apart and match
 // a session whose ID one already knows.
-func (s *httpSession) logRef() slog.Attr {
-	if s.id == "" {
+func (s *httpSession) logRef() slog.Attr { return sessionRef(s.id) }
+
+// sessionRef is logRef for a session known by its ID only.
+func sessionRef(id string) slog.Attr {
+	if id == "" {
 		return slog.String("session", "stateless")
 	}
-	sum := sha256.Sum256([]byte(s.id))
+	sum := sha256.Sum256([]byte(id))
 	return slog.String("session", "sha256:"+hex.EncodeToString(sum[:8]))
 }
