@@ -197,7 +197,7 @@ type Handler struct {
 	// eventsRest is until when (h.now, Unix nanoseconds) no event is
 	// appended to HandlerOptions.Events, after one failed.
 	eventsRest atomic.Int64
-	adoptMu sync.Mutex       // one adoption of a stored session at a time
+	adoptMu    sync.Mutex // one adoption of a stored session at a time
 
 	// mu guards sessions, closed and idle; every request looks a session
 	// up, so lookups share it.
