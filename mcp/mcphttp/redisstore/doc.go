@@ -13,5 +13,8 @@
 // keyring holds at most Keep keys. Redis itself must be private to the
 // replicas (a password or ACL user in the URL, TLS with rediss:// across
 // hosts): what it holds lets anyone who reads it forge requestState and
-// speak in any session. docs/DEPLOY.md has the setup.
+// speak in any session. It needs one Redis (a primary, with replicas or
+// Sentinel if wanted), not Redis Cluster: appending an event trims a
+// session's streams in one script, whose keys would span hash slots.
+// docs/DEPLOY.md has the setup.
 package redisstore
