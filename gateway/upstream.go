@@ -274,11 +274,13 @@ func (u *upstream) relist() {
 	u.relisting = true
 	u.mu.Unlock()
 	for {
-		u.list()
+		reached := u.list()
 		u.g.rebuild()
 		u.wakeSubscriber() // a new connection is subscribed again
 		u.mu.Lock()
-		u.listed = true // after the rebuild: waitSettled sees the tools served
+		if reached {
+			u.listed = true // after the rebuild: waitSettled sees the tools served
+		}
 		if !u.again {
 			u.relisting = false
 			u.mu.Unlock()
@@ -290,12 +292,15 @@ func (u *upstream) relist() {
 	}
 }
 
-func (u *upstream) list() {
+// list reads the server's lists; it reports false, and changes nothing,
+// when there is no connection to ask (a child's ready hook asks for a
+// relist before Launch has returned the process).
+func (u *upstream) list() bool {
 	ctx, cancel := context.WithTimeout(u.g.ctx, 30*time.Second)
 	defer cancel()
 	c, err := u.client(ctx)
 	if err != nil {
-		return
+		return false
 	}
 	caps := c.Capabilities()
 	var tools []*mcp.Tool
@@ -327,6 +332,7 @@ func (u *upstream) list() {
 	u.mu.Lock()
 	u.tools, u.resources, u.templates, u.prompts = tools, resources, templates, prompts
 	u.mu.Unlock()
+	return true
 }
 
 // snapshot returns what the server offers now; nothing unless it is ready.

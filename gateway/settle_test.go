@@ -1,0 +1,24 @@
+package gateway
+
+import "testing"
+
+// TestRelistWithoutConnection: a child's ready hook runs, and asks for a
+// relist, before Launch returns and the upstream holds the process. That
+// relist reaches no server and lists nothing, so it must not mark the
+// upstream listed: Start would return before its tools are served.
+func TestRelistWithoutConnection(t *testing.T) {
+	g, err := New(&Options{Config: hostileConfig(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	u := g.upstream("hostile")
+	u.setState(StateReady, nil) // as the ready hook does; u.proc is still nil
+	u.relist()
+	u.mu.Lock()
+	listed := u.listed
+	u.mu.Unlock()
+	if listed {
+		t.Fatal("marked listed by a relist that reached no server")
+	}
+}
