@@ -1,6 +1,10 @@
 package gateway
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+)
 
 // TestRelistWithoutConnection: a child's ready hook runs, and asks for a
 // relist, before Launch returns and the upstream holds the process. That
@@ -20,5 +24,25 @@ func TestRelistWithoutConnection(t *testing.T) {
 	u.mu.Unlock()
 	if listed {
 		t.Fatal("marked listed by a relist that reached no server")
+	}
+}
+
+// TestKillSwitchToggled: the run loop of a disabled server, ending after
+// the server is enabled again, must not mark the new run failed.
+func TestKillSwitchToggled(t *testing.T) {
+	f := start(t, &Options{Servers: inproc()}, nil)
+	for i := range 30 {
+		if err := f.g.SetServerEnabled("up", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.g.SetServerEnabled("up", true); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := f.g.waitSettled(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("toggle %d: %v", i, err)
+		}
 	}
 }

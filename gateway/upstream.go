@@ -116,18 +116,19 @@ func (u *upstream) run(ctx context.Context) {
 						return
 					}
 				}
-				u.setState(StateFailed, errors.New("the server stopped"))
+				if !u.setRunState(ctx, StateFailed, errors.New("the server stopped")) {
+					return // closed: the state is no longer this loop's
+				}
 				u.g.rebuild()
 			case <-ctx.Done():
 				return
 			}
 			continue
 		}
-		if ctx.Err() != nil {
+		if !u.setRunState(ctx, StateFailed, err) {
 			return
 		}
 		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", err, "retryIn", backoff)
-		u.setState(StateFailed, err)
 		u.g.rebuild()
 		t := time.NewTimer(backoff)
 		select {
@@ -230,6 +231,28 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 
 func (u *upstream) setState(s ServerState, err error) {
 	u.mu.Lock()
+	u.setStateLocked(s, err)
+	u.mu.Unlock()
+	u.g.changed()
+}
+
+// setRunState is setState for the run loop of ctx; it sets nothing, and
+// reports false, once ctx has ended. close cancels ctx before anyone can
+// launch the upstream again, so a loop that wakes late (its connection
+// closed by the kill switch, say) cannot overwrite the state of the next.
+func (u *upstream) setRunState(ctx context.Context, s ServerState, err error) bool {
+	u.mu.Lock()
+	if ctx.Err() != nil {
+		u.mu.Unlock()
+		return false
+	}
+	u.setStateLocked(s, err)
+	u.mu.Unlock()
+	u.g.changed()
+	return true
+}
+
+func (u *upstream) setStateLocked(s ServerState, err error) {
 	if u.killed {
 		s = StateDisabled
 	}
@@ -237,8 +260,6 @@ func (u *upstream) setState(s ServerState, err error) {
 		u.listed = false
 	}
 	u.state, u.err = s, err
-	u.mu.Unlock()
-	u.g.changed()
 }
 
 // client returns the connection to the server, or why there is none.
