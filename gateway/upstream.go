@@ -116,18 +116,19 @@ func (u *upstream) run(ctx context.Context) {
 						return
 					}
 				}
-				u.setState(StateFailed, errors.New("the server stopped"))
+				if !u.setRunState(ctx, StateFailed, errors.New("the server stopped")) {
+					return // closed: the state is no longer this loop's
+				}
 				u.g.rebuild()
 			case <-ctx.Done():
 				return
 			}
 			continue
 		}
-		if ctx.Err() != nil {
+		if !u.setRunState(ctx, StateFailed, err) {
 			return
 		}
 		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", err, "retryIn", backoff)
-		u.setState(StateFailed, err)
 		u.g.rebuild()
 		t := time.NewTimer(backoff)
 		select {
@@ -230,6 +231,28 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 
 func (u *upstream) setState(s ServerState, err error) {
 	u.mu.Lock()
+	u.setStateLocked(s, err)
+	u.mu.Unlock()
+	u.g.changed()
+}
+
+// setRunState is setState for the run loop of ctx; it sets nothing, and
+// reports false, once ctx has ended. close cancels ctx before anyone can
+// launch the upstream again, so a loop that wakes late (its connection
+// closed by the kill switch, say) cannot overwrite the state of the next.
+func (u *upstream) setRunState(ctx context.Context, s ServerState, err error) bool {
+	u.mu.Lock()
+	if ctx.Err() != nil {
+		u.mu.Unlock()
+		return false
+	}
+	u.setStateLocked(s, err)
+	u.mu.Unlock()
+	u.g.changed()
+	return true
+}
+
+func (u *upstream) setStateLocked(s ServerState, err error) {
 	if u.killed {
 		s = StateDisabled
 	}
@@ -237,8 +260,6 @@ func (u *upstream) setState(s ServerState, err error) {
 		u.listed = false
 	}
 	u.state, u.err = s, err
-	u.mu.Unlock()
-	u.g.changed()
 }
 
 // client returns the connection to the server, or why there is none.
@@ -274,11 +295,13 @@ func (u *upstream) relist() {
 	u.relisting = true
 	u.mu.Unlock()
 	for {
-		u.list()
+		reached := u.list()
 		u.g.rebuild()
 		u.wakeSubscriber() // a new connection is subscribed again
 		u.mu.Lock()
-		u.listed = true // after the rebuild: waitSettled sees the tools served
+		if reached {
+			u.listed = true // after the rebuild: waitSettled sees the tools served
+		}
 		if !u.again {
 			u.relisting = false
 			u.mu.Unlock()
@@ -290,12 +313,15 @@ func (u *upstream) relist() {
 	}
 }
 
-func (u *upstream) list() {
+// list reads the server's lists; it reports false, and changes nothing,
+// when there is no connection to ask (a child's ready hook asks for a
+// relist before Launch has returned the process).
+func (u *upstream) list() bool {
 	ctx, cancel := context.WithTimeout(u.g.ctx, 30*time.Second)
 	defer cancel()
 	c, err := u.client(ctx)
 	if err != nil {
-		return
+		return false
 	}
 	caps := c.Capabilities()
 	var tools []*mcp.Tool
@@ -327,6 +353,7 @@ func (u *upstream) list() {
 	u.mu.Lock()
 	u.tools, u.resources, u.templates, u.prompts = tools, resources, templates, prompts
 	u.mu.Unlock()
+	return true
 }
 
 // snapshot returns what the server offers now; nothing unless it is ready.

@@ -1,0 +1,48 @@
+package gateway
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestRelistWithoutConnection: a child's ready hook runs, and asks for a
+// relist, before Launch returns and the upstream holds the process. That
+// relist reaches no server and lists nothing, so it must not mark the
+// upstream listed: Start would return before its tools are served.
+func TestRelistWithoutConnection(t *testing.T) {
+	g, err := New(&Options{Config: hostileConfig(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	u := g.upstream("hostile")
+	u.setState(StateReady, nil) // as the ready hook does; u.proc is still nil
+	u.relist()
+	u.mu.Lock()
+	listed := u.listed
+	u.mu.Unlock()
+	if listed {
+		t.Fatal("marked listed by a relist that reached no server")
+	}
+}
+
+// TestKillSwitchToggled: the run loop of a disabled server, ending after
+// the server is enabled again, must not mark the new run failed.
+func TestKillSwitchToggled(t *testing.T) {
+	f := start(t, &Options{Servers: inproc()}, nil)
+	for i := range 30 {
+		if err := f.g.SetServerEnabled("up", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.g.SetServerEnabled("up", true); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := f.g.waitSettled(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("toggle %d: %v", i, err)
+		}
+	}
+}
