@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/transport"
 )
 
 // TestRelistWithoutConnection: a child's ready hook runs, and asks for a
@@ -44,5 +47,37 @@ func TestKillSwitchToggled(t *testing.T) {
 		if err != nil {
 			t.Fatalf("toggle %d: %v", i, err)
 		}
+	}
+}
+
+// A start that connects after its run loop was closed (the kill switch
+// thrown, the server removed) closes its connection itself: close took
+// the one it knew, and the new one would leak, or be served as ready.
+func TestKeepAfterClose(t *testing.T) {
+	f := start(t, &Options{Servers: inproc()}, nil)
+	u := f.g.upstream("up")
+	a, b := transport.Pipe(nil)
+	ss := upstreamServer().Connect(a)
+	defer ss.Close()
+	c, err := client.Connect(context.Background(), b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := u.keep(ended, c, nil); err == nil {
+		t.Fatal("keep took a connection for a closed run loop")
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection of a closed run loop was left open")
+	}
+	u.mu.Lock()
+	kept := u.c == c
+	u.mu.Unlock()
+	if kept {
+		t.Error("the upstream holds the connection of a closed run loop")
 	}
 }

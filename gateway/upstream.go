@@ -153,10 +153,9 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 			ss.Close()
 			return nil, err
 		}
-		u.mu.Lock()
-		u.c = c
-		u.mu.Unlock()
-		u.setState(StateReady, nil)
+		if err := u.keep(ctx, c, nil); err != nil {
+			return nil, err
+		}
 		return c.Done(), nil
 	}
 	if u.http != nil {
@@ -176,10 +175,9 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		if err != nil {
 			return nil, err
 		}
-		u.mu.Lock()
-		u.c = c
-		u.mu.Unlock()
-		u.setState(StateReady, nil)
+		if err := u.keep(ctx, c, nil); err != nil {
+			return nil, err
+		}
 		return c.Done(), nil
 	}
 	po := u.g.opts.Process
@@ -217,16 +215,39 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	u.mu.Lock()
-	if u.killed {
-		u.mu.Unlock()
-		p.Close()
-		return nil, errors.New("disabled")
+	if err := u.keep(ctx, nil, p); err != nil {
+		return nil, err
 	}
-	u.proc = p
-	u.mu.Unlock()
-	u.setState(StateReady, nil)
 	return p.Done(), nil
+}
+
+// keep makes c, or the process p, the connection of the run loop of ctx,
+// and the upstream ready, unless the loop was closed (close cancels ctx
+// under u.mu, before it takes the connection to close it) or the kill
+// switch thrown while it started: then it closes what start made, which
+// nobody else would.
+func (u *upstream) keep(ctx context.Context, c *client.Client, p *client.Process) error {
+	u.mu.Lock()
+	if ctx.Err() != nil || u.killed {
+		u.mu.Unlock()
+		if c != nil {
+			c.Close()
+		}
+		if p != nil {
+			p.Close()
+		}
+		return errors.New("disabled")
+	}
+	if c != nil {
+		u.c = c
+	}
+	if p != nil {
+		u.proc = p
+	}
+	u.setStateLocked(StateReady, nil)
+	u.mu.Unlock()
+	u.g.changed()
+	return nil
 }
 
 func (u *upstream) setState(s ServerState, err error) {
@@ -373,12 +394,15 @@ func (u *upstream) snapshot() (ServerState, []*mcp.Tool, []*mcp.Resource, []*mcp
 // close stops the server.
 func (u *upstream) close() {
 	u.mu.Lock()
-	p, c, stop := u.proc, u.c, u.stop
+	if u.stop != nil {
+		// Under u.mu, before the connection is taken: a start that
+		// connects meanwhile either has kept its connection, taken here,
+		// or finds its loop ended and closes it itself (keep).
+		u.stop()
+	}
+	p, c := u.proc, u.c
 	u.proc, u.c = nil, nil
 	u.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
 	if p != nil {
 		p.Close()
 	}
