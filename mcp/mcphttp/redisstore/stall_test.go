@@ -17,7 +17,6 @@ import (
 type stallProxy struct {
 	addr    string
 	stalled chan struct{}
-	stall   sync.Once
 }
 
 func newStallProxy(t *testing.T, socket string) *stallProxy {
