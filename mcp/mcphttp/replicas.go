@@ -344,18 +344,23 @@ const eventStoreRest = 30 * time.Second
 // store that fails costs only resumption on other replicas: the stream
 // is still served and retained here. After a failure the Handler rests
 // (eventStoreRest): a stalled store delays a session's message once, not
-// each of them.
+// each of them. A stream that missed an event is stored no further.
 func (s *httpSession) store(p storedPush) {
 	ev := s.h.opts.Events
 	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
 		return
 	}
+	if p.es.unstored.Load() {
+		return
+	}
 	if until := s.h.eventsRest.Load(); until != 0 && s.h.now().UnixNano() < until {
+		p.es.unstored.Store(true)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), eventAppendTimeout)
 	defer cancel()
 	if err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor); err != nil {
+		p.es.unstored.Store(true)
 		s.h.eventsRest.Store(s.h.now().Add(eventStoreRest).UnixNano())
 		s.h.log.Warn("mcphttp: storing a stream's event failed; events are not stored for "+eventStoreRest.String()+", and streams meanwhile resume only on this replica",
 			s.logRef(), "stream", p.es.id, "err", err)
