@@ -107,6 +107,12 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 			return nil, e.withID(m)
 		}
 	}
+	// The request's identity becomes the session's before its state is
+	// replayed: what the replay runs (a Subscribe hook) sees it in
+	// SessionAuth, as it did on the replica that served the change.
+	if !s.sameIdentity(r) {
+		return nil, errForbiddenIdentity().withID(m)
+	}
 	if err := s.catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
