@@ -76,3 +76,22 @@ func TestStaleRelistDoesNotMarkListed(t *testing.T) {
 		t.Fatal("marked listed while the new run's tools are still being listed: a relist of the previous run marked it; waitSettled would return now")
 	}
 }
+
+// TestRelistWhileStarting: while a new start is under way, the upstream
+// still holds the previous run's connection (closed, in a real restart).
+// A relist then (the new connection says list_changed in its handshake,
+// or a round asked for again) lists that connection, not the new one: it
+// must not mark the upstream listed, or waitSettled returns as soon as
+// the new connection is kept, before it is listed.
+func TestRelistWhileStarting(t *testing.T) {
+	f := start(t, &Options{Servers: inproc()}, nil)
+	u := f.g.upstream("up")
+	u.setState(StateStarting, nil) // as start does; u.c is the previous run's
+	u.relist()
+	u.mu.Lock()
+	listed := u.listed
+	u.mu.Unlock()
+	if listed {
+		t.Fatal("marked listed by a relist of the previous run's connection while a new start is under way")
+	}
+}

@@ -298,7 +298,9 @@ func (u *upstream) client(ctx context.Context) (*client.Client, error) {
 		return nil, fmt.Errorf("server %q is disabled", u.name)
 	case state == StateFailed:
 		return nil, fmt.Errorf("server %q is not running: %v", u.name, err)
-	case c != nil:
+	case c != nil && state == StateReady:
+		// Only once ready: while a new start is under way, c is the
+		// previous run's connection.
 		return c, nil
 	case p != nil:
 		return p.Client(ctx)
