@@ -162,8 +162,14 @@ func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, er
 	if err != nil {
 		return sessionRecord{}, err
 	}
-	var head recordHead
-	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil {
+	var head struct {
+		recordHead
+		// Every message a client gets recorded has a method, and a head
+		// has none: a client's message that re-created the record is no
+		// head, whatever other members the client gave it.
+		Method json.RawMessage `json:"method"`
+	}
+	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil || head.Method != nil {
 		return sessionRecord{}, ErrNotFound
 	}
 	rec := sessionRecord{msgs: msgs, opener: head.Opener}
