@@ -57,6 +57,7 @@ type upstream struct {
 	relisting bool
 	again     bool
 	listed    bool                      // listed at least once since the last start
+	unlisted  uint64                    // counts the resets of listed (a new start, a failure)
 	pending   map[*pending]struct{}     // tools/calls in progress (forward.go)
 	subs      map[string]*client.Client // subscribed URIs, and on which connection (subscribe.go)
 	subWake   chan struct{}
@@ -279,6 +280,7 @@ func (u *upstream) setStateLocked(s ServerState, err error) {
 	}
 	if s != StateReady && !(u.ephemeral() && (s == StateAsleep || s == StateStarting)) {
 		u.listed = false
+		u.unlisted++
 	}
 	u.state, u.err = s, err
 }
@@ -296,7 +298,9 @@ func (u *upstream) client(ctx context.Context) (*client.Client, error) {
 		return nil, fmt.Errorf("server %q is disabled", u.name)
 	case state == StateFailed:
 		return nil, fmt.Errorf("server %q is not running: %v", u.name, err)
-	case c != nil:
+	case c != nil && state == StateReady:
+		// Only once ready: while a new start is under way, c is the
+		// previous run's connection.
 		return c, nil
 	case p != nil:
 		return p.Client(ctx)
@@ -314,13 +318,17 @@ func (u *upstream) relist() {
 		return
 	}
 	u.relisting = true
+	// A round that began before the upstream was started again listed
+	// the previous run, if anything: it does not mark this one listed.
+	// The new run asks for a round of its own (again).
+	gen := u.unlisted
 	u.mu.Unlock()
 	for {
 		reached := u.list()
 		u.g.rebuild()
 		u.wakeSubscriber() // a new connection is subscribed again
 		u.mu.Lock()
-		if reached {
+		if reached && u.unlisted == gen {
 			u.listed = true // after the rebuild: waitSettled sees the tools served
 		}
 		if !u.again {
@@ -330,6 +338,7 @@ func (u *upstream) relist() {
 			return
 		}
 		u.again = false
+		gen = u.unlisted
 		u.mu.Unlock()
 	}
 }

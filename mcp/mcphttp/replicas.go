@@ -107,6 +107,12 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 			return nil, e.withID(m)
 		}
 	}
+	// The request's identity becomes the session's before its state is
+	// replayed: what the replay runs (a Subscribe hook) sees it in
+	// SessionAuth, as it did on the replica that served the change.
+	if !s.sameIdentity(r) {
+		return nil, errForbiddenIdentity().withID(m)
+	}
 	if err := s.catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
@@ -156,8 +162,14 @@ func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, er
 	if err != nil {
 		return sessionRecord{}, err
 	}
-	var head recordHead
-	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil {
+	var head struct {
+		recordHead
+		// Every message a client gets recorded has a method, and a head
+		// has none: a client's message that re-created the record is no
+		// head, whatever other members the client gave it.
+		Method json.RawMessage `json:"method"`
+	}
+	if len(msgs) == 0 || json.Unmarshal(msgs[0], &head) != nil || head.Initialize == nil || head.Method != nil {
 		return sessionRecord{}, ErrNotFound
 	}
 	rec := sessionRecord{msgs: msgs, opener: head.Opener}
@@ -344,18 +356,23 @@ const eventStoreRest = 30 * time.Second
 // store that fails costs only resumption on other replicas: the stream
 // is still served and retained here. After a failure the Handler rests
 // (eventStoreRest): a stalled store delays a session's message once, not
-// each of them.
+// each of them. A stream that missed an event is stored no further.
 func (s *httpSession) store(p storedPush) {
 	ev := s.h.opts.Events
 	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
 		return
 	}
+	if p.es.unstored.Load() {
+		return
+	}
 	if until := s.h.eventsRest.Load(); until != 0 && s.h.now().UnixNano() < until {
+		p.es.unstored.Store(true)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), eventAppendTimeout)
 	defer cancel()
 	if err := ev.Append(ctx, s.id, p.es.id, StoredEvent{N: p.n, Data: p.data}, p.final, s.h.opts.RetainFor); err != nil {
+		p.es.unstored.Store(true)
 		s.h.eventsRest.Store(s.h.now().Add(eventStoreRest).UnixNano())
 		s.h.log.Warn("mcphttp: storing a stream's event failed; events are not stored for "+eventStoreRest.String()+", and streams meanwhile resume only on this replica",
 			s.logRef(), "stream", p.es.id, "err", err)

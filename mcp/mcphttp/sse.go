@@ -35,6 +35,12 @@ type eventStream struct {
 	// queued: a request running on its POST's goroutine starts serving
 	// its stream then (streamer).
 	onPush func()
+	// unstored: an event of the stream was not appended to
+	// HandlerOptions.Events (the append failed, or the Handler rested
+	// after another failed). None after it is: a replica that resumes
+	// the stream from the store must not serve the events after the
+	// hole as the ones that followed those before it.
+	unstored atomic.Bool
 }
 
 type queuedEvent struct {

@@ -1,0 +1,64 @@
+package mcphttp_test
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/replicatest"
+)
+
+// deleteBeforeAppend is a MemoryStore on which, once armed, the session
+// is deleted just before the next Append: a DELETE through another
+// replica that lands between a request's load of the record and its
+// append, which re-creates the record with the request's message first.
+type deleteBeforeAppend struct {
+	mcphttp.MemoryStore
+	armed atomic.Bool
+}
+
+func (st *deleteBeforeAppend) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
+	if st.armed.CompareAndSwap(true, false) {
+		_ = st.MemoryStore.Delete(ctx, id)
+	}
+	return st.MemoryStore.Append(ctx, id, msg, ttl)
+}
+
+// A record re-created by a client's message (its append raced the
+// session's deletion) is no session, whatever members the client put in
+// that message: a resources/subscribe carrying an "initialize" member of
+// its own must not read as a record's head, with no opener, that any
+// token (or another identity's) may then use on every other replica.
+func TestReplicasClientMessageIsNoRecordHead(t *testing.T) {
+	store := &deleteBeforeAppend{}
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: tok}, nil
+	})
+	withAuth := func(h http.Handler) http.Handler {
+		return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+	}
+	var urls []string
+	for range 2 {
+		_, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store}, withAuth)
+		urls = append(urls, u)
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	resp := replicatest.Post(t, urls[0], "", "", init, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	store.armed.Store(true)
+	r := replicatest.Post(t, urls[0], sid, "2025-11-25",
+		`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"},"initialize":`+init+`}`, bearer("alice"))
+	r.Body.Close()
+	r = replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, bearer("mallory"))
+	r.Body.Close()
+	if r.StatusCode == http.StatusOK {
+		t.Fatal("mallory's token was served a session whose record a client's message re-created, read as a head without an opener")
+	}
+}
