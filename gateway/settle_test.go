@@ -81,3 +81,21 @@ func TestKeepAfterClose(t *testing.T) {
 		t.Error("the upstream holds the connection of a closed run loop")
 	}
 }
+
+// A start of a closed run loop sets no state: the upstream's state is the
+// next loop's, which may be ready already.
+func TestStartOfClosedLoopSetsNoState(t *testing.T) {
+	f := start(t, &Options{Servers: inproc()}, nil)
+	u := f.g.upstream("up")
+	if s := u.State(); s != StateReady {
+		t.Fatalf("state %v before the test, want ready", s)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := u.start(ended); err == nil {
+		t.Fatal("a closed loop's start started the upstream")
+	}
+	if s := u.State(); s != StateReady {
+		t.Errorf("a closed loop's start set the state to %v; want it left ready", s)
+	}
+}

@@ -144,7 +144,9 @@ func (u *upstream) run(ctx context.Context) {
 
 // start brings the server up; done is closed when it is gone for good.
 func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
-	u.setState(StateStarting, nil)
+	if !u.setRunState(ctx, StateStarting, nil) {
+		return nil, errors.New("disabled") // closed: the state is the next loop's
+	}
 	opts := u.clientOptions()
 	if u.inproc != nil {
 		a, b := transport.Pipe(nil)
@@ -204,12 +206,15 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		if prev != nil {
 			prev(s, err)
 		}
+		// A process of a closed loop (being closed with it) sets no
+		// state: the state is the next loop's.
 		switch s {
 		case client.StateReady:
-			u.setState(StateReady, nil)
-			go u.relist() // a restarted server may offer other tools
+			if u.setRunState(ctx, StateReady, nil) {
+				go u.relist() // a restarted server may offer other tools
+			}
 		case client.StateRestarting:
-			u.setState(StateStarting, err)
+			u.setRunState(ctx, StateStarting, err)
 		}
 	}
 	p, err := client.Launch(ctx, u.cfg.CommandSpec(), &po)
