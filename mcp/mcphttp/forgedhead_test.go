@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -60,5 +61,45 @@ func TestReplicasClientMessageIsNoRecordHead(t *testing.T) {
 	r.Body.Close()
 	if r.StatusCode == http.StatusOK {
 		t.Fatal("mallory's token was served a session whose record a client's message re-created, read as a head without an opener")
+	}
+}
+
+// A replica keeping a session's GET stream open reads the record as every
+// request does: one re-created by a client's message is no session, and
+// the stream ends, instead of refreshing that record for as long as it
+// stays open.
+func TestReplicasKeepAliveEndsOnAHeadlessRecord(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, SessionTimeout: 300 * time.Millisecond})
+	sid := replicatest.Initialize(t, u)
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET: status %d", resp.StatusCode)
+	}
+	ctx := context.Background()
+	if err := store.Delete(ctx, sid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, sid, []byte(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the GET stream of a session whose record has no head stayed open")
 	}
 }

@@ -109,10 +109,14 @@ func (h *Handler) catchUpShared(s *httpSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	rec, err := h.loadRecord(ctx, s.id)
+	if errors.Is(err, ErrNotFound) {
+		s.end() // deleted or expired through another replica, as in shared
+		return
+	}
 	if err == nil {
 		err = s.catchUp(ctx, rec)
 	}
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil {
 		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", s.logRef(), "err", err)
 	}
 }

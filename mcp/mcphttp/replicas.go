@@ -419,8 +419,7 @@ func (h *Handler) resumeStored(w http.ResponseWriter, r *http.Request, s *httpSe
 // and ends the session here if the store no longer has it (deleted
 // through another replica). The returned func stops it.
 func (h *Handler) keepShared(s *httpSession) (stop func()) {
-	st := h.opts.Sessions
-	if st == nil {
+	if h.opts.Sessions == nil {
 		return func() {}
 	}
 	ttl := h.storeTTL()
@@ -437,8 +436,10 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 			case <-s.done:
 				return
 			case <-t.C:
+				// Read as every request reads it: a record that a
+				// client's message re-created is no session.
 				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-				_, err := st.Load(ctx, s.id, ttl)
+				_, err := h.loadRecord(ctx, s.id)
 				cancel()
 				switch {
 				case errors.Is(err, ErrNotFound):
