@@ -22,10 +22,7 @@ func TestRelistWithoutConnection(t *testing.T) {
 	u := g.upstream("hostile")
 	u.setState(StateReady, nil) // as the ready hook does; u.proc is still nil
 	u.relist()
-	u.mu.Lock()
-	listed := u.listed
-	u.mu.Unlock()
-	if listed {
+	if isListed(u) {
 		t.Fatal("marked listed by a relist that reached no server")
 	}
 }
@@ -98,4 +95,11 @@ func TestStartOfClosedLoopSetsNoState(t *testing.T) {
 	if s := u.State(); s != StateReady {
 		t.Errorf("a closed loop's start set the state to %v; want it left ready", s)
 	}
+}
+
+// isListed reads u.listed under its lock.
+func isListed(u *upstream) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.listed
 }

@@ -69,10 +69,7 @@ func TestStaleRelistDoesNotMarkListed(t *testing.T) {
 	u.setState(StateReady, nil)
 	go u.relist()
 	<-listing
-	u.mu.Lock()
-	listed := u.listed
-	u.mu.Unlock()
-	if listed {
+	if isListed(u) {
 		t.Fatal("marked listed while the new run's tools are still being listed: a relist of the previous run marked it; waitSettled would return now")
 	}
 }
@@ -88,10 +85,7 @@ func TestRelistWhileStarting(t *testing.T) {
 	u := f.g.upstream("up")
 	u.setState(StateStarting, nil) // as start does; u.c is the previous run's
 	u.relist()
-	u.mu.Lock()
-	listed := u.listed
-	u.mu.Unlock()
-	if listed {
+	if isListed(u) {
 		t.Fatal("marked listed by a relist of the previous run's connection while a new start is under way")
 	}
 }

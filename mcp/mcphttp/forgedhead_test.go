@@ -73,18 +73,8 @@ func TestReplicasKeepAliveEndsOnAHeadlessRecord(t *testing.T) {
 	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
 		&mcphttp.HandlerOptions{Sessions: store, SessionTimeout: 300 * time.Millisecond})
 	sid := replicatest.Initialize(t, u)
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := replicatest.OpenGET(t, u, sid)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET: status %d", resp.StatusCode)
-	}
 	ctx := context.Background()
 	if err := store.Delete(ctx, sid); err != nil {
 		t.Fatal(err)

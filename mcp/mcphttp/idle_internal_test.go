@@ -15,11 +15,11 @@ import (
 
 // idleHandler is a handler with one initialized legacy session and a clock
 // the test moves.
-func idleHandler(t *testing.T) (h *Handler, id string, advance func(time.Duration)) {
+func idleHandler(t *testing.T, sessions SessionStore) (h *Handler, id string, advance func(time.Duration)) {
 	t.Helper()
 	var mu sync.Mutex
 	now := time.Unix(1_700_000_000, 0)
-	h = NewHandler(mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "1"}, nil), &HandlerOptions{SessionTimeout: time.Minute})
+	h = NewHandler(mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "1"}, nil), &HandlerOptions{SessionTimeout: time.Minute, Sessions: sessions})
 	h.SetClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -51,7 +51,7 @@ func post(h *Handler, sid, body string) *httptest.ResponseRecorder {
 // end claims it, and a request that looked it up before the end but
 // enters after it is answered 404 (initialize anew), not 503 (retry).
 func TestIdleEndClaimsTheSession(t *testing.T) {
-	h, id, advance := idleHandler(t)
+	h, id, advance := idleHandler(t, nil)
 	s := h.session(id)
 
 	// A request inside: the session is not idle, whatever the clock says.
@@ -83,7 +83,7 @@ func TestIdleEndClaimsTheSession(t *testing.T) {
 // The request that loses the race, found in the table but claimed, is
 // answered 404.
 func TestClaimedSessionAnswers404(t *testing.T) {
-	h, id, _ := idleHandler(t)
+	h, id, _ := idleHandler(t, nil)
 	h.session(id).busy.Store(idleClaim) // claimed, not yet out of the table
 	rec := post(h, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	b, _ := io.ReadAll(rec.Body)

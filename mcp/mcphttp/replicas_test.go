@@ -99,18 +99,8 @@ func TestReplicasGetStreamKeepsSession(t *testing.T) {
 		urls = append(urls, u)
 	}
 	sid := replicatest.Initialize(t, urls[0])
-	req, _ := http.NewRequest(http.MethodGet, urls[0], nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := replicatest.OpenGET(t, urls[0], sid)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET: status %d", resp.StatusCode)
-	}
 	// Three timeouts with nothing but the GET stream open.
 	<-time.After(3 * timeout)
 	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)

@@ -253,6 +253,25 @@ func StartCall(t testing.TB, url, sid, tool, args string) (first string, resp *h
 	return ev.ID, resp, rest
 }
 
+// OpenGET opens the GET stream of legacy session sid through url and
+// fails the test unless it is served; the caller closes its body.
+func OpenGET(t testing.TB, url, sid string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("GET: status %d", resp.StatusCode)
+	}
+	return resp
+}
+
 // Resume reads a stream through url from after Last-Event-ID last, until
 // its response, resuming again when a replica ends the stream early, and
 // returns its events with data. It fails on an event seen twice.
