@@ -356,12 +356,15 @@ const eventStoreRest = 30 * time.Second
 // store that fails costs only resumption on other replicas: the stream
 // is still served and retained here. After a failure the Handler rests
 // (eventStoreRest): a stalled store delays a session's message once, not
-// each of them. A stream that missed an event is stored no further.
+// each of them. A stream that missed an event is stored no further. A
+// stream's events are appended in the order they were numbered
+// (storeTurn).
 func (s *httpSession) store(p storedPush) {
 	ev := s.h.opts.Events
 	if ev == nil || p.n == 0 || s.id == "" || p.es == s.standalone {
 		return
 	}
+	defer p.es.storeTurn(p.n)()
 	if p.es.unstored.Load() {
 		return
 	}

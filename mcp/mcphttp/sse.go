@@ -41,6 +41,12 @@ type eventStream struct {
 	// the stream from the store must not serve the events after the
 	// hole as the ones that followed those before it.
 	unstored atomic.Bool
+	// storeMu and storeTurn order the appends of the stream's events to
+	// HandlerOptions.Events by number: stored is the last event whose
+	// append is done (or skipped). See storeTurn.
+	storeMu   sync.Mutex
+	storeCond *sync.Cond // on storeMu; made on first use
+	stored    int
 }
 
 type queuedEvent struct {
@@ -75,6 +81,30 @@ func (es *eventStream) push(msg []byte, final bool) int {
 		onPush()
 	}
 	return n
+}
+
+// storeTurn waits until the append of every event before n is done,
+// and returns the func that marks n's done: pushed under the session's
+// lock, a stream's events are appended outside it, where a writer that
+// pushed later (the final response) could otherwise overtake one that
+// pushed before (a handler's goroutine still sending progress). Every
+// numbered event of a stored stream takes its turn, so none waits for
+// one that never comes.
+func (es *eventStream) storeTurn(n int) (done func()) {
+	es.storeMu.Lock()
+	if es.storeCond == nil {
+		es.storeCond = sync.NewCond(&es.storeMu)
+	}
+	for es.stored < n-1 {
+		es.storeCond.Wait()
+	}
+	es.storeMu.Unlock()
+	return func() {
+		es.storeMu.Lock()
+		es.stored = n
+		es.storeCond.Broadcast()
+		es.storeMu.Unlock()
+	}
 }
 
 // dropLocked forgets the k oldest events.
