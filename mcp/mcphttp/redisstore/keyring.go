@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // which it seals. Every replica reloads it every Refresh; Rotate adds a
 // key that seals only 2×Refresh later, once every replica accepts it.
 // The list holds at most Keep keys; older ones are retired (state they
-// sealed is refused). Rotate no more often than every 2×Refresh, or a
-// key still sealing could be retired.
+// sealed is refused). Rotate refuses to add a key while the last one it
+// added does not seal yet (ErrRotateTooSoon), so that the key sealing
+// is never retired before its successor seals.
 type Keyring struct {
 	s    *Stores
 	stop chan struct{}
@@ -39,12 +41,28 @@ end
 return redis.call('LRANGE', KEYS[1], 0, -1)
 `)
 
-// rotateKey adds a key and retires the oldest beyond Keep.
+// rotateKey adds a key (ARGV[1]) and retires the oldest beyond Keep
+// (ARGV[2]), unless the newest key's time to seal is still after ARGV[3]
+// (now, in Unix milliseconds): it returns false then, adding nothing.
+// Checked here, atomically, since two replicas may rotate at once.
 var rotateKey = redis.NewScript(`
+local newest = redis.call('LINDEX', KEYS[1], 0)
+if newest then
+  local from = tonumber(string.match(newest, '^(-?%d+):'))
+  if from and from > tonumber(ARGV[3]) then
+    return false
+  end
+end
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 return redis.call('LRANGE', KEYS[1], 0, -1)
 `)
+
+// ErrRotateTooSoon is returned by Keyring.Rotate while the key the last
+// rotation added does not seal yet: rotating again would retire the key
+// that seals now before its successor does, leaving no key to seal
+// with, or stage keys that no replica has loaded.
+var ErrRotateTooSoon = errors.New("redisstore: the last rotated requestState key does not seal yet; rotate at most every 2×Refresh")
 
 func newKeyring(ctx context.Context, s *Stores) (*Keyring, error) {
 	k := &Keyring{s: s, stop: make(chan struct{}), done: make(chan struct{})}
@@ -131,13 +149,18 @@ func (k *Keyring) StateKeys() [][]byte {
 }
 
 // Rotate adds a new random key, which seals from 2×Refresh on, and
-// retires the oldest keys beyond Keep.
+// retires the oldest keys beyond Keep. While the key the last rotation
+// added does not seal yet, it adds none and returns ErrRotateTooSoon.
 func (k *Keyring) Rotate(ctx context.Context) error {
-	e, err := newEntry(time.Now().Add(2 * k.s.opts.Refresh))
+	now := time.Now()
+	e, err := newEntry(now.Add(2 * k.s.opts.Refresh))
 	if err != nil {
 		return err
 	}
-	list, err := rotateKey.Run(ctx, k.s.client, []string{k.s.key("keys")}, e, k.s.opts.Keep).StringSlice()
+	list, err := rotateKey.Run(ctx, k.s.client, []string{k.s.key("keys")}, e, k.s.opts.Keep, now.UnixMilli()).StringSlice()
+	if errors.Is(err, redis.Nil) {
+		return ErrRotateTooSoon
+	}
 	if err != nil {
 		return fmt.Errorf("redisstore: rotating the requestState keys: %w", err)
 	}

@@ -44,7 +44,8 @@ type Options struct {
 	// well below that limit. Zero means DefaultMaxRelayBytes (8 MiB).
 	MaxRelayBytes int
 	// Keep is how many requestState keys the keyring accepts, the sealing
-	// key included. Zero means DefaultKeep (2).
+	// key included. Zero means DefaultKeep (2), and so does 1: a rotated
+	// key is staged beside the one sealing until it seals itself.
 	Keep int
 	// Refresh is how often the keyring reloads its keys, and how long a
 	// rotated key waits before it seals: every replica has loaded it by
@@ -106,7 +107,7 @@ func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, err
 	if o.MaxRelayBytes <= 0 {
 		o.MaxRelayBytes = DefaultMaxRelayBytes
 	}
-	if o.Keep <= 0 {
+	if o.Keep < 2 {
 		o.Keep = DefaultKeep
 	}
 	if o.Refresh <= 0 {

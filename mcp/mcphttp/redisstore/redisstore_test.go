@@ -352,3 +352,26 @@ func TestRedisRelayKeepsSubscriptionsOnAHugeMessage(t *testing.T) {
 		t.Fatalf("received %d bytes, sent %d", n, DefaultMaxRelayBytes)
 	}
 }
+
+// Rotating again before the last rotated key seals is refused: it would
+// retire the key that seals now before its successor does, and with it
+// every replica's way to seal (or, with Keep 1, at the first rotation).
+func TestRedisKeyringRotateTooSoon(t *testing.T) {
+	r := redistest.Start(t)
+	a := open(t, r.URL(), &Options{Refresh: time.Hour, Keep: 1})
+	ctx := context.Background()
+	first := a.Keyring.StateKeys()[0]
+	if err := a.Keyring.Rotate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if keys := a.Keyring.StateKeys(); len(keys) != 2 || string(keys[0]) != string(first) {
+		t.Fatalf("after one rotation with Keep 1: %d keys, the first sealing: %v; want the old key sealing and the new one staged", len(keys), string(keys[0]) == string(first))
+	}
+	if err := a.Keyring.Rotate(ctx); !errors.Is(err, ErrRotateTooSoon) {
+		t.Fatalf("a second rotation before the first key seals: %v, want ErrRotateTooSoon", err)
+	}
+	b := open(t, r.URL(), &Options{Refresh: time.Hour})
+	if keys := b.Keyring.StateKeys(); len(keys) != 2 || string(keys[0]) != string(first) {
+		t.Fatal("a replica started after the refused rotation does not seal with the old key")
+	}
+}
