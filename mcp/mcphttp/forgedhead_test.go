@@ -2,8 +2,10 @@ package mcphttp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,5 +93,38 @@ func TestReplicasKeepAliveEndsOnAHeadlessRecord(t *testing.T) {
 	case <-ended:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the GET stream of a session whose record has no head stayed open")
+	}
+}
+
+// A request with another identity's token is refused before the session
+// is loaded from the store: the load keeps the session alive, and whoever
+// holds a session's ID, without its token, must not keep it from expiring.
+func TestReplicasRefusedIdentityKeepsNoSessionAlive(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	store := &mcphttp.MemoryStore{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }}
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: tok}, nil
+	})
+	_, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, SessionTimeout: time.Minute},
+		func(h http.Handler) http.Handler {
+			return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+		})
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	resp := replicatest.Post(t, u, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	for range 3 {
+		advance(50 * time.Second)
+		r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, bearer("mallory"))
+		r.Body.Close()
+		if r.StatusCode != http.StatusForbidden {
+			t.Fatalf("mallory's request: status %d, want 403", r.StatusCode)
+		}
+	}
+	if _, err := store.Load(context.Background(), sid, time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("the session is still in the store 150 s after alice's last request (timeout 60 s), kept alive by refused requests: %v", err)
 	}
 }

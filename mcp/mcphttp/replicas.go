@@ -84,6 +84,11 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 		// of the client's choosing (up to the header limit) in it.
 		return nil, nil
 	}
+	if s != nil && !s.gone() && !s.sameIdentity(r) {
+		// Refused before the load, which keeps the session alive in the
+		// store: holding its ID without its token must not.
+		return nil, errForbiddenIdentity().withID(m)
+	}
 	rec, err := h.loadRecord(ctx, sid)
 	if errors.Is(err, ErrNotFound) {
 		if s != nil {
