@@ -257,11 +257,7 @@ func StartCall(t testing.TB, url, sid, tool, args string) (first string, resp *h
 // fails the test unless it is served; the caller closes its body.
 func OpenGET(t testing.TB, url, sid string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(newGET(url, sid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +268,15 @@ func OpenGET(t testing.TB, url, sid string) *http.Response {
 	return resp
 }
 
+// newGET is a GET of legacy session sid's stream through url.
+func newGET(url, sid string) *http.Request {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", legacyVersion)
+	return req
+}
+
 // Resume reads a stream through url from after Last-Event-ID last, until
 // its response, resuming again when a replica ends the stream early, and
 // returns its events with data. It fails on an event seen twice.
@@ -280,10 +285,7 @@ func Resume(t testing.TB, url, sid, last string, deadline time.Time) []Event {
 	var got []Event
 	seen := map[string]bool{}
 	for time.Now().Before(deadline) {
-		req, _ := http.NewRequest(http.MethodGet, url, nil)
-		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("Mcp-Protocol-Version", legacyVersion)
+		req := newGET(url, sid)
 		req.Header.Set("Last-Event-ID", last)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
