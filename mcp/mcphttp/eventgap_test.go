@@ -3,7 +3,6 @@ package mcphttp_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,21 +51,11 @@ func TestReplicasStoredStreamHasNoGap(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 
-	a := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Sessions: store, Events: failSecondEvent{store.Events()}, Logger: quietLog})
+	a, ua := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store, Events: failSecondEvent{store.Events()}})
 	a.SetClock(clock)
-	b := mcphttp.NewHandler(replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
-		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), Logger: quietLog})
-	var urls []string
-	for _, h := range []*mcphttp.Handler{a, b} {
-		ts := httptest.NewServer(h)
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = h.Shutdown(ctx)
-			ts.Close()
-		})
-		urls = append(urls, ts.URL)
-	}
+	_, ub := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+		&mcphttp.HandlerOptions{Sessions: store, Events: store.Events()})
+	urls := []string{ua, ub}
 
 	sid := replicatest.Initialize(t, urls[0])
 	_, resp, evs := replicatest.StartCall(t, urls[0], sid, "steps", `{}`)
