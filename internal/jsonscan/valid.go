@@ -1,6 +1,10 @@
 package jsonscan
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // maxDepth is encoding/json's nesting limit: json.Valid rejects input that
 // nests objects and arrays deeper.
@@ -230,4 +234,62 @@ func plainRun(s []byte, nonASCII bool) int {
 		}
 	}
 	return i
+}
+
+// MembersValid reports whether b is one valid JSON value, as Valid does,
+// and, if it is an object, calls f with each of its members as it checks
+// them, as MembersBytes would after Valid: one pass over b instead of two.
+// f gets each value once it is checked, and its key as MembersBytes gives
+// it. f returning false stops the calls, not the check.
+func MembersValid(b []byte, f func(key, value []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		end, ok := validValue(b, i, 0)
+		return ok && skipSpace(b, end) == len(b)
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	calling := true
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		end, ok := validString(b, i)
+		if !ok {
+			return false
+		}
+		tok := b[i:end]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		start := skipSpace(b, i+1)
+		if i, ok = validValue(b, start, 1); !ok {
+			return false
+		}
+		if calling {
+			key := tok[1 : len(tok)-1]
+			if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+				// Escapes and invalid UTF-8 decode as encoding/json decodes them.
+				k, err := decodeKey(tok)
+				if err != nil {
+					return false
+				}
+				key = []byte(k)
+			}
+			calling = f(key, b[start:i])
+		}
+		i = skipSpace(b, i)
+		switch {
+		case i >= len(b):
+			return false
+		case b[i] == '}':
+			return skipSpace(b, i+1) == len(b)
+		case b[i] != ',':
+			return false
+		}
+		i = skipSpace(b, i+1)
+	}
 }

@@ -187,3 +187,58 @@ func BenchmarkUnquote8MiB(b *testing.B) {
 		}
 	}
 }
+
+// membersValidSeeds add objects with escaped and invalid UTF-8 keys, and
+// members after which the caller stops, to validSeeds.
+var membersValidSeeds = append([]string{
+	`{"a":1,"b":[2,{"c":3}],"d":"x"}`, `{"a\u0062":1,"\u00e9":2}`, "{\"\xff\":1}", ` { "a" : { } , "b" : [ ] } `,
+	`{"stop":1,"a":2}`, `{"stop":1,"a":}`, `{"a":1}}`, `{"a":1`, `{"a":1,`, `{"a"`, `{"a":1 "b":2}`,
+}, validSeeds...)
+
+// membersValidAgrees checks MembersValid against Valid and, for valid
+// input, MembersBytes, with an f that stops at a key "stop".
+func membersValidAgrees(t *testing.T, b []byte) {
+	type member struct{ k, v string }
+	var got, want []member
+	valid := MembersValid(b, func(k, v []byte) bool {
+		got = append(got, member{string(k), string(v)})
+		return string(k) != "stop"
+	})
+	if want := Valid(b); valid != want {
+		t.Fatalf("MembersValid(%q) = %v, Valid says %v", b, valid, want)
+	}
+	if !valid {
+		return
+	}
+	_ = MembersBytes(b, func(k, v []byte) bool {
+		want = append(want, member{string(k), string(v)})
+		return string(k) != "stop"
+	})
+	if len(got) != len(want) {
+		t.Fatalf("MembersValid(%q) gave %q, MembersBytes %q", b, got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("MembersValid(%q) gave %q, MembersBytes %q", b, got, want)
+		}
+	}
+}
+
+func FuzzMembersValid(f *testing.F) {
+	for _, s := range membersValidSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(membersValidAgrees)
+}
+
+func TestMembersValid(t *testing.T) {
+	for _, s := range membersValidSeeds {
+		membersValidAgrees(t, []byte(s))
+	}
+	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		b := []byte(`{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + "}")
+		if got, want := MembersValid(b, func(k, v []byte) bool { return true }), json.Valid(b); got != want {
+			t.Errorf("depth %d: MembersValid = %v, json.Valid %v", n, got, want)
+		}
+	}
+}

@@ -281,13 +281,10 @@ func (m *outMsg) isRequest() bool { return !m.response && !m.id.IsZero() }
 // without decoding; anything else takes encoding/json, which reads what
 // it can of it as before.
 func peekOut(msg []byte) *outMsg {
-	if !jsonscan.Valid(msg) {
-		return peekOutSlow(msg)
-	}
-	m := &outMsg{raw: msg}
 	var rawID, rawMethod, params []byte
 	hasMethod := false
-	_ = jsonscan.MembersBytes(msg, func(k, v []byte) bool {
+	// Checked as it is walked: one pass, not two.
+	valid := jsonscan.MembersValid(msg, func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			rawID = v
@@ -298,6 +295,10 @@ func peekOut(msg []byte) *outMsg {
 		}
 		return true
 	})
+	if !valid {
+		return peekOutSlow(msg)
+	}
+	m := &outMsg{raw: msg}
 	var meta, name, uri, taskID []byte
 	if len(params) > 0 && params[0] == '{' {
 		_ = jsonscan.MembersBytes(params, func(k, v []byte) bool {

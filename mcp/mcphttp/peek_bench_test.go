@@ -1,0 +1,15 @@
+package mcphttp
+
+import "testing"
+
+// BenchmarkPeekOut reads a stateless tool call as the client's Stream
+// encodes it.
+func BenchmarkPeekOut(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{"a":1,"b":2},"_meta":{` +
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"winbridge-client","version":"0.1.0"},` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		peekOut(msg)
+	}
+}
