@@ -143,16 +143,17 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 		return c.call(ctx, method, params, result, opts...)
 	}
 	for range maxRounds {
-		var raw json.RawMessage
-		if err := c.call(ctx, method, params, &raw, opts...); err != nil {
+		r := round{result: result}
+		if err := c.call(ctx, method, params, &r, opts...); err != nil {
 			return err
 		}
-		if isComplete(raw) {
-			if err := decodeValid(raw, result); err != nil {
-				return fmt.Errorf("%s: decoding the result: %w", method, err)
+		if r.complete {
+			if r.err != nil {
+				return fmt.Errorf("%s: decoding the result: %w", method, r.err)
 			}
 			return nil
 		}
+		raw := r.raw
 		var head struct {
 			ResultType    string            `json:"resultType"`
 			InputRequests mcp.InputRequests `json:"inputRequests"`
@@ -192,6 +193,30 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 		*responses, *state = answers, head.RequestState
 	}
 	return fmt.Errorf("%s: the server asked for input more than %d times", method, maxRounds)
+}
+
+// round is what callWithInput decodes a result into: a complete one
+// (isComplete) straight into result, as the legacy era does, any other
+// kept for callWithInput to read. A complete result is thus neither copied
+// nor scanned a third time. Its decoding error is kept, not returned, for
+// callWithInput to report as before.
+type round struct {
+	result   any
+	complete bool
+	err      error           // of decoding a complete result
+	raw      json.RawMessage // a result that is not complete, a copy
+}
+
+// UnmarshalJSON implements json.Unmarshaler. The transport hands it the
+// result as json.RawMessage.UnmarshalJSON would get it: valid JSON without
+// white space around it.
+func (r *round) UnmarshalJSON(b []byte) error {
+	if isComplete(b) {
+		r.complete, r.err = true, decodeValid(b, r.result)
+		return nil
+	}
+	r.raw = append(json.RawMessage(nil), b...)
+	return nil
 }
 
 // isComplete reports, without decoding it, that raw (a result, valid JSON)
