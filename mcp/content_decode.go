@@ -28,9 +28,19 @@ import (
 // when a member's name equals one of names only ignoring case (which
 // encoding/json accepts), or a name comes twice.
 func fastObject(obj []byte, names []string, vals [][]byte) bool {
+	return fastMembers(obj, names, vals, false)
+}
+
+// fastObjectValid is fastObject for obj not yet checked: it also reports
+// false when obj is not valid JSON, which it checks as it walks it.
+func fastObjectValid(obj []byte, names []string, vals [][]byte) bool {
+	return fastMembers(obj, names, vals, true)
+}
+
+func fastMembers(obj []byte, names []string, vals [][]byte, check bool) bool {
 	var seen uint32
 	ok := true
-	err := jsonscan.MembersBytes(obj, func(k, v []byte) bool {
+	f := func(k, v []byte) bool {
 		for i, n := range names {
 			if string(k) == n {
 				if seen&(1<<i) != 0 {
@@ -49,8 +59,11 @@ func fastObject(obj []byte, names []string, vals [][]byte) bool {
 			}
 		}
 		return true
-	})
-	return ok && err == nil
+	}
+	if check {
+		return jsonscan.MembersValid(obj, f) && ok && obj[0] == '{'
+	}
+	return jsonscan.MembersBytes(obj, f) == nil && ok
 }
 
 // fastString decodes v, if present, into a string field: null leaves it
@@ -92,6 +105,13 @@ func fastStringPtr(dst **string, v []byte) bool {
 func fastSmall(dst any, v []byte) bool {
 	if v == nil {
 		return true
+	}
+	if m, ok := dst.(*Meta); ok && v[0] == '{' {
+		// Meta.UnmarshalJSON without its check of v, which is valid.
+		if obj, ok := decodeMetaMemo(v); ok {
+			*m = obj
+			return true
+		}
 	}
 	if u, ok := dst.(json.Unmarshaler); ok && v[0] == '{' {
 		return u.UnmarshalJSON(v) == nil
@@ -201,11 +221,13 @@ func decodeContentsFast(b []byte) ([]Content, bool) {
 
 var callToolResultFields = [...]string{"content", "structuredContent", "isError", "resultType", "_meta"}
 
-// decodeFast decodes b, valid JSON, into r as unmarshalSlow would, or
-// reports false and leaves r unchanged.
+// decodeFast decodes b into r as unmarshalSlow would, or reports false
+// and leaves r unchanged. b need not be valid JSON: it is checked as its
+// members are split (fastObjectValid), and anything else is
+// unmarshalSlow's.
 func (r *CallToolResult) decodeFast(b []byte) bool {
 	var v [len(callToolResultFields)][]byte
-	if !fastObject(b, callToolResultFields[:], v[:]) {
+	if !fastObjectValid(b, callToolResultFields[:], v[:]) {
 		return false
 	}
 	out := *r

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-
-	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // Tool describes a tool a server offers.
@@ -83,7 +81,7 @@ func (r *CallToolResult) UnmarshalJSON(b []byte) error {
 	// The fast path decodes into a fresh interface value only; one the
 	// caller put there (a pointer to decode structured content into) is
 	// encoding/json's to fill.
-	if r.StructuredContent == nil && jsonscan.Valid(b) && r.decodeFast(b) {
+	if r.StructuredContent == nil && r.decodeFast(b) {
 		return nil
 	}
 	return r.unmarshalSlow(b)

@@ -99,7 +99,24 @@ func BenchmarkToolCallClientDecode(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// As a 2026-07-28 server stamps it, with resultType and its
+		// identity in _meta.
+		stamped, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}},
+			ResultEnvelope: ResultEnvelope{ResultType: ResultComplete, Meta: Meta{MetaServerInfo: map[string]any{"name": "bench", "version": "1"}}}})
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, d := range decoders {
+			b.Run(sz.name+"/stateless/"+d.name, func(b *testing.B) {
+				b.SetBytes(int64(sz.size))
+				b.ReportAllocs()
+				for b.Loop() {
+					var res CallToolResult
+					if err := d.decode(stamped, &res); err != nil || len(res.Content) != 1 || res.Meta == nil {
+						b.Fatalf("decoded %d blocks, _meta %v: %v", len(res.Content), res.Meta, err)
+					}
+				}
+			})
 			b.Run(sz.name+"/"+d.name, func(b *testing.B) {
 				b.SetBytes(int64(sz.size))
 				b.ReportAllocs()
