@@ -75,7 +75,7 @@ func (ss *ServerSession) admit(ctx context.Context, size int) (ok, busy bool) {
 		case <-wake:
 		case <-ctx.Done():
 			return false, false
-		case <-ss.done:
+		case <-ss.doneChan():
 			return false, false
 		}
 	}
@@ -160,7 +160,7 @@ var ErrHandlersRunning = errors.New("mcp: request handlers still running after t
 // program does not exit while a tool is still killing its process tree.
 func (ss *ServerSession) Wait(ctx context.Context) error {
 	select {
-	case <-ss.done:
+	case <-ss.doneChan():
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -18,7 +18,7 @@ import (
 // connection has started, as for Connect; open is called at most once.
 func (s *Server) ConnectDirect(open func() *transport.Stream) *ServerSession {
 	ss := newSession(s, true)
-	ss.lazy = &lazyConn{open: open}
+	ss.lazy.open = open
 	ss.shard, _ = s.sessions.Add(ss)
 	return ss
 }
@@ -35,7 +35,7 @@ type lazyConn struct {
 // ConnectDirect session. One started after Close is closed at once, so
 // what is sent on it fails as on any closed session.
 func (ss *ServerSession) connection() *transport.Conn {
-	if ss.lazy == nil {
+	if !ss.direct {
 		return ss.conn
 	}
 	ss.lazy.once.Do(func() {

@@ -33,7 +33,8 @@ type ServerSession struct {
 	srv     *Server
 	conn    *transport.Conn // use connection(): nil until needed in a ConnectDirect session
 	connSet chan struct{}   // closed once conn is set
-	lazy    *lazyConn       // ConnectDirect: how and whether conn was started
+	direct  bool            // made by ConnectDirect
+	lazy    lazyConn        // direct: how and whether conn was started
 	endOnce sync.Once
 	sem     chan struct{}
 	work    chan func() // hand-off to idle workers (unbuffered)
@@ -47,7 +48,7 @@ type ServerSession struct {
 	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
 	notify        coalescer       // list_changed notifications being sent
 	running       map[string]*inflight
-	done          chan struct{}
+	done          chan struct{} // made on first use (doneChan), or closedChan if it ends first
 
 	// In-flight accounting (inflight.go), under mu.
 	active      int           // admitted requests not finished: running, or reply not yet written
@@ -105,9 +106,9 @@ func newServerSession(s *Server) *ServerSession { return newSession(s, false) }
 func newSession(s *Server, direct bool) *ServerSession {
 	ss := &ServerSession{
 		srv:     s,
+		direct:  direct,
 		sem:     make(chan struct{}, s.opts.MaxConcurrency),
 		running: map[string]*inflight{},
-		done:    make(chan struct{}),
 		connSet: closedChan,
 	}
 	if !direct {
@@ -125,11 +126,23 @@ var closedChan = func() chan struct{} {
 }()
 
 // Done is closed when the session has ended.
-func (ss *ServerSession) Done() <-chan struct{} { return ss.done }
+func (ss *ServerSession) Done() <-chan struct{} { return ss.doneChan() }
+
+// doneChan returns the channel closed when the session has ended. It is
+// made when first asked for: a stateless session is one request, whose
+// end nobody usually waits for.
+func (ss *ServerSession) doneChan() <-chan struct{} {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.done == nil {
+		ss.done = make(chan struct{})
+	}
+	return ss.done
+}
 
 // Close ends the session.
 func (ss *ServerSession) Close() error {
-	if ss.lazy != nil {
+	if ss.direct {
 		return ss.closeLazy()
 	}
 	return ss.conn.Close()
@@ -137,7 +150,13 @@ func (ss *ServerSession) Close() error {
 
 func (ss *ServerSession) closed() {
 	ss.shutdown()
-	close(ss.done)
+	ss.mu.Lock()
+	if ss.done == nil {
+		ss.done = closedChan
+	} else {
+		close(ss.done)
+	}
+	ss.mu.Unlock()
 	ss.srv.endSessionTasks(ss)
 }
 
@@ -224,11 +243,12 @@ func (ss *ServerSession) spawn(job func()) {
 }
 
 func (ss *ServerSession) worker(job func()) {
+	done := ss.doneChan()
 	for {
 		job()
 		select {
 		case job = <-ss.work:
-		case <-ss.done:
+		case <-done:
 			return
 		}
 	}

@@ -212,6 +212,7 @@ func (t *taskRun) notify() {
 		_ = t.owner.connection().Notify(ctx, "notifications/tasks/status", task.legacy())
 		cancel()
 	}
+	ended := t.owner.doneChan()
 	for {
 		select {
 		case task := <-t.notes:
@@ -230,7 +231,7 @@ func (t *taskRun) notify() {
 					return
 				}
 			}
-		case <-t.owner.done:
+		case <-ended:
 			return
 		}
 	}
