@@ -61,7 +61,7 @@ func TestIdleEndClaimsTheSession(t *testing.T) {
 	advance(2 * time.Minute)
 	h.ExpireSessions()
 	select {
-	case <-s.done:
+	case <-s.doneChan():
 		t.Fatal("a session with a request in progress was ended as idle")
 	default:
 	}
@@ -71,7 +71,7 @@ func TestIdleEndClaimsTheSession(t *testing.T) {
 	advance(2 * time.Minute)
 	h.ExpireSessions()
 	select {
-	case <-s.done:
+	case <-s.doneChan():
 	default:
 		t.Fatal("an idle session was not ended")
 	}

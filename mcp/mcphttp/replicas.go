@@ -267,7 +267,7 @@ func (s *httpSession) replay(ctx context.Context, raw []byte) error {
 	select {
 	case <-p.resp:
 		return nil
-	case <-s.done:
+	case <-s.doneChan():
 		return errors.New("the session ended")
 	case <-ctx.Done():
 		s.forget(m)
@@ -441,7 +441,7 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 			select {
 			case <-done:
 				return
-			case <-s.done:
+			case <-s.doneChan():
 				return
 			case <-t.C:
 				// Read as every request reads it: a record that a

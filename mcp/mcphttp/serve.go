@@ -275,7 +275,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessa
 		writeJSON(w, http.StatusOK, resp)
 	case <-r.Context().Done():
 		s.end()
-	case <-s.done:
+	case <-s.doneChan():
 		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session closed").withID(m))
 	}
 }
@@ -379,7 +379,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// A malformed notification cannot be answered: what the session
 		// would answer is dropped, as before.
 		select {
-		case <-s.done:
+		case <-s.doneChan():
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
 			return
 		default:
@@ -515,7 +515,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession,
 		// the request (the client may send notifications/cancelled);
 		// its response is dropped when it comes.
 		s.forget(m)
-	case <-s.done:
+	case <-s.doneChan():
 		s.forget(m)
 		writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session closed before the response").withID(m))
 	}

@@ -52,8 +52,13 @@ type httpSession struct {
 	busy     atomic.Int64
 	lastUsed atomic.Int64
 
-	in       chan []byte
-	done     chan struct{}
+	in chan []byte
+	// done holds the channel closed when the session ends (doneChan):
+	// doneCell, made when the session starts if it has an id, or when
+	// first asked for if it is stateless (which nothing usually waits on),
+	// or closedChan if it ends first. Set under mu; read without.
+	done     atomic.Pointer[chan struct{}]
+	doneCell chan struct{}
 	doneOnce sync.Once
 
 	mu         sync.Mutex
@@ -78,7 +83,6 @@ func (h *Handler) newSession(id string) *httpSession {
 	s := &httpSession{
 		h:       h,
 		id:      id,
-		done:    make(chan struct{}),
 		pending: map[string]*pendingCall{},
 	}
 	if id != "" {
@@ -86,6 +90,8 @@ func (h *Handler) newSession(id string) *httpSession {
 		// request goes through ServeDirect, and it takes no responses):
 		// its read loop, if it starts, waits on a nil channel for done.
 		s.in = make(chan []byte)
+		s.doneCell = make(chan struct{})
+		s.done.Store(&s.doneCell)
 	}
 	s.lastUsed.Store(h.now().UnixNano())
 	if id != "" {
@@ -113,12 +119,50 @@ func (h *Handler) newSession(id string) *httpSession {
 	return s
 }
 
+// closedChan is a closed channel: the done of a stateless session that
+// ended before anything asked for it.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// doneChan returns the channel closed when the session ends.
+func (s *httpSession) doneChan() <-chan struct{} {
+	if p := s.done.Load(); p != nil {
+		return *p
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.done.Load(); p != nil {
+		return *p
+	}
+	s.doneCell = make(chan struct{})
+	s.done.Store(&s.doneCell)
+	return s.doneCell
+}
+
+// ended reports whether the session has ended, without making its done
+// channel.
+func (s *httpSession) ended() bool {
+	p := s.done.Load()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-*p:
+		return true
+	default:
+		return false
+	}
+}
+
 // ReadFrame implements transport.Framer: the next POSTed message.
 func (s *httpSession) ReadFrame() ([]byte, error) {
 	select {
 	case m := <-s.in:
 		return m, nil
-	case <-s.done:
+	case <-s.doneChan():
 		return nil, io.EOF
 	}
 }
@@ -139,10 +183,8 @@ func (s *httpSession) WriteFrameRelated(msg []byte, about transport.ID) error {
 
 // writeFrame routes msg, about the client's request about if not nil.
 func (s *httpSession) writeFrame(msg []byte, about *transport.ID) error {
-	select {
-	case <-s.done:
+	if s.ended() {
 		return io.ErrClosedPipe
-	default:
 	}
 	msg = append([]byte(nil), msg...)
 	env := peekEnvelope(msg)
@@ -203,10 +245,8 @@ func (s *httpSession) writeFrame(msg []byte, about *transport.ID) error {
 // answer routes the response to the request of id key, which the session
 // produced through ServeDirect, as WriteFrame routes responses.
 func (s *httpSession) answer(key string, msg []byte) {
-	select {
-	case <-s.done:
+	if s.ended() {
 		return
-	default:
 	}
 	s.mu.Lock()
 	kept := s.answerLocked(key, msg)
@@ -249,7 +289,13 @@ func (s *httpSession) soleStreamLocked() *pendingCall {
 // Close implements transport.Framer; the connection calls it as it ends.
 func (s *httpSession) Close() error {
 	s.doneOnce.Do(func() {
-		close(s.done)
+		s.mu.Lock()
+		if p := s.done.Load(); p != nil {
+			close(*p)
+		} else {
+			s.done.Store(&closedChan)
+		}
+		s.mu.Unlock()
 		if s.id != "" {
 			s.h.unregister(s)
 		}
@@ -293,10 +339,8 @@ func (s *httpSession) end() {
 // HTTP request in progress. Pending requests do not keep it: their client
 // is gone, and ending the session cancels them.
 func (s *httpSession) idle() {
-	select {
-	case <-s.done:
+	if s.ended() {
 		return // ended meanwhile: keep no timer for it
-	default:
 	}
 	left, expired := s.idleFor(s.h.now())
 	if !expired {
@@ -352,12 +396,7 @@ func (s *httpSession) gone() bool {
 	if s.busy.Load() < 0 {
 		return true
 	}
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
+	return s.ended()
 }
 
 func (s *httpSession) leave() {
@@ -457,7 +496,7 @@ func (s *httpSession) deliver(ctx context.Context, msg []byte) bool {
 	select {
 	case s.in <- msg:
 		return true
-	case <-s.done:
+	case <-s.doneChan():
 		return false
 	case <-ctx.Done():
 		return false
