@@ -140,7 +140,7 @@ func (ss *ServerSession) busy(ctx context.Context, r *transport.Request) {
 func (ss *ServerSession) shutdown() {
 	ss.mu.Lock()
 	ss.ending = true
-	for _, inf := range ss.running {
+	for _, inf := range ss.running.All() {
 		inf.cancel()
 	}
 	ss.changedLocked()

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/internal/shardset"
+	"github.com/winbridge/winbridge/internal/smallmap"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -43,12 +44,12 @@ type ServerSession struct {
 	initialized   bool // initialize answered (legacy era)
 	ready         bool // notifications/initialized received
 	version       string
-	client        *clientID       // set by initialize: a pointer, as most sessions (stateless) have none
-	logLevel      LoggingLevel    // "" until logging/setLevel
-	subscriptions map[string]bool // resource URIs (legacy resources/subscribe)
-	notify        coalescer       // list_changed notifications being sent
-	running       map[string]*inflight
-	done          chan struct{} // made on first use (doneChan), or closedChan if it ends first
+	client        *clientID               // set by initialize: a pointer, as most sessions (stateless) have none
+	logLevel      LoggingLevel            // "" until logging/setLevel
+	subscriptions map[string]bool         // resource URIs (legacy resources/subscribe)
+	notify        coalescer               // list_changed notifications being sent
+	running       smallmap.Map[*inflight] // by request id key: one inline, as a stateless session has
+	done          chan struct{}           // made on first use (doneChan), or closedChan if it ends first
 
 	// In-flight accounting (inflight.go), under mu.
 	active      int           // admitted requests not finished: running, or reply not yet written
@@ -108,7 +109,6 @@ func newSession(s *Server, direct bool) *ServerSession {
 		srv:     s,
 		direct:  direct,
 		sem:     make(chan struct{}, s.opts.MaxConcurrency),
-		running: map[string]*inflight{},
 		connSet: closedChan,
 	}
 	if !direct {
@@ -217,7 +217,7 @@ func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 	ctx, cancel := context.WithCancel(ctx)
 	inf := &inflight{cancel: cancel}
 	ss.mu.Lock()
-	ss.running[r.ID.Key()] = inf
+	ss.running.Set(r.ID.Key(), inf)
 	ss.mu.Unlock()
 	if r.IsDirect() {
 		ss.serve(ctx, inf, r)
@@ -267,7 +267,7 @@ func (ss *ServerSession) serve(ctx context.Context, inf *inflight, r *transport.
 	result, err := ss.dispatch(ctx, r)
 	inf.cancel()
 	ss.mu.Lock()
-	delete(ss.running, r.ID.Key())
+	ss.running.Delete(r.ID.Key())
 	cancelled := inf.cancelled
 	ss.mu.Unlock()
 	ss.reply(r, result, err, cancelled)
@@ -304,7 +304,7 @@ func (ss *ServerSession) notification(r *transport.Request) {
 			return
 		}
 		ss.mu.Lock()
-		if inf, ok := ss.running[id.Key()]; ok {
+		if inf, ok := ss.running.Get(id.Key()); ok {
 			inf.cancelled = true
 			inf.cancel()
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/smallmap"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -62,10 +63,10 @@ type httpSession struct {
 	doneOnce sync.Once
 
 	mu         sync.Mutex
-	pending    map[string]*pendingCall // by request id key
-	tokens     map[string]string       // progress token key -> request id key; nil until the first
-	streams    map[string]*eventStream // POST streams that can be resumed, by stream id; nil until the first
-	standalone *eventStream            // nil for stateless sessions
+	pending    smallmap.Map[*pendingCall] // by request id key: one inline, as a stateless session has
+	tokens     map[string]string          // progress token key -> request id key; nil until the first
+	streams    map[string]*eventStream    // POST streams that can be resumed, by stream id; nil until the first
+	standalone *eventStream               // nil for stateless sessions
 	nextStream int
 	replicated                 // its state in HandlerOptions.Sessions
 	asked      map[string]bool // ids of this replica's requests to the client, with a Relay
@@ -81,9 +82,8 @@ type pendingCall struct {
 
 func (h *Handler) newSession(id string) *httpSession {
 	s := &httpSession{
-		h:       h,
-		id:      id,
-		pending: map[string]*pendingCall{},
+		h:  h,
+		id: id,
 	}
 	if id != "" {
 		// A stateless session is never delivered anything (its one
@@ -208,7 +208,7 @@ func (s *httpSession) writeFrame(msg []byte, about *transport.ID) error {
 	switch *env.Method {
 	case "notifications/progress":
 		if key, ok := s.tokens[tokenKey(env.ProgressToken)]; ok {
-			if p := s.pending[key]; p != nil && p.stream != nil {
+			if p, _ := s.pending.Get(key); p != nil && p.stream != nil {
 				target = p.stream
 			}
 		}
@@ -257,7 +257,7 @@ func (s *httpSession) answer(key string, msg []byte) {
 // answerLocked hands a response to the POST that waits for it: as its
 // JSON body, or as the last event of its stream.
 func (s *httpSession) answerLocked(key string, msg []byte) storedPush {
-	p := s.pending[key]
+	p, _ := s.pending.Get(key)
 	if p == nil {
 		s.h.log.Debug("mcphttp: dropped a response nobody waits for", s.logRef(), "id", key)
 		return storedPush{}
@@ -275,7 +275,7 @@ func (s *httpSession) answerLocked(key string, msg []byte) storedPush {
 // soleStreamLocked returns the only pending request with an SSE stream.
 func (s *httpSession) soleStreamLocked() *pendingCall {
 	var found *pendingCall
-	for _, p := range s.pending {
+	for _, p := range s.pending.All() {
 		if p.stream != nil {
 			if found != nil {
 				return nil
@@ -306,11 +306,11 @@ func (s *httpSession) Close() error {
 		if s.standalone != nil {
 			s.standalone.close()
 		}
-		for key, p := range s.pending {
+		for key, p := range s.pending.All() {
 			if p.stream != nil {
 				p.stream.close()
 			}
-			delete(s.pending, key)
+			s.pending.Delete(key)
 		}
 		if s.timer != nil {
 			s.timer.Stop()
@@ -410,7 +410,7 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := m.id.Key()
-	if _, dup := s.pending[key]; dup {
+	if _, dup := s.pending.Get(key); dup {
 		return nil, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: id "+m.id.String()+" is already in use by a request in progress").withID(m)
 	}
 	p := &pendingCall{}
@@ -442,7 +442,7 @@ func (s *httpSession) expect(m *rpcMessage, sse bool) (*pendingCall, *httpError)
 		}
 		s.tokens[p.token] = key
 	}
-	s.pending[key] = p
+	s.pending.Set(key, p)
 	return p, nil
 }
 
@@ -462,11 +462,11 @@ func (s *httpSession) unexpect(m *rpcMessage, p *pendingCall) {
 }
 
 func (s *httpSession) forgetLocked(key string) {
-	if p := s.pending[key]; p != nil {
+	if p, _ := s.pending.Get(key); p != nil {
 		if p.token != "" && s.tokens[p.token] == key {
 			delete(s.tokens, p.token)
 		}
-		delete(s.pending, key)
+		s.pending.Delete(key)
 	}
 }
 
@@ -518,7 +518,7 @@ func (s *httpSession) aboutLocked(about *transport.ID) *pendingCall {
 	if about == nil {
 		return nil
 	}
-	if p := s.pending[about.Key()]; p != nil && p.stream != nil {
+	if p, _ := s.pending.Get(about.Key()); p != nil && p.stream != nil {
 		return p
 	}
 	return nil
