@@ -62,8 +62,12 @@ func (r *rejection) Error() string { return r.message }
 func decodeEnvelope(b []byte) (envelope, *rejection) {
 	var env envelope
 	b = trimJSONSpace(b)
-	if len(b) > 0 && b[0] == '{' && jsonscan.ValidMessage(b) {
-		return splitEnvelope(env, b)
+	if len(b) > 0 && b[0] == '{' {
+		// Checked as it is split: one pass, not two.
+		var m members // aliases b; what outlives the read is copied by the stream
+		if jsonscan.MembersValid(b, m.set) && utf8.Valid(b) {
+			return splitEnvelope(env, &m)
+		}
 	}
 	// The slow path only has to say what is wrong.
 	if !utf8.Valid(b) {
@@ -119,13 +123,8 @@ func invalidUTF8(b []byte) (envelope, *rejection) {
 // its call with.
 var invalidUTF8Error = appendErrorObject(nil, CodeInternalError, "peer sent a malformed response: message is not valid UTF-8")
 
-// splitEnvelope reads the members of a valid JSON object.
-func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
-	// The members alias b; what outlives the read is copied by the stream.
-	var m members
-	if err := jsonscan.MembersBytes(b, m.set); err != nil {
-		return env, &rejection{code: CodeParseError, message: "parse error: " + err.Error()}
-	}
+// splitEnvelope reads the members of a valid JSON object, m.
+func splitEnvelope(env envelope, m *members) (envelope, *rejection) {
 	method, hasMethod := m.method, m.method != nil
 	result, hasResult := m.result, m.result != nil
 	errObj, hasError := m.errObj, m.errObj != nil
@@ -144,7 +143,7 @@ func splitEnvelope(env envelope, b []byte) (envelope, *rejection) {
 		env.id = id
 	}
 	if isResponse {
-		return decodeResponse(env, &m, hasID, result, hasResult, errObj, hasError)
+		return decodeResponse(env, m, hasID, result, hasResult, errObj, hasError)
 	}
 	reject := func(format string, args ...any) (envelope, *rejection) {
 		return env, &rejection{id: env.id, code: CodeInvalidRequest, message: "invalid request: " + fmt.Sprintf(format, args...)}
