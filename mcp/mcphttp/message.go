@@ -120,24 +120,15 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 	bad := func(code int64, msg string) (*rpcMessage, *httpError) {
 		return nil, httpErr(http.StatusBadRequest, code, msg)
 	}
-	t := bytes.TrimLeft(body, " \t\r\n")
-	switch {
-	case !utf8.Valid(body):
+	if !utf8.Valid(body) {
 		return bad(mcp.CodeParseError, "parse error: body is not valid UTF-8")
-	case !jsonscan.Valid(body):
-		return bad(mcp.CodeParseError, "parse error: body is not valid JSON")
-	case len(t) > 0 && t[0] == '[':
-		return bad(mcp.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; POST one message per request")
-	case len(t) == 0 || t[0] != '{':
-		return bad(mcp.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
 	}
-	// The body is valid JSON: the scanner splits it without decoding the
+	// The scanner checks the body as it splits it, without decoding the
 	// values, as encoding/json into a map would (the last of duplicate
 	// keys wins), at a fraction of the cost on every POST.
-	m := &rpcMessage{raw: body}
 	var rawID, rawMethod, rawParams []byte
 	var hasID, hasMethod, hasResult, hasError bool
-	_ = jsonscan.MembersBytes(body, func(k, v []byte) bool {
+	valid := jsonscan.MembersValid(body, func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			rawID, hasID = v, true
@@ -152,6 +143,16 @@ func parseMessage(body []byte) (*rpcMessage, *httpError) {
 		}
 		return true
 	})
+	t := bytes.TrimLeft(body, " \t\r\n")
+	switch {
+	case !valid:
+		return bad(mcp.CodeParseError, "parse error: body is not valid JSON")
+	case len(t) > 0 && t[0] == '[':
+		return bad(mcp.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported; POST one message per request")
+	case len(t) == 0 || t[0] != '{':
+		return bad(mcp.CodeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
+	}
+	m := &rpcMessage{raw: body}
 	if hasID {
 		id, err := transport.ParseID(rawID)
 		if err != nil {

@@ -13,3 +13,16 @@ func BenchmarkPeekOut(b *testing.B) {
 		peekOut(msg)
 	}
 }
+
+// BenchmarkParseMessage reads a POSTed stateless tool call.
+func BenchmarkParseMessage(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{"a":1,"b":2},"_meta":{` +
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"winbridge-client","version":"0.1.0"},` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, e := parseMessage(body); e != nil {
+			b.Fatal(e)
+		}
+	}
+}
