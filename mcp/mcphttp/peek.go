@@ -27,10 +27,8 @@ type inEnvelope struct {
 // peekIn reads the envelope of msg.
 func peekIn(msg []byte) inEnvelope {
 	var e inEnvelope
-	if !jsonscan.Valid(msg) {
-		return e
-	}
-	_ = jsonscan.MembersBytes(msg, func(k, v []byte) bool {
+	// Checked as it is walked: one pass, not two.
+	valid := jsonscan.MembersValid(msg, func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			e.id = v
@@ -41,6 +39,9 @@ func peekIn(msg []byte) inEnvelope {
 		}
 		return true
 	})
+	if !valid {
+		return inEnvelope{}
+	}
 	return e
 }
 

@@ -26,3 +26,15 @@ func BenchmarkParseMessage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPeekIn reads the response to a stateless tool call.
+func BenchmarkPeekIn(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3},` +
+		`"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"}}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := peekIn(msg); e.result == nil {
+			b.Fatal("no result")
+		}
+	}
+}
