@@ -139,9 +139,9 @@ type Server struct {
 	// result carries it, and boxing and encoding the struct each time
 	// cost allocations and reflection per result. Read-only.
 	implMeta json.RawMessage
-	// infoMeta is {MetaServerInfo: implMeta}, encoded: the _meta of a
-	// stateless tool result that has none of its own. Read-only.
-	infoMeta json.RawMessage
+	// infoMeta is {MetaServerInfo: impl}: the _meta of a stateless tool
+	// result that has none of its own. Read-only.
+	infoMeta *serverInfoMeta
 
 	tools     registry[*serverTool]
 	resources registry[*serverResource]
@@ -174,7 +174,8 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 		s.impl = *impl
 	}
 	s.implMeta, _ = json.Marshal(s.impl) // plain strings and slices: it cannot fail
-	s.infoMeta, _ = json.Marshal(map[string]json.RawMessage{MetaServerInfo: s.implMeta})
+	info := s.impl.clone()               // the caller's icons may change
+	s.infoMeta = &serverInfoMeta{ServerInfo: &info}
 	if opts != nil {
 		s.opts = *opts
 	}

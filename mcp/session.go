@@ -458,12 +458,21 @@ func (s *Server) withInfo(m Meta) Meta {
 	return out
 }
 
+// serverInfoMeta is {MetaServerInfo: the server's Implementation}, the
+// _meta of a stateless tool result without its own, as a struct that
+// encoding/json encodes as it encoded the Implementation for implMeta: a
+// json.RawMessage in its place (encoded once) cost an allocation and
+// encoding/json's byte-by-byte check of it on every result.
+type serverInfoMeta struct {
+	ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"` // MetaServerInfo
+}
+
 // stampCallResult returns the wire form of a tool's result, stamped as
 // finish stamps results. The stamps go on the wire form only: the result
 // is the handler's, which may hand the same one to every call, and
 // writing to it (its Meta map above all) would race. A result without
-// _meta of its own, the common case, gets the server's _meta encoded
-// once (Server.infoMeta) instead of a map to build and encode per call.
+// _meta of its own, the common case, gets the server's _meta as a struct
+// made once (Server.infoMeta) instead of a map to build per call.
 func (ss *ServerSession) stampCallResult(ci *callInfo, res *CallToolResult) any {
 	w := res.wireStruct()
 	if ci.stateless {
