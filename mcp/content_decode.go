@@ -12,15 +12,17 @@ import (
 // scans a value once to check it, once more for each UnmarshalJSON layer
 // it passes through (CallToolResult, its content list, each block), and
 // again to decode it: a megabyte text went over eight times. Here a result
-// is checked once (jsonscan.Valid, a word at a time) and then walked once,
-// each string decoded as encoding/json decodes it.
+// is checked (a word at a time) as its members are split
+// (jsonscan.MembersValid), and each of them walked once more, each string
+// decoded as encoding/json decodes it.
 //
 // The fast path follows encoding/json's rules where inputs are ordinary
 // and gives up where they are not (a member name that matches a field only
 // ignoring case, a member given twice, a value of an unexpected kind, a
 // block type it does not know): the encoding/json path then decodes the
 // input, with the same result or error as before. content_decode_test.go
-// fuzzes the two against each other. All functions here take valid JSON.
+// fuzzes the two against each other. All functions here take valid JSON,
+// but decodeFast and fastObjectValid, which check it.
 
 // fastObject stores in vals[i] the raw value of the member of obj named
 // names[i], if any. It reports false when encoding/json could decode obj
@@ -61,7 +63,10 @@ func fastMembers(obj []byte, names []string, vals [][]byte, check bool) bool {
 		return true
 	}
 	if check {
-		return jsonscan.MembersValid(obj, f) && ok && obj[0] == '{'
+		// MembersValid also accepts values other than objects, without
+		// calling f; MembersBytes did not.
+		t := bytes.TrimLeft(obj, " \t\r\n")
+		return jsonscan.MembersValid(obj, f) && ok && len(t) > 0 && t[0] == '{'
 	}
 	return jsonscan.MembersBytes(obj, f) == nil && ok
 }
