@@ -140,7 +140,9 @@ func (m *MemoryStore) Load(_ context.Context, id string, ttl time.Duration) ([][
 		delete(m.sessions, id)
 		return nil, ErrNotFound
 	}
-	s.expires = now.Add(ttl)
+	if ttl > 0 {
+		s.expires = now.Add(ttl)
+	}
 	return slices.Clone(s.msgs), nil
 }
 

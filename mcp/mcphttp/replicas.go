@@ -89,7 +89,27 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 		// store: holding its ID without its token must not.
 		return nil, errForbiddenIdentity().withID(m)
 	}
-	rec, err := h.loadRecord(ctx, sid)
+	if s == nil || s.gone() {
+		// Without a copy here, who opened the session is known only from
+		// its record: loaded first without keeping the session alive
+		// (ttl 0), so that a request with another identity's token is
+		// refused before the store keeps the session, as above. The load
+		// below keeps it once the request is admitted (a second load,
+		// only as this replica adopts the session).
+		rec, err := h.loadRecord(ctx, sid, 0)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if s != nil {
+				s.end()
+			}
+			return nil, nil
+		case err != nil:
+			return nil, h.storeError("load", err).withID(m)
+		case !rec.opener.admits(r):
+			return nil, errForbiddenIdentity().withID(m)
+		}
+	}
+	rec, err := h.loadRecord(ctx, sid, h.storeTTL())
 	if errors.Is(err, ErrNotFound) {
 		if s != nil {
 			s.end() // deleted or expired through another replica
@@ -158,12 +178,12 @@ type sessionRecord struct {
 	bytes  int
 }
 
-// loadRecord loads session sid's record, keeping it for the session's
-// timeout. A record that does not start with a recordHead (an append
+// loadRecord loads session sid's record, keeping it for ttl (the
+// session's timeout; 0 leaves its expiry as it is). A record that does not start with a recordHead (an append
 // that raced the session's deletion re-created it) is no session:
 // ErrNotFound.
-func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, error) {
-	msgs, err := h.opts.Sessions.Load(ctx, sid, h.storeTTL())
+func (h *Handler) loadRecord(ctx context.Context, sid string, ttl time.Duration) (sessionRecord, error) {
+	msgs, err := h.opts.Sessions.Load(ctx, sid, ttl)
 	if err != nil {
 		return sessionRecord{}, err
 	}
@@ -447,7 +467,7 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 				// Read as every request reads it: a record that a
 				// client's message re-created is no session.
 				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-				_, err := h.loadRecord(ctx, s.id)
+				_, err := h.loadRecord(ctx, s.id, ttl)
 				cancel()
 				switch {
 				case errors.Is(err, ErrNotFound):

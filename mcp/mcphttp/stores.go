@@ -35,7 +35,9 @@ type SessionStore interface {
 	// from 1).
 	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
 	// Load returns session id's messages in order and keeps the session
-	// for ttl from now, or ErrNotFound.
+	// for ttl from now, or ErrNotFound. A ttl of 0 leaves the session's
+	// expiry as it is: a replica that does not serve the session yet
+	// reads who opened it before it keeps the session for a request.
 	Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error)
 	// Delete forgets session id; deleting a session not held is no error.
 	Delete(ctx context.Context, id string) error

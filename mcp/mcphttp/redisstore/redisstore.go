@@ -196,7 +196,10 @@ func (st *SessionStore) Load(ctx context.Context, id string, ttl time.Duration) 
 	var msgs *redis.StringSliceCmd
 	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		msgs = p.LRange(ctx, k, 0, -1)
-		p.PExpire(ctx, k, ttl)
+		if ttl > 0 {
+			// 0 leaves the expiry as it is (PEXPIRE 0 would delete).
+			p.PExpire(ctx, k, ttl)
+		}
 		return nil
 	})
 	if err != nil {

@@ -375,3 +375,24 @@ func TestRedisKeyringRotateTooSoon(t *testing.T) {
 		t.Fatal("a replica started after the refused rotation does not seal with the old key")
 	}
 }
+
+// Load with ttl 0 reads a session without keeping it alive (a replica
+// checks who opened it before it keeps it for a request), and without
+// deleting it, as PEXPIRE 0 would.
+func TestRedisLoadWithoutTTLLeavesExpiry(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.client.PExpire(ctx, st.key("session", "s1"), 30*time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := st.Sessions.Load(ctx, "s1", 0); err != nil || len(msgs) != 1 {
+		t.Fatalf("Load with ttl 0: %q %v", msgs, err)
+	}
+	if ttl, err := st.client.PTTL(ctx, st.key("session", "s1")).Result(); err != nil || ttl > 30*time.Second || ttl <= 0 {
+		t.Fatalf("after a Load with ttl 0 the session expires in %v (%v), want its 30 s left as they were", ttl, err)
+	}
+}
