@@ -41,6 +41,7 @@ type MemoryStore struct {
 
 type memSession struct {
 	msgs    [][]byte
+	bytes   int // of msgs
 	expires time.Time
 }
 
@@ -125,7 +126,13 @@ func (m *MemoryStore) Append(_ context.Context, id string, msg []byte, ttl time.
 		s = &memSession{}
 		m.sessions[id] = s
 	}
+	// The record's bounds, checked under the lock that makes the
+	// append one step: replicas appending at once cannot pass them.
+	if len(s.msgs) >= MaxStateMessages || s.bytes+len(msg) > MaxStateBytes {
+		return 0, ErrRecordFull
+	}
 	s.msgs = append(s.msgs, slices.Clone(msg))
+	s.bytes += len(msg)
 	s.expires = now.Add(ttl)
 	return len(s.msgs), nil
 }

@@ -98,3 +98,28 @@ func TestMemoryStoreStreamsPerSession(t *testing.T) {
 		t.Fatalf("another session's stream was dropped: %v", err)
 	}
 }
+
+// A session's record is bounded in the store, under its lock: beyond
+// MaxStateMessages messages or MaxStateBytes bytes an append is refused
+// with ErrRecordFull and nothing is stored.
+func TestMemoryStoreRecordIsBounded(t *testing.T) {
+	m := &mcphttp.MemoryStore{}
+	ctx := context.Background()
+	big := make([]byte, mcphttp.MaxStateBytes/2)
+	for i, want := range []error{nil, nil, mcphttp.ErrRecordFull} {
+		if _, err := m.Append(ctx, "big", big, time.Minute); !errors.Is(err, want) {
+			t.Fatalf("append %d of %d bytes: %v, want %v", i+1, len(big), err, want)
+		}
+	}
+	for i := range mcphttp.MaxStateMessages {
+		if _, err := m.Append(ctx, "many", []byte(`{}`), time.Minute); err != nil {
+			t.Fatalf("append %d: %v", i+1, err)
+		}
+	}
+	if _, err := m.Append(ctx, "many", []byte(`{}`), time.Minute); !errors.Is(err, mcphttp.ErrRecordFull) {
+		t.Fatalf("append %d: %v, want ErrRecordFull", mcphttp.MaxStateMessages+1, err)
+	}
+	if msgs, _ := m.Load(ctx, "many", 0); len(msgs) != mcphttp.MaxStateMessages {
+		t.Fatalf("the record holds %d messages, the bound is %d", len(msgs), mcphttp.MaxStateMessages)
+	}
+}

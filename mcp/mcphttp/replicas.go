@@ -26,7 +26,9 @@ const MaxStateMessages = 1000
 // so a client that records large messages (padding, up to the body
 // limit) must not make each of its requests a load of gigabytes. A state
 // change beyond it gets 400, as beyond MaxStateMessages; an initialize
-// larger than it, 400 and no session.
+// larger than it, 400 and no session. Both bounds hold in the store
+// (SessionStore.Append, ErrRecordFull): replicas that record changes at
+// once, each knowing the record as it last loaded it, cannot pass them.
 const MaxStateBytes = 1 << 20
 
 // storeTimeout bounds a store operation made outside any request (an
@@ -303,12 +305,24 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
 	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
+	// What this replica knows of the record refuses without a round
+	// trip; the store checks the bounds against the record itself
+	// (ErrRecordFull), which other replicas may have grown meanwhile.
 	if s.applied+len(s.mine) >= MaxStateMessages || s.recorded+len(m.raw) > MaxStateBytes {
-		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
-			"invalid request: this session has recorded the most subscription and log level changes it keeps ("+
-				strconv.Itoa(MaxStateMessages)+" changes, "+strconv.Itoa(MaxStateBytes)+" bytes with its initialize); initialize a new session").withID(m)
+		return errRecordFull().withID(m)
 	}
-	return s.appendLocked(ctx, m.raw)
+	if e := s.appendLocked(ctx, m.raw); e != nil {
+		return e.withID(m)
+	}
+	return nil
+}
+
+// errRecordFull is the answer to a state change beyond the bounds of the
+// session's record.
+func errRecordFull() *httpError {
+	return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+		"invalid request: this session has recorded the most subscription and log level changes it keeps ("+
+			strconv.Itoa(MaxStateMessages)+" changes, "+strconv.Itoa(MaxStateBytes)+" bytes with its initialize); initialize a new session")
 }
 
 // keep records the initialize request of a session it answered, with
@@ -336,6 +350,9 @@ func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 
 func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 	n, err := s.h.opts.Sessions.Append(ctx, s.id, raw, s.h.storeTTL())
+	if errors.Is(err, ErrRecordFull) {
+		return errRecordFull()
+	}
 	if err != nil {
 		return s.h.storeError("append", err)
 	}

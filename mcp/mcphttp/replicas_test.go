@@ -383,3 +383,66 @@ func TestReplicasNoCopyForAnotherIdentity(t *testing.T) {
 		t.Fatalf("mallory's request made replica B run %d copies of alice's session", n)
 	}
 }
+
+// afterLoadStore is a MemoryStore that, once armed, runs a hook after the
+// next Load: another replica's request that lands between a request's
+// load of the record and its append.
+type afterLoadStore struct {
+	mcphttp.MemoryStore
+	hook atomic.Pointer[func()]
+}
+
+func (st *afterLoadStore) Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	msgs, err := st.MemoryStore.Load(ctx, id, ttl)
+	if f := st.hook.Swap(nil); f != nil {
+		(*f)()
+	}
+	return msgs, err
+}
+
+// MaxStateBytes bounds the record in the store, not as each replica last
+// loaded it: two replicas whose requests load the record before either
+// appends do not make it hold twice the bound between them.
+func TestReplicasRecordBytesBoundHoldsAcrossReplicas(t *testing.T) {
+	store := &afterLoadStore{}
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 100, 1, 2) // B serves the session too
+	pad := strings.Repeat("x", mcphttp.MaxStateBytes*6/10)
+	subscribe := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"resources/subscribe","params":{"uri":"test://` + pad + `"}}`
+	}
+	var first int
+	hook := func() {
+		// Replica A's subscribe, recorded after B loaded the record.
+		r := replicatest.Post(t, urls[0], sid, "2025-11-25", subscribe(2), nil)
+		r.Body.Close()
+		first = r.StatusCode
+	}
+	store.hook.Store(&hook)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", subscribe(3), nil)
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if first != http.StatusOK {
+		t.Fatalf("the first subscribe: status %d", first)
+	}
+	msgs, err := store.MemoryStore.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range msgs {
+		total += len(m)
+	}
+	if total > mcphttp.MaxStateBytes {
+		t.Fatalf("the record holds %d bytes, the bound is %d (second subscribe: status %d)", total, mcphttp.MaxStateBytes, r.StatusCode)
+	}
+	if r.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "initialize a new session") {
+		t.Fatalf("the subscribe beyond the bound: status %d %s, want 400 saying to initialize a new session", r.StatusCode, body)
+	}
+}

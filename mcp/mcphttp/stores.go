@@ -20,6 +20,11 @@ import (
 // hold: it never existed, expired, or was deleted.
 var ErrNotFound = errors.New("mcphttp: not found in the store")
 
+// ErrRecordFull is what SessionStore.Append returns, storing nothing,
+// for a message that would make a session's record hold more than
+// MaxStateMessages messages or MaxStateBytes bytes.
+var ErrRecordFull = errors.New("mcphttp: the session's record is full")
+
 // SessionStore keeps the legacy sessions of all replicas. A session is
 // kept as the messages that made its state (its initialize request, with
 // the identity whose token opened the session, the
@@ -32,7 +37,11 @@ type SessionStore interface {
 	// Append adds msg to the end of session id's messages, creating the
 	// session with it, keeps the session for ttl from now, and returns
 	// how many messages the session holds with msg (msg's position,
-	// from 1).
+	// from 1). A message that would make the session hold more than
+	// MaxStateMessages messages, or MaxStateBytes bytes in all, is
+	// refused with ErrRecordFull: the bound holds in the store, checked
+	// with the append as one step, not as each replica last saw the
+	// record.
 	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
 	// Load returns session id's messages in order and keeps the session
 	// for ttl from now, or ErrNotFound. A ttl of 0 leaves the session's

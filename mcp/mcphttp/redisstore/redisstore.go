@@ -175,19 +175,41 @@ func (s *Stores) key(parts ...string) string {
 // its messages, expiring with the session.
 type SessionStore struct{ s *Stores }
 
+// appendSession appends a message (ARGV[1]) to session KEYS[1], which
+// then expires ARGV[2] ms from now, and returns the session's length;
+// or 0, appending nothing, if the session would hold more than ARGV[3]
+// messages or ARGV[4] bytes. The check and the append are one step:
+// replicas appending at once cannot pass the bounds between them. The
+// sum reads the record, as every request loads it anyway; a state
+// change is rare beside those loads.
+var appendSession = redis.NewScript(`
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+local size = #ARGV[1]
+for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  size = size + #m
+end
+if size > tonumber(ARGV[4]) then
+  return 0
+end
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return n
+`)
+
 // Append implements mcphttp.SessionStore.
 func (st *SessionStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
 	k := st.s.key("session", id)
-	var n *redis.IntCmd
-	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		n = p.RPush(ctx, k, msg)
-		p.PExpire(ctx, k, ttl)
-		return nil
-	})
+	n, err := appendSession.Run(ctx, st.s.client, []string{k}, msg, max(ttl.Milliseconds(), 1),
+		mcphttp.MaxStateMessages, mcphttp.MaxStateBytes).Int()
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: append to session: %w", err)
 	}
-	return int(n.Val()), nil
+	if n == 0 {
+		return 0, mcphttp.ErrRecordFull
+	}
+	return n, nil
 }
 
 // Load implements mcphttp.SessionStore.

@@ -396,3 +396,31 @@ func TestRedisLoadWithoutTTLLeavesExpiry(t *testing.T) {
 		t.Fatalf("after a Load with ttl 0 the session expires in %v (%v), want its 30 s left as they were", ttl, err)
 	}
 }
+
+// A session's record is bounded in the store, checked with the append:
+// a message beyond mcphttp.MaxStateBytes, or beyond
+// mcphttp.MaxStateMessages messages, is refused with
+// mcphttp.ErrRecordFull and not stored.
+func TestRedisRecordIsBounded(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	big := []byte(`"` + strings.Repeat("x", mcphttp.MaxStateBytes/2-2) + `"`) // two fill the record
+	for i, want := range []error{nil, nil, mcphttp.ErrRecordFull} {
+		n, err := st.Sessions.Append(ctx, "big", big, time.Minute)
+		if !errors.Is(err, want) || (err == nil && n != i+1) {
+			t.Fatalf("append %d of %d bytes: %d %v, want %v", i+1, len(big), n, err, want)
+		}
+	}
+	if msgs, err := st.Sessions.Load(ctx, "big", time.Minute); err != nil || len(msgs) != 2 {
+		t.Fatalf("after a refused append the record holds %d messages (%v), want 2", len(msgs), err)
+	}
+	for i := range mcphttp.MaxStateMessages {
+		if _, err := st.Sessions.Append(ctx, "many", []byte(`{}`), time.Minute); err != nil {
+			t.Fatalf("append %d: %v", i+1, err)
+		}
+	}
+	if _, err := st.Sessions.Append(ctx, "many", []byte(`{}`), time.Minute); !errors.Is(err, mcphttp.ErrRecordFull) {
+		t.Fatalf("append %d: %v, want ErrRecordFull", mcphttp.MaxStateMessages+1, err)
+	}
+}
