@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -354,7 +355,13 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 		return errRecordFull()
 	}
 	if err != nil {
-		return s.h.storeError("append", err)
+		// The outcome is unknown: a store whose reply was lost (a
+		// timeout) may have written the message, and then every other
+		// replica applies it. The answer follows what the record holds.
+		if n = s.findAppendedLocked(ctx, raw); n == 0 {
+			return s.h.storeError("append", err)
+		}
+		s.h.log.Debug("mcphttp: an append that failed is in the session's record", s.logRef(), "position", n, "err", err)
 	}
 	if s.mine == nil {
 		s.mine = map[int]bool{}
@@ -362,6 +369,32 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 	s.mine[n] = true
 	s.recorded += len(raw)
 	return nil
+}
+
+// findAppendedLocked returns the position of raw in the session's record
+// past every message this replica knew of before appending it, or 0 if
+// it is not there or the record cannot be read. What this replica knew
+// (applied, and its own appends) was there before: a message of the same
+// bytes recorded earlier is not taken for this one. One another replica
+// recorded meanwhile with the same bytes (the client sent the same
+// message twice at once) may be; each copy then applies one of the two,
+// as each replica would for a change that was recorded once.
+func (s *httpSession) findAppendedLocked(ctx context.Context, raw []byte) int {
+	known := s.applied
+	for n := range s.mine {
+		known = max(known, n)
+	}
+	// Not kept alive by the check: the append, if it was written, did.
+	msgs, err := s.h.opts.Sessions.Load(ctx, s.id, 0)
+	if err != nil {
+		return 0
+	}
+	for i := known; i < len(msgs); i++ {
+		if bytes.Equal(msgs[i], raw) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // forgetShared deletes a session from the store, for every replica.

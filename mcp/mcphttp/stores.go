@@ -41,7 +41,8 @@ type SessionStore interface {
 	// MaxStateMessages messages, or MaxStateBytes bytes in all, is
 	// refused with ErrRecordFull: the bound holds in the store, checked
 	// with the append as one step, not as each replica last saw the
-	// record.
+	// record. An error may leave it unknown whether msg was stored (a
+	// lost reply): the Handler then loads the session to see.
 	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
 	// Load returns session id's messages in order and keeps the session
 	// for ttl from now, or ErrNotFound. A ttl of 0 leaves the session's
