@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -12,6 +13,12 @@ import (
 // DefaultStoreEvents is how many events of each stream a MemoryStore keeps
 // when MaxEvents is not set.
 const DefaultStoreEvents = DefaultHistory
+
+// DefaultStoreEventBytes is how many bytes of events each stream of a
+// MemoryStore keeps when MaxEventBytes is not set: with MaxEvents alone,
+// a stream of large events (tool results up to the server's limits)
+// would hold MaxEvents times their size.
+const DefaultStoreEventBytes = 4 << 20
 
 // DefaultStoreStreams is how many streams of each session a MemoryStore
 // keeps when MaxStreams is not set: every replica that serves the
@@ -26,6 +33,11 @@ type MemoryStore struct {
 	// MaxEvents bounds the events kept per stream; the oldest go first.
 	// Zero means DefaultStoreEvents.
 	MaxEvents int
+	// MaxEventBytes bounds the bytes of the events' data kept per
+	// stream; the oldest go first, but the newest is kept whatever its
+	// size (a large result can still be resumed). Zero means
+	// DefaultStoreEventBytes.
+	MaxEventBytes int
 	// MaxStreams bounds the streams kept per session; the least recently
 	// started go first. Zero means DefaultStoreStreams.
 	MaxStreams int
@@ -47,6 +59,7 @@ type memSession struct {
 
 type memStream struct {
 	evs     []StoredEvent
+	bytes   int // of evs' data
 	final   bool
 	expires time.Time
 }
@@ -178,13 +191,15 @@ func (m *MemoryStore) appendEvent(session, stream string, ev StoredEvent, final 
 		return
 	}
 	s.evs = append(s.evs, StoredEvent{N: ev.N, Data: slices.Clone(ev.Data)})
-	max := m.MaxEvents
-	if max <= 0 {
-		max = DefaultStoreEvents
+	s.bytes += len(ev.Data)
+	maxEvents := cmp.Or(max(m.MaxEvents, 0), DefaultStoreEvents)
+	maxBytes := cmp.Or(max(m.MaxEventBytes, 0), DefaultStoreEventBytes)
+	drop := 0
+	for len(s.evs)-drop > 1 && (len(s.evs)-drop > maxEvents || s.bytes > maxBytes) {
+		s.bytes -= len(s.evs[drop].Data)
+		drop++
 	}
-	if len(s.evs) > max {
-		s.evs = slices.Delete(s.evs, 0, len(s.evs)-max)
-	}
+	s.evs = slices.Delete(s.evs, 0, drop)
 	s.final = final
 	s.expires = now.Add(ttl)
 }

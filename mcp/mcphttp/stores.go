@@ -75,10 +75,12 @@ type StoredEvent struct {
 // EventStore keeps the events of legacy sessions' POST streams so that a
 // client can resume one with Last-Event-ID on any replica, including
 // after the replica that served it is gone. Implementations must bound
-// what they hold: at most a number of events per stream (the oldest go
-// first), at most a number of streams per session (those started longest
-// ago go first: a client opens one with each call), and each stream only
-// for its ttl after its last event.
+// what they hold: at most a number of events and of bytes per stream
+// (the oldest go first; the newest may be kept whatever its size, so
+// that a large result can still be resumed), at most a number of
+// streams per session (those started longest ago go first: a client
+// opens one with each call), and each stream only for its ttl after its
+// last event.
 type EventStore interface {
 	// Append stores event ev of stream in session, final if it is the
 	// stream's last, and keeps the stream for ttl from now.
