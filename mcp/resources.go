@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/winbridge/winbridge/transport"
@@ -107,14 +108,18 @@ func (s *Server) resourceUpdated(ctx context.Context, uri string) {
 // (nil for a fixed resource).
 func (r *ServerRequest[P]) TemplateVars() map[string]string { return r.vars }
 
-var templateExpr = regexp.MustCompile(`\{([+#]?)([A-Za-z0-9_.]+)\}`)
+// templateExpr is a URI template's expression. It compiles on first
+// use: a package's init is paid by every server at start-up.
+var templateExpr = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{([+#]?)([A-Za-z0-9_.]+)\}`)
+})
 
 func compileURITemplate(t string) (*regexp.Regexp, []string, error) {
 	var b strings.Builder
 	var vars []string
 	b.WriteString("^")
 	last := 0
-	for _, m := range templateExpr.FindAllStringSubmatchIndex(t, -1) {
+	for _, m := range templateExpr().FindAllStringSubmatchIndex(t, -1) {
 		b.WriteString(regexp.QuoteMeta(t[last:m[0]]))
 		op, name := t[m[2]:m[3]], t[m[4]:m[5]]
 		switch op {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,8 +21,24 @@ import (
 // Keywords other than the description (minimum=0, enum=a, required...)
 // stay in a jsonschema tag of the keyword-list form.
 
-// keywordRE matches a keyword of invopop's list form: WORD=value.
-var keywordRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+// isKeyword reports whether s begins with a keyword of invopop's list
+// form, WORD=value: a letter or '_', then letters, digits or '_', then
+// '='. (By hand rather than a regexp compiled at init: every server
+// pays a package's init at start-up.)
+func isKeyword(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '=':
+			return i > 0
+		case c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return false
+}
 
 // knownKeywords are the WORD= keywords invopop/jsonschema reads (for one
 // type or another); it ignores any other silently, so a typo or free text
@@ -59,14 +74,14 @@ func tagDescription(f reflect.StructField) (desc string, sdkForm bool, err error
 		return full, false, nil
 	}
 	plain := strings.Split(tag, ",") // how invopop finds required, nullable and "-"
-	list := keywordRE.MatchString(tag) || bareKeyword(plain[0])
+	list := isKeyword(tag) || bareKeyword(plain[0])
 	if !list {
 		// The Go SDK form: the whole tag is the description.
 		if hasFull {
 			return "", false, fmt.Errorf("both a jsonschema_description tag and a description in the jsonschema tag")
 		}
 		for _, seg := range plain {
-			if bareKeyword(seg) || keywordRE.MatchString(seg) {
+			if bareKeyword(seg) || isKeyword(seg) {
 				return "", false, fmt.Errorf("the jsonschema tag %q reads as a description, but invopop/jsonschema would take %q in it for a keyword: put the text in a jsonschema_description tag", tag, seg)
 			}
 		}
@@ -79,10 +94,10 @@ func tagDescription(f reflect.StructField) (desc string, sdkForm bool, err error
 		}
 	}
 	for i, seg := range segs {
-		if key, _, _ := strings.Cut(seg, "="); keywordRE.MatchString(seg) && !knownKeywords[key] {
+		if key, _, _ := strings.Cut(seg, "="); isKeyword(seg) && !knownKeywords[key] {
 			return "", false, fmt.Errorf("the jsonschema tag %q: invopop/jsonschema knows no keyword %q and would drop it silently", tag, key)
 		}
-		if bareKeyword(seg) || keywordRE.MatchString(seg) {
+		if bareKeyword(seg) || isKeyword(seg) {
 			if d, ok := strings.CutPrefix(seg, "description="); ok {
 				if hasFull {
 					return "", false, fmt.Errorf("two descriptions: a jsonschema_description tag, or another description=, and description= in the jsonschema tag")

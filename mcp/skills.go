@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -130,9 +129,20 @@ type serverSkill struct {
 	dirs  map[string][]*Resource // directory URI -> its direct children
 }
 
-// skillName is the Agent Skills naming rule: 1 to 64 characters of a-z 0-9
-// and '-', not at either end, and no "--".
-var skillName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+// validSkillName reports whether name keeps the Agent Skills naming
+// rule's characters: 1 to 64 of a-z 0-9 and '-', with no '-' at either
+// end. (The rule's "no --" is checked where this is called.)
+func validSkillName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] == '-' || name[len(name)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // AddSkill serves the skill in fsys, a directory with SKILL.md at its root:
 // every file becomes a resource under skill://<name>/, where name is the
@@ -183,7 +193,7 @@ func (s *Server) AddSkill(fsys fs.FS) error {
 	if name == "" || desc == "" {
 		return errors.New("mcp: AddSkill: SKILL.md frontmatter needs a name and a description")
 	}
-	if !skillName.MatchString(name) || strings.Contains(name, "--") {
+	if !validSkillName(name) || strings.Contains(name, "--") {
 		return fmt.Errorf("mcp: AddSkill: skill name %q breaks the Agent Skills naming rules", name)
 	}
 	root := "skill://" + name

@@ -128,3 +128,47 @@ func TestReplicasRefusedIdentityKeepsNoSessionAlive(t *testing.T) {
 		t.Fatalf("the session is still in the store 150 s after alice's last request (timeout 60 s), kept alive by refused requests: %v", err)
 	}
 }
+
+// The same on a replica that holds no copy of the session: there the
+// identity that opened it is known only from the record, which is loaded
+// without keeping the session alive, and kept alive only once the
+// request's identity is checked against it.
+func TestReplicasRefusedIdentityWithoutACopyKeepsNoSessionAlive(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	store := &mcphttp.MemoryStore{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }}
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: tok}, nil
+	})
+	var hs []*mcphttp.Handler
+	var urls []string
+	for range 2 {
+		h, u := serveHTTPWrapped(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store, SessionTimeout: time.Minute},
+			func(h http.Handler) http.Handler {
+				return mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier}, h)
+			})
+		hs = append(hs, h)
+		urls = append(urls, u)
+	}
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	resp := replicatest.Post(t, urls[0], "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, bearer("alice"))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	replicatest.Result(t, resp)
+	for range 2 {
+		advance(25 * time.Second)
+		r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, bearer("mallory"))
+		r.Body.Close()
+		if r.StatusCode != http.StatusForbidden {
+			t.Fatalf("mallory's request on the replica without a copy: status %d, want 403", r.StatusCode)
+		}
+	}
+	if n := hs[1].SessionCount(); n != 0 {
+		t.Fatalf("replica B runs %d copies of the session after refusing mallory", n)
+	}
+	advance(25 * time.Second)
+	if _, err := store.Load(context.Background(), sid, time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("the session is still in the store 75 s after alice's last request (timeout 60 s), kept alive by requests refused on a replica without a copy: %v", err)
+	}
+}

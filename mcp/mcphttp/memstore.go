@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -12,6 +13,12 @@ import (
 // DefaultStoreEvents is how many events of each stream a MemoryStore keeps
 // when MaxEvents is not set.
 const DefaultStoreEvents = DefaultHistory
+
+// DefaultStoreEventBytes is how many bytes of events each stream of a
+// MemoryStore keeps when MaxEventBytes is not set: with MaxEvents alone,
+// a stream of large events (tool results up to the server's limits)
+// would hold MaxEvents times their size.
+const DefaultStoreEventBytes = 4 << 20
 
 // DefaultStoreStreams is how many streams of each session a MemoryStore
 // keeps when MaxStreams is not set: every replica that serves the
@@ -26,6 +33,11 @@ type MemoryStore struct {
 	// MaxEvents bounds the events kept per stream; the oldest go first.
 	// Zero means DefaultStoreEvents.
 	MaxEvents int
+	// MaxEventBytes bounds the bytes of the events' data kept per
+	// stream; the oldest go first, but the newest is kept whatever its
+	// size (a large result can still be resumed). Zero means
+	// DefaultStoreEventBytes.
+	MaxEventBytes int
 	// MaxStreams bounds the streams kept per session; the least recently
 	// started go first. Zero means DefaultStoreStreams.
 	MaxStreams int
@@ -41,11 +53,13 @@ type MemoryStore struct {
 
 type memSession struct {
 	msgs    [][]byte
+	bytes   int // of msgs
 	expires time.Time
 }
 
 type memStream struct {
 	evs     []StoredEvent
+	bytes   int // of evs' data
 	final   bool
 	expires time.Time
 }
@@ -125,7 +139,13 @@ func (m *MemoryStore) Append(_ context.Context, id string, msg []byte, ttl time.
 		s = &memSession{}
 		m.sessions[id] = s
 	}
+	// The record's bounds, checked under the lock that makes the
+	// append one step: replicas appending at once cannot pass them.
+	if len(s.msgs) >= MaxStateMessages || s.bytes+len(msg) > MaxStateBytes {
+		return 0, ErrRecordFull
+	}
 	s.msgs = append(s.msgs, slices.Clone(msg))
+	s.bytes += len(msg)
 	s.expires = now.Add(ttl)
 	return len(s.msgs), nil
 }
@@ -140,7 +160,9 @@ func (m *MemoryStore) Load(_ context.Context, id string, ttl time.Duration) ([][
 		delete(m.sessions, id)
 		return nil, ErrNotFound
 	}
-	s.expires = now.Add(ttl)
+	if ttl > 0 {
+		s.expires = now.Add(ttl)
+	}
 	return slices.Clone(s.msgs), nil
 }
 
@@ -169,13 +191,15 @@ func (m *MemoryStore) appendEvent(session, stream string, ev StoredEvent, final 
 		return
 	}
 	s.evs = append(s.evs, StoredEvent{N: ev.N, Data: slices.Clone(ev.Data)})
-	max := m.MaxEvents
-	if max <= 0 {
-		max = DefaultStoreEvents
+	s.bytes += len(ev.Data)
+	maxEvents := cmp.Or(max(m.MaxEvents, 0), DefaultStoreEvents)
+	maxBytes := cmp.Or(max(m.MaxEventBytes, 0), DefaultStoreEventBytes)
+	drop := 0
+	for len(s.evs)-drop > 1 && (len(s.evs)-drop > maxEvents || s.bytes > maxBytes) {
+		s.bytes -= len(s.evs[drop].Data)
+		drop++
 	}
-	if len(s.evs) > max {
-		s.evs = slices.Delete(s.evs, 0, len(s.evs)-max)
-	}
+	s.evs = slices.Delete(s.evs, 0, drop)
 	s.final = final
 	s.expires = now.Add(ttl)
 }

@@ -98,3 +98,69 @@ func TestMemoryStoreStreamsPerSession(t *testing.T) {
 		t.Fatalf("another session's stream was dropped: %v", err)
 	}
 }
+
+// A session's record is bounded in the store, under its lock: beyond
+// MaxStateMessages messages or MaxStateBytes bytes an append is refused
+// with ErrRecordFull and nothing is stored.
+func TestMemoryStoreRecordIsBounded(t *testing.T) {
+	m := &mcphttp.MemoryStore{}
+	ctx := context.Background()
+	big := make([]byte, mcphttp.MaxStateBytes/2)
+	for i, want := range []error{nil, nil, mcphttp.ErrRecordFull} {
+		if _, err := m.Append(ctx, "big", big, time.Minute); !errors.Is(err, want) {
+			t.Fatalf("append %d of %d bytes: %v, want %v", i+1, len(big), err, want)
+		}
+	}
+	for i := range mcphttp.MaxStateMessages {
+		if _, err := m.Append(ctx, "many", []byte(`{}`), time.Minute); err != nil {
+			t.Fatalf("append %d: %v", i+1, err)
+		}
+	}
+	if _, err := m.Append(ctx, "many", []byte(`{}`), time.Minute); !errors.Is(err, mcphttp.ErrRecordFull) {
+		t.Fatalf("append %d: %v, want ErrRecordFull", mcphttp.MaxStateMessages+1, err)
+	}
+	if msgs, _ := m.Load(ctx, "many", 0); len(msgs) != mcphttp.MaxStateMessages {
+		t.Fatalf("the record holds %d messages, the bound is %d", len(msgs), mcphttp.MaxStateMessages)
+	}
+}
+
+// A stream in a MemoryStore is bounded in bytes as well as in events: by
+// default DefaultStoreEventBytes, the oldest events going first, the
+// newest kept whatever its size. A resume after an event trimmed for
+// bytes gets what is left, as after one trimmed for count.
+func TestMemoryStoreEventBytesAreBounded(t *testing.T) {
+	m := &mcphttp.MemoryStore{}
+	ev := m.Events()
+	ctx := context.Background()
+	data := make([]byte, 256<<10)
+	for n := 1; n <= 20; n++ { // 5 MiB
+		if err := ev.Append(ctx, "s", "x", mcphttp.StoredEvent{N: n, Data: data}, false, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, _, err := ev.Replay(ctx, "s", "x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, e := range evs {
+		total += len(e.Data)
+	}
+	if total > mcphttp.DefaultStoreEventBytes || evs[len(evs)-1].N != 20 {
+		t.Fatalf("the stream holds %d bytes up to event %d, the bound is %d", total, evs[len(evs)-1].N, mcphttp.DefaultStoreEventBytes)
+	}
+	if evs[0].N != 20-len(evs)+1 {
+		t.Fatalf("the stream holds events %d to 20: not the newest", evs[0].N)
+	}
+	if after, _, err := ev.Replay(ctx, "s", "x", 1); err != nil || len(after) != len(evs) {
+		t.Fatalf("a resume after a trimmed event: %d events (%v), want the %d kept", len(after), err, len(evs))
+	}
+	// An event larger than the bound is kept, alone.
+	small := &mcphttp.MemoryStore{MaxEventBytes: 100}
+	for n := 1; n <= 3; n++ {
+		_ = small.Events().Append(ctx, "s", "x", mcphttp.StoredEvent{N: n, Data: make([]byte, 60*n)}, n == 3, time.Minute)
+	}
+	if evs, final, _ := small.Events().Replay(ctx, "s", "x", 0); len(evs) != 1 || evs[0].N != 3 || !final {
+		t.Fatalf("MaxEventBytes 100, events of 60, 120 and 180 bytes: kept %+v final=%v, want the last alone", evs, final)
+	}
+}

@@ -108,7 +108,7 @@ func (h *Handler) relayed(b []byte) {
 func (h *Handler) catchUpShared(s *httpSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	rec, err := h.loadRecord(ctx, s.id)
+	rec, err := h.loadRecord(ctx, s.id, h.storeTTL())
 	if errors.Is(err, ErrNotFound) {
 		s.end() // deleted or expired through another replica, as in shared
 		return

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,9 @@ const MaxStateMessages = 1000
 // so a client that records large messages (padding, up to the body
 // limit) must not make each of its requests a load of gigabytes. A state
 // change beyond it gets 400, as beyond MaxStateMessages; an initialize
-// larger than it, 400 and no session.
+// larger than it, 400 and no session. Both bounds hold in the store
+// (SessionStore.Append, ErrRecordFull): replicas that record changes at
+// once, each knowing the record as it last loaded it, cannot pass them.
 const MaxStateBytes = 1 << 20
 
 // storeTimeout bounds a store operation made outside any request (an
@@ -89,7 +92,27 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 		// store: holding its ID without its token must not.
 		return nil, errForbiddenIdentity().withID(m)
 	}
-	rec, err := h.loadRecord(ctx, sid)
+	if s == nil || s.gone() {
+		// Without a copy here, who opened the session is known only from
+		// its record: loaded first without keeping the session alive
+		// (ttl 0), so that a request with another identity's token is
+		// refused before the store keeps the session, as above. The load
+		// below keeps it once the request is admitted (a second load,
+		// only as this replica adopts the session).
+		rec, err := h.loadRecord(ctx, sid, 0)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if s != nil {
+				s.end()
+			}
+			return nil, nil
+		case err != nil:
+			return nil, h.storeError("load", err).withID(m)
+		case !rec.opener.admits(r):
+			return nil, errForbiddenIdentity().withID(m)
+		}
+	}
+	rec, err := h.loadRecord(ctx, sid, h.storeTTL())
 	if errors.Is(err, ErrNotFound) {
 		if s != nil {
 			s.end() // deleted or expired through another replica
@@ -158,12 +181,12 @@ type sessionRecord struct {
 	bytes  int
 }
 
-// loadRecord loads session sid's record, keeping it for the session's
-// timeout. A record that does not start with a recordHead (an append
+// loadRecord loads session sid's record, keeping it for ttl (the
+// session's timeout; 0 leaves its expiry as it is). A record that does not start with a recordHead (an append
 // that raced the session's deletion re-created it) is no session:
 // ErrNotFound.
-func (h *Handler) loadRecord(ctx context.Context, sid string) (sessionRecord, error) {
-	msgs, err := h.opts.Sessions.Load(ctx, sid, h.storeTTL())
+func (h *Handler) loadRecord(ctx context.Context, sid string, ttl time.Duration) (sessionRecord, error) {
+	msgs, err := h.opts.Sessions.Load(ctx, sid, ttl)
 	if err != nil {
 		return sessionRecord{}, err
 	}
@@ -283,12 +306,24 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
 	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
+	// What this replica knows of the record refuses without a round
+	// trip; the store checks the bounds against the record itself
+	// (ErrRecordFull), which other replicas may have grown meanwhile.
 	if s.applied+len(s.mine) >= MaxStateMessages || s.recorded+len(m.raw) > MaxStateBytes {
-		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
-			"invalid request: this session has recorded the most subscription and log level changes it keeps ("+
-				strconv.Itoa(MaxStateMessages)+" changes, "+strconv.Itoa(MaxStateBytes)+" bytes with its initialize); initialize a new session").withID(m)
+		return errRecordFull().withID(m)
 	}
-	return s.appendLocked(ctx, m.raw)
+	if e := s.appendLocked(ctx, m.raw); e != nil {
+		return e.withID(m)
+	}
+	return nil
+}
+
+// errRecordFull is the answer to a state change beyond the bounds of the
+// session's record.
+func errRecordFull() *httpError {
+	return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+		"invalid request: this session has recorded the most subscription and log level changes it keeps ("+
+			strconv.Itoa(MaxStateMessages)+" changes, "+strconv.Itoa(MaxStateBytes)+" bytes with its initialize); initialize a new session")
 }
 
 // keep records the initialize request of a session it answered, with
@@ -316,8 +351,17 @@ func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 
 func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 	n, err := s.h.opts.Sessions.Append(ctx, s.id, raw, s.h.storeTTL())
+	if errors.Is(err, ErrRecordFull) {
+		return errRecordFull()
+	}
 	if err != nil {
-		return s.h.storeError("append", err)
+		// The outcome is unknown: a store whose reply was lost (a
+		// timeout) may have written the message, and then every other
+		// replica applies it. The answer follows what the record holds.
+		if n = s.findAppendedLocked(ctx, raw); n == 0 {
+			return s.h.storeError("append", err)
+		}
+		s.h.log.Debug("mcphttp: an append that failed is in the session's record", s.logRef(), "position", n, "err", err)
 	}
 	if s.mine == nil {
 		s.mine = map[int]bool{}
@@ -325,6 +369,32 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 	s.mine[n] = true
 	s.recorded += len(raw)
 	return nil
+}
+
+// findAppendedLocked returns the position of raw in the session's record
+// past every message this replica knew of before appending it, or 0 if
+// it is not there or the record cannot be read. What this replica knew
+// (applied, and its own appends) was there before: a message of the same
+// bytes recorded earlier is not taken for this one. One another replica
+// recorded meanwhile with the same bytes (the client sent the same
+// message twice at once) may be; each copy then applies one of the two,
+// as each replica would for a change that was recorded once.
+func (s *httpSession) findAppendedLocked(ctx context.Context, raw []byte) int {
+	known := s.applied
+	for n := range s.mine {
+		known = max(known, n)
+	}
+	// Not kept alive by the check: the append, if it was written, did.
+	msgs, err := s.h.opts.Sessions.Load(ctx, s.id, 0)
+	if err != nil {
+		return 0
+	}
+	for i := known; i < len(msgs); i++ {
+		if bytes.Equal(msgs[i], raw) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // forgetShared deletes a session from the store, for every replica.
@@ -447,7 +517,7 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 				// Read as every request reads it: a record that a
 				// client's message re-created is no session.
 				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-				_, err := h.loadRecord(ctx, s.id)
+				_, err := h.loadRecord(ctx, s.id, ttl)
 				cancel()
 				switch {
 				case errors.Is(err, ErrNotFound):

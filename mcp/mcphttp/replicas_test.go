@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -381,5 +382,131 @@ func TestReplicasNoCopyForAnotherIdentity(t *testing.T) {
 	}
 	if n := hs[1].SessionCount(); n != 0 {
 		t.Fatalf("mallory's request made replica B run %d copies of alice's session", n)
+	}
+}
+
+// afterLoadStore is a MemoryStore that, once armed, runs a hook after the
+// next Load: another replica's request that lands between a request's
+// load of the record and its append.
+type afterLoadStore struct {
+	mcphttp.MemoryStore
+	hook atomic.Pointer[func()]
+}
+
+func (st *afterLoadStore) Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	msgs, err := st.MemoryStore.Load(ctx, id, ttl)
+	if f := st.hook.Swap(nil); f != nil {
+		(*f)()
+	}
+	return msgs, err
+}
+
+// MaxStateBytes bounds the record in the store, not as each replica last
+// loaded it: two replicas whose requests load the record before either
+// appends do not make it hold twice the bound between them.
+func TestReplicasRecordBytesBoundHoldsAcrossReplicas(t *testing.T) {
+	store := &afterLoadStore{}
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 100, 1, 2) // B serves the session too
+	pad := strings.Repeat("x", mcphttp.MaxStateBytes*6/10)
+	subscribe := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"resources/subscribe","params":{"uri":"test://` + pad + `"}}`
+	}
+	var first int
+	hook := func() {
+		// Replica A's subscribe, recorded after B loaded the record.
+		r := replicatest.Post(t, urls[0], sid, "2025-11-25", subscribe(2), nil)
+		r.Body.Close()
+		first = r.StatusCode
+	}
+	store.hook.Store(&hook)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", subscribe(3), nil)
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if first != http.StatusOK {
+		t.Fatalf("the first subscribe: status %d", first)
+	}
+	msgs, err := store.MemoryStore.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range msgs {
+		total += len(m)
+	}
+	if total > mcphttp.MaxStateBytes {
+		t.Fatalf("the record holds %d bytes, the bound is %d (second subscribe: status %d)", total, mcphttp.MaxStateBytes, r.StatusCode)
+	}
+	if r.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "initialize a new session") {
+		t.Fatalf("the subscribe beyond the bound: status %d %s, want 400 saying to initialize a new session", r.StatusCode, body)
+	}
+}
+
+// lostReplyStore is a MemoryStore whose next Append, once armed, fails
+// after it wrote (written) or before (not written): a store whose reply
+// is lost, to a timeout say, leaves the append's outcome unknown.
+type lostReplyStore struct {
+	mcphttp.MemoryStore
+	armed, written atomic.Bool
+}
+
+func (st *lostReplyStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
+	if !st.armed.CompareAndSwap(true, false) {
+		return st.MemoryStore.Append(ctx, id, msg, ttl)
+	}
+	if st.written.Load() {
+		_, _ = st.MemoryStore.Append(ctx, id, msg, ttl)
+	}
+	return 0, context.DeadlineExceeded
+}
+
+// A state change whose append fails with an unknown outcome is answered
+// by what the record holds: one the store did write, which every replica
+// applies, is served, not refused with 503; one it did not write gets
+// 503, and no replica applies it.
+func TestReplicasStateChangeOfUnknownOutcome(t *testing.T) {
+	for _, written := range []bool{true, false} {
+		t.Run(fmt.Sprintf("written=%v", written), func(t *testing.T) {
+			store := &lostReplyStore{}
+			var urls []string
+			for range 2 {
+				_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+					&mcphttp.HandlerOptions{Sessions: store})
+				urls = append(urls, u)
+			}
+			sid := replicatest.Initialize(t, urls[0])
+			store.written.Store(written)
+			store.armed.Store(true)
+			r := replicatest.Post(t, urls[0], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil)
+			body, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			msgs, err := store.MemoryStore.Load(context.Background(), sid, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded := false
+			for _, m := range msgs {
+				recorded = recorded || strings.Contains(string(m), "resources/subscribe")
+			}
+			if recorded != written {
+				t.Fatalf("the store double recorded the subscribe: %v, want %v", recorded, written)
+			}
+			want := http.StatusServiceUnavailable
+			if written {
+				want = http.StatusOK
+			}
+			if r.StatusCode != want {
+				t.Fatalf("a subscribe the store %s: status %d %s, want %d", map[bool]string{true: "wrote", false: "did not write"}[written], r.StatusCode, body, want)
+			}
+			// The session goes on, on either replica.
+			replicatest.Sum(t, urls[0], sid, 100, 1, 2)
+			replicatest.Sum(t, urls[1], sid, 101, 1, 2)
+		})
 	}
 }

@@ -20,6 +20,11 @@ import (
 // hold: it never existed, expired, or was deleted.
 var ErrNotFound = errors.New("mcphttp: not found in the store")
 
+// ErrRecordFull is what SessionStore.Append returns, storing nothing,
+// for a message that would make a session's record hold more than
+// MaxStateMessages messages or MaxStateBytes bytes.
+var ErrRecordFull = errors.New("mcphttp: the session's record is full")
+
 // SessionStore keeps the legacy sessions of all replicas. A session is
 // kept as the messages that made its state (its initialize request, with
 // the identity whose token opened the session, the
@@ -32,10 +37,17 @@ type SessionStore interface {
 	// Append adds msg to the end of session id's messages, creating the
 	// session with it, keeps the session for ttl from now, and returns
 	// how many messages the session holds with msg (msg's position,
-	// from 1).
+	// from 1). A message that would make the session hold more than
+	// MaxStateMessages messages, or MaxStateBytes bytes in all, is
+	// refused with ErrRecordFull: the bound holds in the store, checked
+	// with the append as one step, not as each replica last saw the
+	// record. An error may leave it unknown whether msg was stored (a
+	// lost reply): the Handler then loads the session to see.
 	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
 	// Load returns session id's messages in order and keeps the session
-	// for ttl from now, or ErrNotFound.
+	// for ttl from now, or ErrNotFound. A ttl of 0 leaves the session's
+	// expiry as it is: a replica that does not serve the session yet
+	// reads who opened it before it keeps the session for a request.
 	Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error)
 	// Delete forgets session id; deleting a session not held is no error.
 	Delete(ctx context.Context, id string) error
@@ -63,10 +75,12 @@ type StoredEvent struct {
 // EventStore keeps the events of legacy sessions' POST streams so that a
 // client can resume one with Last-Event-ID on any replica, including
 // after the replica that served it is gone. Implementations must bound
-// what they hold: at most a number of events per stream (the oldest go
-// first), at most a number of streams per session (those started longest
-// ago go first: a client opens one with each call), and each stream only
-// for its ttl after its last event.
+// what they hold: at most a number of events and of bytes per stream
+// (the oldest go first; the newest may be kept whatever its size, so
+// that a large result can still be resumed), at most a number of
+// streams per session (those started longest ago go first: a client
+// opens one with each call), and each stream only for its ttl after its
+// last event.
 type EventStore interface {
 	// Append stores event ev of stream in session, final if it is the
 	// stream's last, and keeps the stream for ttl from now.

@@ -7,8 +7,11 @@
 // winbridge library gains no dependency for those who do not import it.
 //
 // Every key it writes expires or is bounded: sessions expire after the
-// handler's SessionTimeout without a request, streams RetainFor after
-// their last event and hold at most MaxEvents events each, a session
+// handler's SessionTimeout without a request and hold at most
+// mcphttp.MaxStateMessages messages and mcphttp.MaxStateBytes bytes
+// (checked in the appending script), streams RetainFor after
+// their last event and hold at most MaxEvents events and MaxEventBytes
+// bytes each (the newest event kept whatever its size), a session
 // keeps at most MaxStreams streams, and the
 // keyring holds at most Keep keys. Redis itself must be private to the
 // replicas (a password or ACL user in the URL, TLS with rediss:// across

@@ -19,6 +19,7 @@ import (
 const (
 	DefaultPrefix        = "mcp:"
 	DefaultMaxEvents     = mcphttp.DefaultHistory
+	DefaultMaxEventBytes = mcphttp.DefaultStoreEventBytes
 	DefaultMaxStreams    = mcphttp.DefaultStoreStreams
 	DefaultMaxRelayBytes = 8 << 20
 	DefaultKeep          = 2
@@ -33,6 +34,11 @@ type Options struct {
 	// MaxEvents bounds the events kept per stream; the oldest go first.
 	// Zero means DefaultMaxEvents (256).
 	MaxEvents int
+	// MaxEventBytes bounds the bytes of the events kept per stream, as
+	// stored (each event's data and a few bytes of its own); the oldest
+	// go first, but the newest is kept whatever its size (a large result
+	// can still be resumed). Zero means DefaultMaxEventBytes (4 MiB).
+	MaxEventBytes int
 	// MaxStreams bounds the streams kept per session; the least recently
 	// started go first. Zero means DefaultMaxStreams (64).
 	MaxStreams int
@@ -100,6 +106,9 @@ func New(ctx context.Context, client *redis.Client, opts *Options) (*Stores, err
 	}
 	if o.MaxEvents <= 0 {
 		o.MaxEvents = DefaultMaxEvents
+	}
+	if o.MaxEventBytes <= 0 {
+		o.MaxEventBytes = DefaultMaxEventBytes
 	}
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = DefaultMaxStreams
@@ -175,19 +184,41 @@ func (s *Stores) key(parts ...string) string {
 // its messages, expiring with the session.
 type SessionStore struct{ s *Stores }
 
+// appendSession appends a message (ARGV[1]) to session KEYS[1], which
+// then expires ARGV[2] ms from now, and returns the session's length;
+// or 0, appending nothing, if the session would hold more than ARGV[3]
+// messages or ARGV[4] bytes. The check and the append are one step:
+// replicas appending at once cannot pass the bounds between them. The
+// sum reads the record, as every request loads it anyway; a state
+// change is rare beside those loads.
+var appendSession = redis.NewScript(`
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+local size = #ARGV[1]
+for _, m in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  size = size + #m
+end
+if size > tonumber(ARGV[4]) then
+  return 0
+end
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return n
+`)
+
 // Append implements mcphttp.SessionStore.
 func (st *SessionStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
 	k := st.s.key("session", id)
-	var n *redis.IntCmd
-	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		n = p.RPush(ctx, k, msg)
-		p.PExpire(ctx, k, ttl)
-		return nil
-	})
+	n, err := appendSession.Run(ctx, st.s.client, []string{k}, msg, max(ttl.Milliseconds(), 1),
+		mcphttp.MaxStateMessages, mcphttp.MaxStateBytes).Int()
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: append to session: %w", err)
 	}
-	return int(n.Val()), nil
+	if n == 0 {
+		return 0, mcphttp.ErrRecordFull
+	}
+	return n, nil
 }
 
 // Load implements mcphttp.SessionStore.
@@ -196,7 +227,10 @@ func (st *SessionStore) Load(ctx context.Context, id string, ttl time.Duration) 
 	var msgs *redis.StringSliceCmd
 	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		msgs = p.LRange(ctx, k, 0, -1)
-		p.PExpire(ctx, k, ttl)
+		if ttl > 0 {
+			// 0 leaves the expiry as it is (PEXPIRE 0 would delete).
+			p.PExpire(ctx, k, ttl)
+		}
 		return nil
 	})
 	if err != nil {
@@ -221,41 +255,64 @@ func (st *SessionStore) Delete(ctx context.Context, id string) error {
 }
 
 // EventStore is an mcphttp.EventStore: a stream is a Redis list of its
-// events, trimmed to MaxEvents and expiring RetainFor after its last; the
-// list "<Prefix>streams:<session>" names a session's streams in the order
-// they started, MaxStreams at most, and expires with the last of them.
+// events, trimmed to MaxEvents and MaxEventBytes and expiring RetainFor
+// after its last; the list "<Prefix>streams:<session>" names a session's
+// streams in the order they started, MaxStreams at most, and expires
+// with the last of them, as does the hash "<Prefix>streambytes:<session>"
+// of the bytes each holds.
 type EventStore struct{ s *Stores }
 
 // appendEvent appends an event (ARGV[1]) to stream KEYS[1], trimmed to
-// ARGV[2] events, both keys expiring ARGV[3] ms from now. A stream that
-// starts is added to its session's index KEYS[2], and the session's
-// streams started longest ago beyond ARGV[4] are deleted: a client opens
-// a stream with each call, and its streams, each bounded, must be bounded
-// in number too. The index names keys of one session only (of the form
-// of KEYS[1]); streams that expired leave it as it is rewritten.
+// ARGV[2] events and ARGV[5] bytes (the oldest first, the newest kept),
+// the keys expiring ARGV[3] ms from now. A stream that starts is added
+// to its session's index KEYS[2], and the session's streams started
+// longest ago beyond ARGV[4] are deleted: a client opens a stream with
+// each call, and its streams, each bounded, must be bounded in number
+// too. The index names keys of one session only (of the form of
+// KEYS[1]); streams that expired leave it as it is rewritten. The hash
+// KEYS[3] holds each stream's bytes under its key, so that an append
+// does not read the stream to know them; a stream without its count (one
+// stored before counts were kept) is read once.
 var appendEvent = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
   local live = {}
   for _, k in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
     if k ~= KEYS[1] and redis.call('EXISTS', k) == 1 then
       table.insert(live, k)
+    else
+      redis.call('HDEL', KEYS[3], k)
     end
   end
+  redis.call('HDEL', KEYS[3], KEYS[1])
   table.insert(live, KEYS[1])
   local drop = #live - tonumber(ARGV[4])
   redis.call('DEL', KEYS[2])
   for i, k in ipairs(live) do
     if i <= drop then
       redis.call('DEL', k)
+      redis.call('HDEL', KEYS[3], k)
     else
       redis.call('RPUSH', KEYS[2], k)
     end
   end
 end
-redis.call('RPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+local size = tonumber(redis.call('HGET', KEYS[3], KEYS[1]))
+if not size then
+  size = 0
+  for _, e in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    size = size + #e
+  end
+end
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+size = size + #ARGV[1]
+while n > 1 and (n > tonumber(ARGV[2]) or size > tonumber(ARGV[5])) do
+  size = size - #redis.call('LPOP', KEYS[1])
+  n = n - 1
+end
+redis.call('HSET', KEYS[3], KEYS[1], size)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return 1
 `)
 
@@ -271,8 +328,8 @@ func (st *EventStore) Append(ctx context.Context, session, stream string, ev mcp
 	if err != nil {
 		return fmt.Errorf("redisstore: encode event: %w", err)
 	}
-	keys := []string{st.s.key("stream", session, stream), st.s.key("streams", session)}
-	err = appendEvent.Run(ctx, st.s.client, keys, b, st.s.opts.MaxEvents, max(ttl.Milliseconds(), 1), st.s.opts.MaxStreams).Err()
+	keys := []string{st.s.key("stream", session, stream), st.s.key("streams", session), st.s.key("streambytes", session)}
+	err = appendEvent.Run(ctx, st.s.client, keys, b, st.s.opts.MaxEvents, max(ttl.Milliseconds(), 1), st.s.opts.MaxStreams, st.s.opts.MaxEventBytes).Err()
 	if err != nil {
 		return fmt.Errorf("redisstore: append event: %w", err)
 	}

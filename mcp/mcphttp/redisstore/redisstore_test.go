@@ -297,8 +297,8 @@ func TestRedisStreamsPerSession(t *testing.T) {
 			t.Errorf("key %s does not expire", k)
 		}
 	}
-	if n := len(keys); n > 4+2 {
-		t.Errorf("%d keys for 4 streams, their index and the keyring: %q", n, keys)
+	if n := len(keys); n > 4+3 {
+		t.Errorf("%d keys for 4 streams, their index, their byte counts and the keyring: %q", n, keys)
 	}
 }
 
@@ -373,5 +373,108 @@ func TestRedisKeyringRotateTooSoon(t *testing.T) {
 	b := open(t, r.URL(), &Options{Refresh: time.Hour})
 	if keys := b.Keyring.StateKeys(); len(keys) != 2 || string(keys[0]) != string(first) {
 		t.Fatal("a replica started after the refused rotation does not seal with the old key")
+	}
+}
+
+// Load with ttl 0 reads a session without keeping it alive (a replica
+// checks who opened it before it keeps it for a request), and without
+// deleting it, as PEXPIRE 0 would.
+func TestRedisLoadWithoutTTLLeavesExpiry(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.client.PExpire(ctx, st.key("session", "s1"), 30*time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := st.Sessions.Load(ctx, "s1", 0); err != nil || len(msgs) != 1 {
+		t.Fatalf("Load with ttl 0: %q %v", msgs, err)
+	}
+	if ttl, err := st.client.PTTL(ctx, st.key("session", "s1")).Result(); err != nil || ttl > 30*time.Second || ttl <= 0 {
+		t.Fatalf("after a Load with ttl 0 the session expires in %v (%v), want its 30 s left as they were", ttl, err)
+	}
+}
+
+// A session's record is bounded in the store, checked with the append:
+// a message beyond mcphttp.MaxStateBytes, or beyond
+// mcphttp.MaxStateMessages messages, is refused with
+// mcphttp.ErrRecordFull and not stored.
+func TestRedisRecordIsBounded(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	big := []byte(`"` + strings.Repeat("x", mcphttp.MaxStateBytes/2-2) + `"`) // two fill the record
+	for i, want := range []error{nil, nil, mcphttp.ErrRecordFull} {
+		n, err := st.Sessions.Append(ctx, "big", big, time.Minute)
+		if !errors.Is(err, want) || (err == nil && n != i+1) {
+			t.Fatalf("append %d of %d bytes: %d %v, want %v", i+1, len(big), n, err, want)
+		}
+	}
+	if msgs, err := st.Sessions.Load(ctx, "big", time.Minute); err != nil || len(msgs) != 2 {
+		t.Fatalf("after a refused append the record holds %d messages (%v), want 2", len(msgs), err)
+	}
+	for i := range mcphttp.MaxStateMessages {
+		if _, err := st.Sessions.Append(ctx, "many", []byte(`{}`), time.Minute); err != nil {
+			t.Fatalf("append %d: %v", i+1, err)
+		}
+	}
+	if _, err := st.Sessions.Append(ctx, "many", []byte(`{}`), time.Minute); !errors.Is(err, mcphttp.ErrRecordFull) {
+		t.Fatalf("append %d: %v, want ErrRecordFull", mcphttp.MaxStateMessages+1, err)
+	}
+}
+
+// A stream is bounded in bytes as well as in events: by default
+// DefaultMaxEventBytes, the oldest events going first, the newest kept
+// whatever its size. A resume after an event trimmed for bytes gets what
+// is left, as after one trimmed for count.
+func TestRedisEventBytesAreBounded(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	data := []byte(`"` + strings.Repeat("x", 256<<10) + `"`)
+	for n := 1; n <= 20; n++ { // 5 MiB
+		if err := st.Events.Append(ctx, "s1", "x1", mcphttp.StoredEvent{N: n, Data: data}, false, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored, err := st.client.LRange(ctx, st.key("stream", "s1", "x1"), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, e := range stored {
+		total += len(e)
+	}
+	if total > DefaultMaxEventBytes {
+		t.Fatalf("the stream holds %d bytes in %d events, the bound is %d", total, len(stored), DefaultMaxEventBytes)
+	}
+	evs, _, err := st.Events.Replay(ctx, "s1", "x1", 1)
+	if err != nil || len(evs) != len(stored) || evs[len(evs)-1].N != 20 || evs[0].N != 20-len(evs)+1 {
+		t.Fatalf("a resume after a trimmed event: %d events (%v), want the newest %d", len(evs), err, len(stored))
+	}
+	// An event larger than the bound is kept, alone.
+	small := open(t, r.URL(), &Options{Prefix: "small:", MaxEventBytes: 200})
+	for n := 1; n <= 3; n++ {
+		d := []byte(`"` + strings.Repeat("x", 60*n) + `"`)
+		if err := small.Events.Append(ctx, "s1", "x1", mcphttp.StoredEvent{N: n, Data: d}, n == 3, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if evs, final, _ := small.Events.Replay(ctx, "s1", "x1", 0); len(evs) != 1 || evs[0].N != 3 || !final {
+		t.Fatalf("MaxEventBytes 200, events of about 80, 140 and 200 bytes: kept %d, final=%v; want the last alone", len(evs), final)
+	}
+	// A stream stored without its byte count (by an earlier version) is
+	// counted as it is appended to.
+	old := []byte(`{"n":1,"d":"` + strings.Repeat("x", 100) + `"}`)
+	if err := small.client.RPush(ctx, small.key("stream", "s1", "x2"), old, old, old).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := small.Events.Append(ctx, "s1", "x2", mcphttp.StoredEvent{N: 4, Data: []byte(`{}`)}, false, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := small.client.LLen(ctx, small.key("stream", "s1", "x2")).Result(); n != 2 {
+		t.Fatalf("a stream of 3 uncounted events of %d bytes, MaxEventBytes 200, after an append: %d events, want 2", len(old), n)
 	}
 }
