@@ -356,36 +356,51 @@ func peekOut(msg []byte) *outMsg {
 	return m
 }
 
-// peekOutSlow is peekOut for a message that is not valid JSON.
+// peekOutSlow is peekOut for a message that is not valid JSON. It reads
+// each level as raw members and decodes only strings, so that on valid
+// JSON it agrees with peekOut (FuzzPeekOut): the last of duplicate members
+// wins, whole (a second params replaces the first, not merges into it),
+// and a name, uri or taskId that is not a string is no name, not "".
 func peekOutSlow(msg []byte) *outMsg {
 	var env struct {
 		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Params struct {
-			Meta      map[string]json.RawMessage `json:"_meta"`
-			Name      *string                    `json:"name"`
-			URI       *string                    `json:"uri"`
-			TaskID    *string                    `json:"taskId"`
-			RequestID json.RawMessage            `json:"requestId"`
-			Arguments json.RawMessage            `json:"arguments"`
-		} `json:"params"`
+		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
 	_ = json.Unmarshal(msg, &env)
-	m := &outMsg{raw: msg, requestID: env.Params.RequestID, rawArgs: env.Params.Arguments}
+	var params struct {
+		Meta      json.RawMessage `json:"_meta"`
+		Name      json.RawMessage `json:"name"`
+		URI       json.RawMessage `json:"uri"`
+		TaskID    json.RawMessage `json:"taskId"`
+		RequestID json.RawMessage `json:"requestId"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	_ = json.Unmarshal(env.Params, &params)
+	m := &outMsg{raw: msg, requestID: params.RequestID, rawArgs: params.Arguments}
 	m.id, _ = transport.ParseID(env.ID)
-	if env.Method == nil {
+	if env.Method == nil || string(env.Method) == "null" {
 		m.response = true
 		return m
 	}
-	m.method = *env.Method
-	_ = json.Unmarshal(env.Params.Meta[mcp.MetaProtocolVersion], &m.version)
-	switch {
-	case (m.method == "tools/call" || m.method == "prompts/get") && env.Params.Name != nil:
-		m.name, m.hasName = *env.Params.Name, true
-	case m.method == "resources/read" && env.Params.URI != nil:
-		m.name, m.hasName = *env.Params.URI, true
-	case (m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel") && env.Params.TaskID != nil:
-		m.name, m.hasName = *env.Params.TaskID, true
+	_ = json.Unmarshal(env.Method, &m.method) // not a string: ""
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(params.Meta, &meta)
+	_ = json.Unmarshal(meta[mcp.MetaProtocolVersion], &m.version)
+	str := func(raw json.RawMessage) (string, bool) {
+		var s string
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	switch m.method {
+	case "tools/call", "prompts/get":
+		m.name, m.hasName = str(params.Name)
+	case "resources/read":
+		m.name, m.hasName = str(params.URI)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		m.name, m.hasName = str(params.TaskID)
 	}
 	return m
 }
