@@ -1,5 +1,3 @@
-// Package logrec keeps log records for tests that assert what was logged:
-// the echo diagnostics of package transport and of package mcphttp.
 package logrec
 
 import (
