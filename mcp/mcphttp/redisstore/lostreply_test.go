@@ -1,0 +1,192 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/mcp/mcphttp/redisstore/internal/redistest"
+)
+
+// lostReplyProxy is a TCP proxy to a Redis that, once armed, passes the
+// next script call (EVALSHA or EVAL) to Redis, drops its reply and
+// closes the connection: Redis ran the script, and the client cannot
+// know it (a connection reset, a failover, a reply lost to a timeout).
+type lostReplyProxy struct {
+	addr  string
+	armed atomic.Bool
+}
+
+func newLostReplyProxy(t *testing.T, socket string) *lostReplyProxy {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &lostReplyProxy{addr: l.Addr().String()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			r, err := net.Dial("unix", socket)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, r)
+			mu.Unlock()
+			var drop atomic.Bool // this connection's next reply is lost
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				b := make([]byte, 64<<10)
+				for {
+					n, err := c.Read(b)
+					if n > 0 {
+						low := bytes.ToLower(b[:n])
+						if bytes.Contains(low, []byte("eval")) && p.armed.CompareAndSwap(true, false) {
+							drop.Store(true)
+						}
+						if _, werr := r.Write(b[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						r.Close()
+						return
+					}
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				b := make([]byte, 64<<10)
+				for {
+					n, err := r.Read(b)
+					if n > 0 && drop.Load() {
+						c.Close()
+						r.Close()
+						return
+					}
+					if n > 0 {
+						if _, werr := c.Write(b[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						if err != io.EOF {
+							c.Close()
+						}
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+// A session's append runs at most once per call: when its reply is lost,
+// go-redis must not send it again (it retries a command after its
+// connection closed or its read timed out, by default three times), or
+// the record holds the state change twice, every replica applying it
+// twice, and the record's bounds counting it twice. The call fails
+// instead, and the Handler looks in the record for what the store did
+// (findAppendedLocked).
+func TestRedisSessionAppendAfterALostReplyIsNotRepeated(t *testing.T) {
+	r := redistest.Start(t)
+	p := newLostReplyProxy(t, r.Socket)
+	st := open(t, "redis://"+p.addr+"/0", nil)
+	ctx := context.Background()
+	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{"initialize":{}}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.armed.Store(true)
+	n, err := st.Sessions.Append(ctx, "s1", []byte(`{"method":"logging/setLevel"}`), time.Minute)
+	if p.armed.Load() {
+		t.Fatal("the proxy saw no script call")
+	}
+	if l, lerr := st.client.LLen(ctx, st.key("session", "s1")).Result(); lerr != nil || l != 2 {
+		t.Fatalf("after an append whose reply was lost (Append: %d, %v), the record holds %d messages (%v), want 2: the script ran again", n, err, l, lerr)
+	}
+
+}
+
+// The byte count a stream's appends keep in streambytes:<session> is the
+// bytes the stream holds, whatever happens to the stream between appends:
+// it expires (its count outliving it in the hash, refreshed by the
+// session's other streams), it is deleted for MaxStreams and its writer
+// appends to it again, the hash expires before it (a replica with a
+// shorter RetainFor). Were it to drift, a stream would pass
+// MaxEventBytes, or be trimmed below it.
+func TestRedisStreamByteCountsFollowTheStreams(t *testing.T) {
+	r := redistest.Start(t)
+	const maxBytes = 400
+	st := open(t, r.URL(), &Options{MaxEvents: 5, MaxEventBytes: maxBytes, MaxStreams: 3})
+	ctx := context.Background()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	streams := []string{"x1", "x2", "x3", "x4", "x5"}
+	next := map[string]int{}
+	for op := range 400 {
+		s := streams[rnd.IntN(len(streams))]
+		ttl := time.Minute
+		if rnd.IntN(4) == 0 {
+			ttl = 30 * time.Millisecond
+		}
+		if rnd.IntN(20) == 0 {
+			time.Sleep(40 * time.Millisecond)
+		}
+		next[s]++
+		data := []byte(`"` + strings.Repeat("x", rnd.IntN(180)) + `"`)
+		if err := st.Events.Append(ctx, "s1", s, mcphttp.StoredEvent{N: next[s], Data: data}, false, ttl); err != nil {
+			t.Fatal(err)
+		}
+		counts, err := st.client.HGetAll(ctx, st.key("streambytes", "s1")).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range streams {
+			k := st.key("stream", "s1", s)
+			evs, err := st.client.LRange(ctx, k, 0, -1).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for _, e := range evs {
+				total += len(e)
+			}
+			if len(evs) > 1 && total > maxBytes {
+				t.Fatalf("op %d: stream %s holds %d bytes in %d events, past MaxEventBytes %d", op, s, total, len(evs), maxBytes)
+			}
+			c, ok := counts[k]
+			if ok && len(evs) > 0 && c != strconv.Itoa(total) {
+				t.Fatalf("op %d: stream %s holds %d bytes, its count says %s", op, s, total, c)
+			}
+		}
+	}
+}
