@@ -180,6 +180,40 @@ func (s *Stores) key(parts ...string) string {
 	return k
 }
 
+// onceScripter runs appendSession at most once per call. go-redis sends a command again after its
+// connection closed or its reply timed out (Options.MaxRetries, 3 by
+// default): right for a read, but one of these scripts may have run
+// before its reply was lost, and run again it appends again, a session's
+// state change then applied twice by every replica. The call fails instead; the Handler looks in the record
+// for what the store did. A call that failed before it reached Redis is
+// still sent again (go-redis retries a command marked so only then).
+type onceScripter struct{ *redis.Client }
+
+func (c onceScripter) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return c.once(ctx, "eval", script, keys, args)
+}
+
+func (c onceScripter) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	return c.once(ctx, "evalsha", sha1, keys, args)
+}
+
+func (c onceScripter) once(ctx context.Context, name, payload string, keys []string, args []any) *redis.Cmd {
+	a := make([]any, 0, 3+len(keys)+len(args))
+	a = append(a, name, payload, len(keys))
+	for _, k := range keys {
+		a = append(a, k)
+	}
+	cmd := onceCmd{redis.NewCmd(ctx, append(a, args...)...)}
+	_ = c.Process(ctx, cmd)
+	return cmd.Cmd
+}
+
+// onceCmd is a command go-redis does not send again once it may have
+// reached Redis.
+type onceCmd struct{ *redis.Cmd }
+
+func (onceCmd) NoRetry() bool { return true }
+
 // SessionStore is an mcphttp.SessionStore: a session is a Redis list of
 // its messages, expiring with the session.
 type SessionStore struct{ s *Stores }
@@ -210,7 +244,7 @@ return n
 // Append implements mcphttp.SessionStore.
 func (st *SessionStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
 	k := st.s.key("session", id)
-	n, err := appendSession.Run(ctx, st.s.client, []string{k}, msg, max(ttl.Milliseconds(), 1),
+	n, err := appendSession.Run(ctx, onceScripter{st.s.client}, []string{k}, msg, max(ttl.Milliseconds(), 1),
 		mcphttp.MaxStateMessages, mcphttp.MaxStateBytes).Int()
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: append to session: %w", err)
