@@ -3,12 +3,9 @@ package redisstore
 import (
 	"bytes"
 	"context"
-	"io"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,86 +25,24 @@ type lostReplyProxy struct {
 
 func newLostReplyProxy(t *testing.T, socket string) *lostReplyProxy {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lostReplyProxy{addr: l.Addr().String()}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
+	p := &lostReplyProxy{}
+	p.addr = startRedisProxy(t, socket, func() (toRedis, toClient hook) {
+		var lost atomic.Bool // this connection's next reply is lost
+		toRedis = func(b []byte) verdict {
+			// Set before the call reaches Redis, so before its reply.
+			if bytes.Contains(bytes.ToLower(b), []byte("eval")) && p.armed.CompareAndSwap(true, false) {
+				lost.Store(true)
+			}
+			return pass
 		}
-		mu.Unlock()
-		wg.Wait()
+		toClient = func([]byte) verdict {
+			if lost.Load() {
+				return cut
+			}
+			return pass
+		}
+		return toRedis, toClient
 	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			r, err := net.Dial("unix", socket)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, r)
-			mu.Unlock()
-			var drop atomic.Bool // this connection's next reply is lost
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				b := make([]byte, 64<<10)
-				for {
-					n, err := c.Read(b)
-					if n > 0 {
-						low := bytes.ToLower(b[:n])
-						if bytes.Contains(low, []byte("eval")) && p.armed.CompareAndSwap(true, false) {
-							drop.Store(true)
-						}
-						if _, werr := r.Write(b[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						r.Close()
-						return
-					}
-				}
-			}()
-			go func() {
-				defer wg.Done()
-				b := make([]byte, 64<<10)
-				for {
-					n, err := r.Read(b)
-					if n > 0 && drop.Load() {
-						c.Close()
-						r.Close()
-						return
-					}
-					if n > 0 {
-						if _, werr := c.Write(b[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						if err != io.EOF {
-							c.Close()
-						}
-						return
-					}
-				}
-			}()
-		}
-	}()
 	return p
 }
 
