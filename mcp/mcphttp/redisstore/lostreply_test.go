@@ -72,6 +72,79 @@ func TestRedisSessionAppendAfterALostReplyIsNotRepeated(t *testing.T) {
 
 }
 
+// An event append whose reply is lost is sent again by go-redis, as a
+// read would be (failing it instead would stop the Handler storing
+// events for 30 s), so the append must be idempotent: run twice, it
+// stores the event once, or a client resuming with Last-Event-ID gets
+// it twice and the stream's byte count counts it twice.
+func TestRedisEventAppendAfterALostReplyIsStoredOnce(t *testing.T) {
+	r := redistest.Start(t)
+	p := newLostReplyProxy(t, r.Socket)
+	st := open(t, "redis://"+p.addr+"/0", nil)
+	ctx := context.Background()
+	evs := []mcphttp.StoredEvent{
+		{N: 1, Data: []byte(`{"method":"notifications/progress"}`)},
+		{N: 2, Data: []byte(`{"id":1,"result":{}}`)},
+	}
+	// The first append also loads the script: the armed one is a single
+	// EVALSHA that runs.
+	if err := st.Events.Append(ctx, "s1", "x", evs[0], false, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.armed.Store(true)
+	if err := st.Events.Append(ctx, "s1", "x", evs[1], true, time.Minute); err != nil {
+		t.Fatalf("an append whose reply was lost, sent again: %v", err)
+	}
+	if p.armed.Load() {
+		t.Fatal("the proxy saw no script call")
+	}
+	k := st.key("stream", "s1", "x")
+	stored, err := st.client.LRange(ctx, k, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 2 {
+		t.Fatalf("the stream holds %d events, want 2: the event was appended again\n%q", len(stored), stored)
+	}
+	got, final, err := st.Events.Replay(ctx, "s1", "x", 0)
+	if err != nil || !final || len(got) != 2 || got[0].N != 1 || got[1].N != 2 {
+		t.Fatalf("Replay: %d events %v, final %v, %v; want events 1 and 2, final", len(got), got, final, err)
+	}
+	size := len(stored[0]) + len(stored[1])
+	if c, err := st.client.HGet(ctx, st.key("streambytes", "s1"), k).Int(); err != nil || c != size {
+		t.Fatalf("the stream's byte count is %d (%v), want %d", c, err, size)
+	}
+}
+
+// A key rotation whose reply is lost is sent again by go-redis: the
+// retry finds the key it added not sealing yet, and must take it for its
+// own rather than report ErrRotateTooSoon for a rotation that was done.
+func TestRedisKeyringRotateAfterALostReplySucceeds(t *testing.T) {
+	r := redistest.Start(t)
+	p := newLostReplyProxy(t, r.Socket)
+	st := open(t, "redis://"+p.addr+"/0", &Options{Refresh: time.Hour})
+	ctx := context.Background()
+	// Loaded, so that the armed call is a single EVALSHA that runs, not
+	// one that Redis refuses with NOSCRIPT.
+	if err := rotateKey.Load(ctx, st.client).Err(); err != nil {
+		t.Fatal(err)
+	}
+	p.armed.Store(true)
+	err := st.Keyring.Rotate(ctx)
+	if p.armed.Load() {
+		t.Fatal("the proxy saw no script call")
+	}
+	if err != nil {
+		t.Fatalf("a rotation whose reply was lost, sent again: %v", err)
+	}
+	if n, err := st.client.LLen(ctx, st.key("keys")).Result(); err != nil || n != 2 {
+		t.Fatalf("after one rotation Redis holds %d keys (%v), want 2", n, err)
+	}
+	if keys := st.Keyring.StateKeys(); len(keys) != 2 {
+		t.Fatalf("after one rotation the keyring accepts %d keys, want 2", len(keys))
+	}
+}
+
 // The byte count a stream's appends keep in streambytes:<session> is the
 // bytes the stream holds, whatever happens to the stream between appends:
 // it expires (its count outliving it in the hash, refreshed by the
