@@ -44,9 +44,21 @@ return redis.call('LRANGE', KEYS[1], 0, -1)
 // rotateKey adds a key (ARGV[1]) and retires the oldest beyond Keep
 // (ARGV[2]), unless the newest key's time to seal is still after ARGV[3]
 // (now, in Unix milliseconds): it returns false then, adding nothing.
-// Checked here, atomically, since two replicas may rotate at once.
+// Checked here, atomically, since two replicas may rotate at once. It
+// returns the keys.
+//
+// A list that holds ARGV[1] already is returned as it is: go-redis sends
+// the script again after its reply was lost, and the run that added the
+// key would otherwise be refused by its own key, not sealing yet. The
+// entry is random, so no other rotation adds the same.
 var rotateKey = redis.NewScript(`
-local newest = redis.call('LINDEX', KEYS[1], 0)
+local list = redis.call('LRANGE', KEYS[1], 0, -1)
+for _, e in ipairs(list) do
+  if e == ARGV[1] then
+    return list
+  end
+end
+local newest = list[1]
 if newest then
   local from = tonumber(string.match(newest, '^(-?%d+):'))
   if from and from > tonumber(ARGV[3]) then
@@ -150,7 +162,9 @@ func (k *Keyring) StateKeys() [][]byte {
 
 // Rotate adds a new random key, which seals from 2×Refresh on, and
 // retires the oldest keys beyond Keep. While the key the last rotation
-// added does not seal yet, it adds none and returns ErrRotateTooSoon.
+// added does not seal yet, it adds none and returns ErrRotateTooSoon;
+// a rotation sent again after its reply was lost is not refused so, as
+// the key is its own.
 func (k *Keyring) Rotate(ctx context.Context) error {
 	now := time.Now()
 	e, err := newEntry(now.Add(2 * k.s.opts.Refresh))

@@ -3,12 +3,9 @@ package redisstore
 import (
 	"bytes"
 	"context"
-	"io"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,86 +25,24 @@ type lostReplyProxy struct {
 
 func newLostReplyProxy(t *testing.T, socket string) *lostReplyProxy {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &lostReplyProxy{addr: l.Addr().String()}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
+	p := &lostReplyProxy{}
+	p.addr = startRedisProxy(t, socket, func() (toRedis, toClient hook) {
+		var lost atomic.Bool // this connection's next reply is lost
+		toRedis = func(b []byte) verdict {
+			// Set before the call reaches Redis, so before its reply.
+			if bytes.Contains(bytes.ToLower(b), []byte("eval")) && p.armed.CompareAndSwap(true, false) {
+				lost.Store(true)
+			}
+			return pass
 		}
-		mu.Unlock()
-		wg.Wait()
+		toClient = func([]byte) verdict {
+			if lost.Load() {
+				return cut
+			}
+			return pass
+		}
+		return toRedis, toClient
 	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			r, err := net.Dial("unix", socket)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, r)
-			mu.Unlock()
-			var drop atomic.Bool // this connection's next reply is lost
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				b := make([]byte, 64<<10)
-				for {
-					n, err := c.Read(b)
-					if n > 0 {
-						low := bytes.ToLower(b[:n])
-						if bytes.Contains(low, []byte("eval")) && p.armed.CompareAndSwap(true, false) {
-							drop.Store(true)
-						}
-						if _, werr := r.Write(b[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						r.Close()
-						return
-					}
-				}
-			}()
-			go func() {
-				defer wg.Done()
-				b := make([]byte, 64<<10)
-				for {
-					n, err := r.Read(b)
-					if n > 0 && drop.Load() {
-						c.Close()
-						r.Close()
-						return
-					}
-					if n > 0 {
-						if _, werr := c.Write(b[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						if err != io.EOF {
-							c.Close()
-						}
-						return
-					}
-				}
-			}()
-		}
-	}()
 	return p
 }
 
@@ -135,6 +70,79 @@ func TestRedisSessionAppendAfterALostReplyIsNotRepeated(t *testing.T) {
 		t.Fatalf("after an append whose reply was lost (Append: %d, %v), the record holds %d messages (%v), want 2: the script ran again", n, err, l, lerr)
 	}
 
+}
+
+// An event append whose reply is lost is sent again by go-redis, as a
+// read would be (failing it instead would stop the Handler storing
+// events for 30 s), so the append must be idempotent: run twice, it
+// stores the event once, or a client resuming with Last-Event-ID gets
+// it twice and the stream's byte count counts it twice.
+func TestRedisEventAppendAfterALostReplyIsStoredOnce(t *testing.T) {
+	r := redistest.Start(t)
+	p := newLostReplyProxy(t, r.Socket)
+	st := open(t, "redis://"+p.addr+"/0", nil)
+	ctx := context.Background()
+	evs := []mcphttp.StoredEvent{
+		{N: 1, Data: []byte(`{"method":"notifications/progress"}`)},
+		{N: 2, Data: []byte(`{"id":1,"result":{}}`)},
+	}
+	// The first append also loads the script: the armed one is a single
+	// EVALSHA that runs.
+	if err := st.Events.Append(ctx, "s1", "x", evs[0], false, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	p.armed.Store(true)
+	if err := st.Events.Append(ctx, "s1", "x", evs[1], true, time.Minute); err != nil {
+		t.Fatalf("an append whose reply was lost, sent again: %v", err)
+	}
+	if p.armed.Load() {
+		t.Fatal("the proxy saw no script call")
+	}
+	k := st.key("stream", "s1", "x")
+	stored, err := st.client.LRange(ctx, k, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 2 {
+		t.Fatalf("the stream holds %d events, want 2: the event was appended again\n%q", len(stored), stored)
+	}
+	got, final, err := st.Events.Replay(ctx, "s1", "x", 0)
+	if err != nil || !final || len(got) != 2 || got[0].N != 1 || got[1].N != 2 {
+		t.Fatalf("Replay: %d events %v, final %v, %v; want events 1 and 2, final", len(got), got, final, err)
+	}
+	size := len(stored[0]) + len(stored[1])
+	if c, err := st.client.HGet(ctx, st.key("streambytes", "s1"), k).Int(); err != nil || c != size {
+		t.Fatalf("the stream's byte count is %d (%v), want %d", c, err, size)
+	}
+}
+
+// A key rotation whose reply is lost is sent again by go-redis: the
+// retry finds the key it added not sealing yet, and must take it for its
+// own rather than report ErrRotateTooSoon for a rotation that was done.
+func TestRedisKeyringRotateAfterALostReplySucceeds(t *testing.T) {
+	r := redistest.Start(t)
+	p := newLostReplyProxy(t, r.Socket)
+	st := open(t, "redis://"+p.addr+"/0", &Options{Refresh: time.Hour})
+	ctx := context.Background()
+	// Loaded, so that the armed call is a single EVALSHA that runs, not
+	// one that Redis refuses with NOSCRIPT.
+	if err := rotateKey.Load(ctx, st.client).Err(); err != nil {
+		t.Fatal(err)
+	}
+	p.armed.Store(true)
+	err := st.Keyring.Rotate(ctx)
+	if p.armed.Load() {
+		t.Fatal("the proxy saw no script call")
+	}
+	if err != nil {
+		t.Fatalf("a rotation whose reply was lost, sent again: %v", err)
+	}
+	if n, err := st.client.LLen(ctx, st.key("keys")).Result(); err != nil || n != 2 {
+		t.Fatalf("after one rotation Redis holds %d keys (%v), want 2", n, err)
+	}
+	if keys := st.Keyring.StateKeys(); len(keys) != 2 {
+		t.Fatalf("after one rotation the keyring accepts %d keys, want 2", len(keys))
+	}
 }
 
 // The byte count a stream's appends keep in streambytes:<session> is the

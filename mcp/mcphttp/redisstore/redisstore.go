@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -307,8 +308,25 @@ type EventStore struct{ s *Stores }
 // KEYS[3] holds each stream's bytes under its key, so that an append
 // does not read the stream to know them; a stream without its count (one
 // stored before counts were kept) is read once.
+//
+// An event whose number (ARGV[6]) is not above that of the stream's
+// newest is not appended, and the call succeeds: go-redis sends the
+// script again after its reply was lost, and the event is there
+// already. A stream's appends come in order, so its newest event is the
+// only one to look at; its number is read from the start of its JSON,
+// which json.Marshal writes first, rather than by decoding an event that
+// may be megabytes (or nested deeper than cjson decodes). A stream gone
+// meanwhile (expired, or dropped for ARGV[4]) starts again with the
+// event.
 var appendEvent = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then
+local newest = redis.call('LINDEX', KEYS[1], -1)
+if newest then
+  local n = tonumber(string.match(newest, '^{"n":(%d+)[,}]'))
+  if n and n >= tonumber(ARGV[6]) then
+    return 1
+  end
+end
+if not newest then
   local live = {}
   for _, k in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
     if k ~= KEYS[1] and redis.call('EXISTS', k) == 1 then
@@ -363,7 +381,11 @@ func (st *EventStore) Append(ctx context.Context, session, stream string, ev mcp
 		return fmt.Errorf("redisstore: encode event: %w", err)
 	}
 	keys := []string{st.s.key("stream", session, stream), st.s.key("streams", session), st.s.key("streambytes", session)}
-	err = appendEvent.Run(ctx, st.s.client, keys, b, st.s.opts.MaxEvents, max(ttl.Milliseconds(), 1), st.s.opts.MaxStreams, st.s.opts.MaxEventBytes).Err()
+	// Run, not run once: appendEvent skips an event already stored, so
+	// go-redis may send it again after a lost reply (an error would stop
+	// the Handler storing events for 30 s).
+	err = appendEvent.Run(ctx, st.s.client, keys, b, st.s.opts.MaxEvents, max(ttl.Milliseconds(), 1),
+		st.s.opts.MaxStreams, st.s.opts.MaxEventBytes, ev.N).Err()
 	if err != nil {
 		return fmt.Errorf("redisstore: append event: %w", err)
 	}
@@ -391,8 +413,11 @@ func (st *EventStore) Replay(ctx context.Context, session, stream string, after 
 			out = append(out, mcphttp.StoredEvent{N: e.N, Data: e.Data})
 		}
 	}
-	// Appends come in order from one writer per stream; sorting costs
-	// little and keeps a replay ordered whatever the store did.
-	slices.SortFunc(out, func(a, b mcphttp.StoredEvent) int { return a.N - b.N })
+	// Appends come in order from one writer per stream, each event once;
+	// sorting and dropping repeated numbers (the first stored is kept)
+	// cost little and keep a replay right whatever the store holds, such
+	// as an event appended twice before appendEvent skipped repeats.
+	slices.SortStableFunc(out, func(a, b mcphttp.StoredEvent) int { return cmp.Compare(a.N, b.N) })
+	out = slices.CompactFunc(out, func(a, b mcphttp.StoredEvent) bool { return a.N == b.N })
 	return out, final, nil
 }

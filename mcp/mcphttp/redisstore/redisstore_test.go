@@ -376,6 +376,32 @@ func TestRedisKeyringRotateTooSoon(t *testing.T) {
 	}
 }
 
+// Replay returns each event once, whatever the stream holds: an event
+// stored twice (by an append run twice before appends skipped what the
+// stream already held) is replayed once, the first copy.
+func TestRedisReplayDropsDuplicates(t *testing.T) {
+	r := redistest.Start(t)
+	st := open(t, r.URL(), nil)
+	ctx := context.Background()
+	k := st.key("stream", "s1", "x")
+	for _, e := range []string{`{"n":1,"d":"a"}`, `{"n":2,"d":"b"}`, `{"n":2,"d":"c"}`, `{"n":3,"d":"d"}`} {
+		if err := st.client.RPush(ctx, k, e).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _, err := st.Events.Replay(ctx, "s1", "x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range got {
+		fmt.Fprintf(&b, "%d:%s ", e.N, e.Data)
+	}
+	if want := `1:"a" 2:"b" 3:"d" `; b.String() != want {
+		t.Fatalf("Replay: %s, want %s", b.String(), want)
+	}
+}
+
 // Load with ttl 0 reads a session without keeping it alive (a replica
 // checks who opened it before it keeps it for a request), and without
 // deleting it, as PEXPIRE 0 would.

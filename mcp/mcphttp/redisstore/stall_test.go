@@ -2,9 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"io"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,8 +9,8 @@ import (
 )
 
 // stallProxy is a TCP proxy to a Redis that, once stalled, forwards
-// nothing more to it until the test ends: a Redis that stopped answering
-// with its connections still open (a partition, a paused host).
+// nothing more to it: a Redis that stopped answering with its
+// connections still open (a partition, a paused host).
 type stallProxy struct {
 	addr    string
 	stalled chan struct{}
@@ -21,66 +18,19 @@ type stallProxy struct {
 
 func newStallProxy(t *testing.T, socket string) *stallProxy {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &stallProxy{addr: l.Addr().String(), stalled: make(chan struct{})}
-	released := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		close(released)
-		l.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
+	p := &stallProxy{stalled: make(chan struct{})}
+	p.addr = startRedisProxy(t, socket, func() (toRedis, toClient hook) {
+		toRedis = func([]byte) verdict {
+			select {
+			case <-p.stalled:
+				return drop
+			default:
+				return pass
 			}
-			r, err := net.Dial("unix", socket)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			wg.Add(3)
-			go func() {
-				defer wg.Done()
-				<-released
-				c.Close()
-				r.Close()
-			}()
-			go func() {
-				defer wg.Done()
-				_, _ = io.Copy(r, gatedReader{c, p.stalled, released})
-			}()
-			go func() {
-				defer wg.Done()
-				_, _ = io.Copy(c, r)
-			}()
 		}
-	}()
+		return toRedis, nil
+	})
 	return p
-}
-
-// gatedReader holds what it read once stalled is closed, until released.
-type gatedReader struct {
-	r                 io.Reader
-	stalled, released chan struct{}
-}
-
-func (g gatedReader) Read(b []byte) (int, error) {
-	n, err := g.r.Read(b)
-	select {
-	case <-g.stalled:
-		<-g.released
-		return 0, io.EOF
-	default:
-	}
-	return n, err
 }
 
 // A store call on a Redis that stopped answering returns by its
