@@ -39,7 +39,8 @@ type Change struct {
 // Bus carries Changes between the replicas of one server
 // (ServerOptions.Bus). With a bus, a Server delivers its changes to its
 // own sessions only through it: what Publish sends reaches every
-// replica's subscriber, this one's included, exactly once each.
+// replica's subscriber, this one's included, exactly once each. The
+// package mcphttp/storetest checks an implementation (TestBus).
 type Bus interface {
 	// Publish sends c to every subscriber.
 	Publish(ctx context.Context, c Change) error

@@ -163,7 +163,13 @@ func (m *MemoryStore) Load(_ context.Context, id string, ttl time.Duration) ([][
 	if ttl > 0 {
 		s.expires = now.Add(ttl)
 	}
-	return slices.Clone(s.msgs), nil
+	// Copies, as a store across the network returns: what a caller does
+	// with them cannot reach what other replicas load.
+	out := make([][]byte, len(s.msgs))
+	for i, msg := range s.msgs {
+		out[i] = slices.Clone(msg)
+	}
+	return out, nil
 }
 
 // Delete implements SessionStore.
@@ -187,7 +193,9 @@ func (m *MemoryStore) appendEvent(session, stream string, ev StoredEvent, final 
 		m.streams[k] = s
 		m.startLocked(session, stream, now)
 	}
-	if s.final {
+	// After the final event, or an event already stored (an append sent
+	// again), nothing is appended: appends come in order.
+	if s.final || len(s.evs) > 0 && ev.N <= s.evs[len(s.evs)-1].N {
 		return
 	}
 	s.evs = append(s.evs, StoredEvent{N: ev.N, Data: slices.Clone(ev.Data)})
@@ -216,7 +224,7 @@ func (m *MemoryStore) replay(session, stream string, after int) ([]StoredEvent, 
 	var out []StoredEvent
 	for _, e := range s.evs {
 		if e.N > after {
-			out = append(out, e)
+			out = append(out, StoredEvent{N: e.N, Data: slices.Clone(e.Data)})
 		}
 	}
 	return out, s.final, nil

@@ -32,7 +32,8 @@ var ErrRecordFull = errors.New("mcphttp: the session's record is full")
 // resources/unsubscribe and logging/setLevel requests, in order): a
 // replica that has not served the session yet, or has served an older
 // state of it, replays them into a session of its own. Implementations
-// must be safe for concurrent use.
+// must be safe for concurrent use; storetest.TestSessionStore checks one
+// against this contract.
 type SessionStore interface {
 	// Append adds msg to the end of session id's messages, creating the
 	// session with it, keeps the session for ttl from now, and returns
@@ -44,8 +45,9 @@ type SessionStore interface {
 	// record. An error may leave it unknown whether msg was stored (a
 	// lost reply): the Handler then loads the session to see.
 	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
-	// Load returns session id's messages in order and keeps the session
-	// for ttl from now, or ErrNotFound. A ttl of 0 leaves the session's
+	// Load returns session id's messages in order, copies the caller
+	// may keep and change, and keeps the session for ttl from now, or
+	// ErrNotFound. A ttl of 0 leaves the session's
 	// expiry as it is: a replica that does not serve the session yet
 	// reads who opened it before it keeps the session for a request.
 	Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error)
@@ -59,6 +61,7 @@ type SessionStore interface {
 // notifications/cancelled for a request another replica runs, reach the
 // replica that waits for them. Send delivers msg to every Receive of
 // every replica, this one's included; the Handler encodes what it needs.
+// storetest.TestRelay checks an implementation.
 type Relay interface {
 	Send(ctx context.Context, msg []byte) error
 	// Receive calls deliver for each message sent, until stop is called.
@@ -80,13 +83,17 @@ type StoredEvent struct {
 // that a large result can still be resumed), at most a number of
 // streams per session (those started longest ago go first: a client
 // opens one with each call), and each stream only for its ttl after its
-// last event.
+// last event. storetest.TestEventStore checks an implementation against
+// this contract.
 type EventStore interface {
 	// Append stores event ev of stream in session, final if it is the
-	// stream's last, and keeps the stream for ttl from now.
+	// stream's last, and keeps the stream for ttl from now. A stream's
+	// events are appended in order, so an event numbered at or below the
+	// newest stored is one sent again (a retry after a lost reply) and
+	// is not stored twice.
 	Append(ctx context.Context, session, stream string, ev StoredEvent, final bool, ttl time.Duration) error
 	// Replay returns the stored events of stream after number after, in
-	// order, and whether the stream's final event is stored; ErrNotFound
-	// if the store holds no such stream.
+	// order, as copies, and whether the stream's final event is stored;
+	// ErrNotFound if the store holds no such stream.
 	Replay(ctx context.Context, session, stream string, after int) (evs []StoredEvent, final bool, err error)
 }
