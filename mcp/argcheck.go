@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 

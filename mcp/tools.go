@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 

@@ -7,6 +7,7 @@ import (
 	"log"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/winbridge/winbridge/bench/internal/servers/gosdksrv"
 )
 

@@ -7,6 +7,7 @@ import (
 	"log"
 
 	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/winbridge/winbridge/bench/internal/servers/mcpgosrv"
 )
 

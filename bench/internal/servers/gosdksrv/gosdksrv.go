@@ -5,6 +5,7 @@ import (
 	"context"
 
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/winbridge/winbridge/bench/internal/servers"
 )
 
