@@ -39,7 +39,9 @@ type Change struct {
 // Bus carries Changes between the replicas of one server
 // (ServerOptions.Bus). With a bus, a Server delivers its changes to its
 // own sessions only through it: what Publish sends reaches every
-// replica's subscriber, this one's included, exactly once each. The
+// replica's subscriber, this one's included, once each (a store that
+// sends a publish again after a lost reply may deliver it twice; a
+// change heard twice only repeats a notification). The
 // package mcphttp/storetest checks an implementation (TestBus).
 type Bus interface {
 	// Publish sends c to every subscriber.

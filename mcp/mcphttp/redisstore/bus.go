@@ -16,7 +16,11 @@ import (
 // included. Pub/sub delivers to those connected: a replica cut off from
 // Redis misses what is published meanwhile (its clients then re-list
 // or re-read as after any lost notification); go-redis reconnects and
-// resubscribes on its own.
+// resubscribes on its own. A PUBLISH whose reply is lost is sent again
+// by go-redis, so a change may then arrive twice: a client hears of an
+// update twice, which costs it a re-read, where a change never sent
+// would leave it stale. The Relay's messages are sent the same way; a
+// replica drops a second answer to a request as an answer to none.
 type Bus struct {
 	s       *Stores
 	channel string

@@ -105,7 +105,7 @@ func TestRelay(t *testing.T, a, b mcphttp.Relay) {
 // TestBus checks a and b, two replicas' Buses on one channel (the same
 // Bus twice for one in this process), against the mcp.Bus contract: a
 // Change published on either reaches every subscriber of both, the
-// publisher's own included, exactly once, with its method and URI; a
+// publisher's own included, once, with its method and URI; a
 // subscriber stopped gets nothing published after its stop returned.
 func TestBus(t *testing.T, a, b mcp.Bus) {
 	t.Helper()
