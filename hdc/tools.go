@@ -498,7 +498,13 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return fail(Result{Argv: argv, ExitCode: -1, FailMessage: c.Why}, "not run: %s", c.Why)
 	}
 	if t.windows && slices.Contains(localPathVerbs, c.Verb) {
-		for _, a := range c.Rest {
+		// hdc opens the words of its command line, not the elements:
+		// file send/recv and install split the line again
+		// (Base::SplitCommandToArgs), which drops double quotes and
+		// splits at tabs, so `"\\host\s\x"` or "a<TAB>\\host\s\x" is
+		// a share there. keygen and bugreport take the rest of the line as
+		// it is: the elements. Check both.
+		for _, a := range append(slices.Clone(c.Rest), splitWords(c.Line)...) {
 			if why := remoteOrDevicePath(a); why != "" {
 				return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
 			}

