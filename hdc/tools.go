@@ -461,6 +461,14 @@ func (t *toolset) expect(args []string, want, key string) error {
 	if c.Verb != want || c.ConnectKey != key || len(c.opts) != n {
 		return fmt.Errorf("hdc would read these arguments as the command %q with the options %q, not as %s", c.Verb, c.Options(), want)
 	}
+	// hdc splits the command line again (Base::SplitCommandToArgs, which
+	// drops double quotes and splits at tabs, CR and LF) and takes the
+	// file tools' local path from the end of it: a remote path holding a
+	// tab would put any path there, a network share included. Only what
+	// splits back into the arguments as given is run.
+	if words := splitWords(c.Line); !slices.Equal(words, append(strings.Fields(want), c.Rest...)) {
+		return fmt.Errorf("hdc would split these arguments into %q: a double quote, tab or line break changes them", words)
+	}
 	return nil
 }
 
