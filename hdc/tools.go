@@ -287,8 +287,12 @@ func newToolset(ex *winexec.Executor, opts *Options) *toolset {
 		t.exe = DefaultExe(ex)
 	}
 	backend := ex.BackendName()
-	t.windows = strings.HasSuffix(strings.ToLower(t.exe), ".exe") ||
-		backend == winexec.BackendPowerShell || backend == winexec.BackendPSHost
+	// A Windows path without ".exe" (C:\sdk\hdc, which CreateProcess and
+	// wine complete) and any program under a launcher are Windows
+	// programs too: they read the ANSI code page and open shares.
+	t.windows = strings.HasSuffix(strings.ToLower(t.exe), ".exe") || winexec.IsWindowsPath(t.exe) ||
+		backend == winexec.BackendPowerShell || backend == winexec.BackendPSHost ||
+		backend == winexec.BackendDirect && len(ex.Config().Launcher) > 0
 	return t
 }
 
