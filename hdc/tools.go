@@ -510,29 +510,8 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return fail(Result{Argv: argv, ExitCode: -1, FailMessage: c.Why}, "not run: %s", c.Why)
 	}
 	if t.windows && slices.Contains(localPathVerbs, c.Verb) {
-		// hdc opens the words of its command line, not the elements:
-		// file send/recv and install split the line again
-		// (Base::SplitCommandToArgs), which drops double quotes and
-		// splits at tabs, so `"\\host\s\x"` or "a<TAB>\\host\s\x" is
-		// a share there. keygen and bugreport take the rest of the line as
-		// it is: the elements. Check both.
-		words := splitWords(c.Line)
-		for _, a := range append(slices.Clone(c.Rest), words...) {
-			if why := remoteOrDevicePath(a); why != "" {
-				return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
-			}
-		}
-		// hdc.exe joins a path it deems relative (neither "X:\" at 1
-		// nor a leading "\\") to the -cwd value as text, so "-cwd \"
-		// and "\host\share\x" open \\host\share\x: a -cwd must be a
-		// directory no text can turn into a share.
-		for i, w := range words {
-			if w == "-cwd" && i+1 < len(words) {
-				if err := checkWindowsLocal(words[i+1]); err != nil {
-					why := fmt.Sprintf("-cwd %q: %v; hdc.exe joins relative paths to it as text, which can make a network share or device path", words[i+1], err)
-					return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
-				}
-			}
+		if why := localPathRisk(c); why != "" {
+			return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
 		}
 	}
 	if in.ConnectKey != "" {
