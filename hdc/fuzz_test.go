@@ -59,3 +59,73 @@ func FuzzConnectKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLocalPaths: with a Windows hdc.exe, hdc_run never lets hdc open a
+// network share (other than WSL's) or a device path for a command that
+// opens a local file, whatever the arguments. The model reads the command
+// line as hdc does (runModel, then Base::SplitCommandToArgs), and takes
+// every word as a path hdc might open, joined as hdc.exe joins a path it
+// deems relative (base.cpp IsAbsolutePath: neither ":\" at 1 nor a
+// leading "\\") to its own working directory or to any -cwd value; and,
+// for keygen and bugreport, the rest of the line as it is. Seeds in
+// testdata/fuzz/FuzzLocalPaths hold the bypasses found so far.
+func FuzzLocalPaths(f *testing.F) {
+	f.Add("file\x00send\x00\"\\\\h\\s\\x\"\x00/data/x")
+	f.Fuzz(func(t *testing.T, s string) {
+		argv := append([]string{"hdc.exe"}, strings.Split(s, "\x00")...)
+		c := ParseArgv(argv)
+		if c.Refused || !slices.Contains(localPathVerbs, c.Verb) {
+			return
+		}
+		m := runModel(argv)
+		if p := modelOpensShare(m.command, c.Verb); p != "" && localPathRisk(c) == "" {
+			t.Fatalf("%q: hdc.exe may open %q, but hdc_run would run it", argv, p)
+		}
+	})
+}
+
+// modelOpensShare returns a network share or device path that hdc.exe may
+// open for the command line cmd of verb, or "".
+func modelOpensShare(cmd, verb string) string {
+	words := modelSplitCommandToArgs(cmd)
+	cwds := []string{`C:\srv\`} // AppendCwdWhenTransfer: hdc's own, with a separator
+	for i, w := range words {
+		if w == "-cwd" && i+1 < len(words) {
+			cwds = append(cwds, words[i+1])
+		}
+	}
+	candidates := []string{strings.TrimPrefix(cmd, verb+" ")}
+	for _, w := range words {
+		if strings.Index(w, `:\`) == 1 || strings.HasPrefix(w, `\\`) {
+			candidates = append(candidates, w)
+			continue
+		}
+		for _, d := range cwds {
+			candidates = append(candidates, d+w)
+		}
+	}
+	for _, p := range candidates {
+		if modelShareOrDevice(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// modelShareOrDevice reports a path Windows opens on another host or past
+// the file system: two leading separators of either kind, then a host
+// other than WSL's ("." and "?" being device paths), or \??\.
+func modelShareOrDevice(p string) bool {
+	if strings.HasPrefix(p, `\??\`) {
+		return true
+	}
+	sep := func(c byte) bool { return c == '\\' || c == '/' }
+	if len(p) < 2 || !sep(p[0]) || !sep(p[1]) {
+		return false
+	}
+	host := p[2:]
+	if i := strings.IndexAny(host, `\/`); i >= 0 {
+		host = host[:i]
+	}
+	return !strings.EqualFold(host, "wsl.localhost") && !strings.EqualFold(host, "wsl$")
+}

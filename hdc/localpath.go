@@ -2,6 +2,7 @@ package hdc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,6 +47,35 @@ func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 // keygen and bugreport write it, install, sideload, update and flash read
 // a package or image.
 var localPathVerbs = []string{"file send", "file recv", "install", "sideload", "keygen", "bugreport", "update", "flash"}
+
+// localPathRisk returns why a Windows hdc.exe would open a network share
+// or a device path for c, a command of localPathVerbs, or "".
+func localPathRisk(c Command) string {
+	// hdc opens the words of its command line, not the elements: file
+	// send/recv and install split the line again
+	// (Base::SplitCommandToArgs), which drops double quotes and splits at
+	// tabs, so `"\\host\s\x"` or "a<TAB>\\host\s\x" is a share there.
+	// keygen and bugreport take the rest of the line as it is: the
+	// elements. Check both.
+	words := splitWords(c.Line)
+	for _, a := range append(slices.Clone(c.Rest), words...) {
+		if why := remoteOrDevicePath(a); why != "" {
+			return why
+		}
+	}
+	// hdc.exe joins a path it deems relative (neither "X:\" at 1 nor a
+	// leading "\\", base.cpp IsAbsolutePath) to the -cwd value as text, so
+	// "-cwd \" and "\host\share\x" open \\host\share\x: a -cwd must be a
+	// directory no text can turn into a share.
+	for i, w := range words {
+		if w == "-cwd" && i+1 < len(words) {
+			if err := checkWindowsLocal(words[i+1]); err != nil {
+				return fmt.Sprintf("-cwd %q: %v; hdc.exe joins relative paths to it as text, which can make a network share or device path", words[i+1], err)
+			}
+		}
+	}
+	return ""
+}
 
 // remoteOrDevicePath returns why p, an argument of such a command, must
 // not reach a Windows hdc.exe: a network share (either slash) other than

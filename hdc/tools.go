@@ -287,8 +287,12 @@ func newToolset(ex *winexec.Executor, opts *Options) *toolset {
 		t.exe = DefaultExe(ex)
 	}
 	backend := ex.BackendName()
-	t.windows = strings.HasSuffix(strings.ToLower(t.exe), ".exe") ||
-		backend == winexec.BackendPowerShell || backend == winexec.BackendPSHost
+	// A Windows path without ".exe" (C:\sdk\hdc, which CreateProcess and
+	// wine complete) and any program under a launcher are Windows
+	// programs too: they read the ANSI code page and open shares.
+	t.windows = strings.HasSuffix(strings.ToLower(t.exe), ".exe") || winexec.IsWindowsPath(t.exe) ||
+		backend == winexec.BackendPowerShell || backend == winexec.BackendPSHost ||
+		backend == winexec.BackendDirect && len(ex.Config().Launcher) > 0
 	return t
 }
 
@@ -461,6 +465,14 @@ func (t *toolset) expect(args []string, want, key string) error {
 	if c.Verb != want || c.ConnectKey != key || len(c.opts) != n {
 		return fmt.Errorf("hdc would read these arguments as the command %q with the options %q, not as %s", c.Verb, c.Options(), want)
 	}
+	// hdc splits the command line again (Base::SplitCommandToArgs, which
+	// drops double quotes and splits at tabs, CR and LF) and takes the
+	// file tools' local path from the end of it: a remote path holding a
+	// tab would put any path there, a network share included. Only what
+	// splits back into the arguments as given is run.
+	if words := splitWords(c.Line); !slices.Equal(words, append(strings.Fields(want), c.Rest...)) {
+		return fmt.Errorf("hdc would split these arguments into %q: a double quote, tab or line break changes them", words)
+	}
 	return nil
 }
 
@@ -498,10 +510,8 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return fail(Result{Argv: argv, ExitCode: -1, FailMessage: c.Why}, "not run: %s", c.Why)
 	}
 	if t.windows && slices.Contains(localPathVerbs, c.Verb) {
-		for _, a := range c.Rest {
-			if why := remoteOrDevicePath(a); why != "" {
-				return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
-			}
+		if why := localPathRisk(c); why != "" {
+			return fail(Result{Argv: argv, ExitCode: -1, FailMessage: why}, "not run: %s", why)
 		}
 	}
 	if in.ConnectKey != "" {

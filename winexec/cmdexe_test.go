@@ -144,13 +144,13 @@ func TestDirectJobHelperArgv(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		got, err := tt.d.argv(&tt.req)
+		got, _, err := tt.d.argv(&tt.req)
 		if err != nil || !cmp.Equal(got, tt.want) {
 			t.Errorf("argv(%+v) = %q, %v; want %q", tt.req, got, err, tt.want)
 		}
 	}
 	// Without the helper a line no argv quotes to is refused.
-	if _, err := (&Direct{Launcher: []string{"wine"}}).argv(&Request{Exe: "cmd.exe", CommandLine: `/d /s /c "echo ^"a b^""`}); !errors.Is(err, ErrRawCommandLine) {
+	if _, _, err := (&Direct{Launcher: []string{"wine"}}).argv(&Request{Exe: "cmd.exe", CommandLine: `/d /s /c "echo ^"a b^""`}); !errors.Is(err, ErrRawCommandLine) {
 		t.Errorf("err = %v, want ErrRawCommandLine", err)
 	}
 }

@@ -35,3 +35,30 @@ func TestPolicyStarSparesCodeLoadingEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyStarSparesSearchPathEnv: on Windows the variables that say
+// where programs and DLLs are found choose code as surely as LD_PRELOAD:
+// PATH is searched for DLLs and for the programs an allowed program (or
+// cmd.exe's literal tokens) starts by name, PATHEXT makes cmd.exe take
+// another file for a name, COMSPEC is the shell the C runtime's system()
+// and _popen start, and SystemRoot and windir are expanded in the
+// registry paths of DLLs Windows loads into a process (Winsock providers,
+// COM servers). "*" must not hand those to a model; listed by name they
+// pass.
+func TestPolicyStarSparesSearchPathEnv(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{"PATH", "Path", "PATHEXT", "COMSPEC", "ComSpec", "SystemRoot", "SYSTEMROOT", "windir"} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: `C:\planted`}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+	for _, name := range []string{"PATHX", "MYPATH", "SystemDrive"} {
+		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
+		}
+	}
+}

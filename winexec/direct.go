@@ -88,7 +88,7 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	// What runs is what was checked: the canonical program.
 	checked := *req
 	checked.Exe = exe
-	argv, err := d.argv(&checked)
+	argv, searched, err := d.argv(&checked)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +98,8 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err != nil {
 		return nil, &StartError{Exe: exe, Err: err}
 	}
-	if len(d.Launcher) > 0 {
-		if err := checkLauncherName(exe, dir); err != nil {
+	if searched != "" {
+		if err := checkLauncherName(searched, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -121,36 +121,46 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 }
 
 // argv returns the Linux argv for req: the launcher, then the program and
-// its arguments, or the job helper and the hex-encoded command line.
-func (d *Direct) argv(req *Request) ([]string, error) {
-	argv := append([]string(nil), d.Launcher...)
+// its arguments, or the job helper and the hex-encoded command line. It
+// also returns the program name a Windows search will look for in the
+// working directory, or "" when none will: the name given to a launcher,
+// or the name in the helper's command line, which the helper's
+// CreateProcess searches in its current directory (the request's) before
+// PATH, under a launcher and under WSL interop alike.
+func (d *Direct) argv(req *Request) (argv []string, searched string, err error) {
+	argv = append([]string(nil), d.Launcher...)
 	if d.JobHelper != "" {
 		helper, err := d.linuxExe(d.JobHelper)
 		if err != nil {
-			return nil, &StartError{Exe: d.JobHelper, Err: err}
+			return nil, "", &StartError{Exe: d.JobHelper, Err: err}
 		}
 		prog, err := d.windowsExe(req.Exe)
 		if err != nil {
-			return nil, &StartError{Exe: req.Exe, Err: err}
+			return nil, "", &StartError{Exe: req.Exe, Err: err}
 		}
 		line := BuildCommandLine(prog, req.Args)
 		if req.CommandLine != "" {
 			line = quoteProgram(strings.ReplaceAll(prog, `"`, "")) + " " + req.CommandLine
 		}
-		return append(argv, helper, hex.EncodeToString([]byte(line))), nil
+		if !strings.ContainsAny(prog, `\/`) {
+			searched = prog
+		}
+		return append(argv, helper, hex.EncodeToString([]byte(line))), searched, nil
 	}
 	args := req.Args
 	if req.CommandLine != "" {
-		var err error
 		if args, err = canonicalArgs(req.CommandLine); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	exe, err := d.linuxExe(req.Exe)
 	if err != nil {
-		return nil, &StartError{Exe: req.Exe, Err: err}
+		return nil, "", &StartError{Exe: req.Exe, Err: err}
 	}
-	return append(append(argv, exe), args...), nil
+	if len(d.Launcher) > 0 && !strings.ContainsAny(exe, `\/`) {
+		searched = exe
+	}
+	return append(append(argv, exe), args...), searched, nil
 }
 
 // linuxExe is the program as the Linux side starts it: interop needs a

@@ -16,8 +16,9 @@ import (
 // so any entry equal to the name or name.exe ignoring case counts. A file
 // created between this check and the start is not seen: use absolute
 // paths in ALLOW_EXE with a launcher where files can appear in working
-// directories. dir is the Linux directory the launcher starts in ("" for
-// ours).
+// directories. The job helper's CreateProcess searches the same way, so
+// the name in its command line is checked too. dir is the Linux directory
+// the launcher starts in ("" for ours).
 func checkLauncherName(exe, dir string) error {
 	if strings.ContainsAny(exe, `\/`) {
 		return nil // a path: not searched

@@ -33,7 +33,8 @@ type Policy struct {
 	// launcher or make a runtime load code (LD_*, DYLD_*, WINE*, WSLENV,
 	// WSL_INTEROP, GCONV_PATH and glibc's other module paths, COR_*,
 	// CORECLR_*, DOTNET_*, COMPlus_*, NODE_OPTIONS, the Java, Python,
-	// Perl, Ruby and bash startup variables; see docs/WINDOWS.md), which
+	// Perl, Ruby and bash startup variables, PATH, PATHEXT, COMSPEC,
+	// SystemRoot, windir; see docs/WINDOWS.md), which
 	// must be listed by name. Names with "=", ":" or "/" (which WSLENV would read
 	// as its own syntax) or control characters are never allowed.
 	AllowEnv []string
@@ -129,9 +130,10 @@ func (p *Policy) envAllowed(name string) bool {
 // module and catalog paths (GCONV_PATH loads a shared object into any
 // program using iconv; glibc ignores these for setuid programs for the
 // same reason), the .NET profiler and startup hooks (a DLL in any .NET
-// program, Windows ones included), and the startup code of Node, Java,
-// Python, Perl, Ruby and bash. "*" does not cover them; they must be
-// listed by name. The list names the mechanisms known to us, not every
+// program, Windows ones included), the startup code of Node, Java,
+// Python, Perl, Ruby and bash, and the search for programs and DLLs
+// (PATH, PATHEXT, COMSPEC, SystemRoot, windir). "*" does not cover them;
+// they must be listed by name. The list names the mechanisms known to us, not every
 // program's: a program on the allowlist may read others.
 func launcherEnv(name string) bool {
 	n := strings.ToUpper(name)
@@ -145,7 +147,14 @@ func launcherEnv(name string) bool {
 		"GCONV_PATH", "GLIBC_TUNABLES", "NLSPATH", "LOCPATH", "HOSTALIASES",
 		"NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 		"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
-		"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4":
+		"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4",
+		// Where Windows finds programs and DLLs: PATH (DLL search, and
+		// the programs an allowed one starts by name), PATHEXT (which
+		// file cmd.exe takes for a name), COMSPEC (the shell of the C
+		// runtime's system and _popen), SYSTEMROOT and WINDIR (expanded
+		// in the registry paths of DLLs Windows loads into a process,
+		// such as Winsock providers).
+		"PATH", "PATHEXT", "COMSPEC", "SYSTEMROOT", "WINDIR":
 		return true
 	}
 	return false

