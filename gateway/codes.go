@@ -35,6 +35,23 @@ const (
 	CodeCancelled           Code = "cancelled"            // the client cancelled the call
 )
 
+// CodeOf returns the code of a result the facade answered a tools/call
+// with, as a client decodes it: a refusal's code, which is in _meta
+// whether or not the tool's outputSchema leaves room for it in
+// structuredContent; CodeOK for a call that went through, the upstream's
+// own isError results included; "" for nil.
+func CodeOf(res *mcp.CallToolResult) Code {
+	if res == nil {
+		return ""
+	}
+	if m, ok := res.Meta[MetaKey].(map[string]any); ok && res.IsError {
+		if code, ok := m["code"].(string); ok {
+			return Code(code)
+		}
+	}
+	return CodeOK
+}
+
 // refusal is a tool error with its code: in structuredContent and, for
 // tools whose outputSchema forbids that shape, in _meta alone (see
 // call.refuse).

@@ -150,12 +150,7 @@ func ExampleNew_policy() {
 			fmt.Println(err)
 			return
 		}
-		if !res.IsError {
-			fmt.Println(call.name, "ok")
-			continue
-		}
-		refusal, _ := res.StructuredContent.(map[string]any) // {"code": …, "message": …}
-		fmt.Println(call.name, refusal["code"])
+		fmt.Println(call.name, gateway.CodeOf(res))
 	}
 	// Output:
 	// notes__delete denied

@@ -278,17 +278,13 @@ func (f *fixture) call(t *testing.T, name string, args any) (*mcp.CallToolResult
 // codeOf reads the gateway's code from a result, and checks that
 // structuredContent and _meta agree.
 func codeOf(res *mcp.CallToolResult) Code {
-	if !res.IsError {
-		return CodeOK
-	}
-	meta, _ := res.Meta[MetaKey].(map[string]any)
-	code, _ := meta["code"].(string)
-	if m, ok := res.StructuredContent.(map[string]any); ok {
-		if sc, _ := m["code"].(string); sc != code {
-			return Code("mismatch: " + sc + " vs " + code)
+	code := CodeOf(res)
+	if m, ok := res.StructuredContent.(map[string]any); ok && res.IsError {
+		if sc, _ := m["code"].(string); sc != string(code) {
+			return Code("mismatch: " + sc + " vs " + string(code))
 		}
 	}
-	return Code(code)
+	return code
 }
 
 func (f *fixture) names(t *testing.T) map[string]*mcp.Tool {
