@@ -141,7 +141,17 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 	if !s.sameIdentity(r) {
 		return nil, errForbiddenIdentity().withID(m)
 	}
-	if err := s.catchUp(ctx, rec); err != nil {
+	// Only a request waits for a catch-up. A response, a notification,
+	// a GET or a DELETE is not served by the session's state, and may be
+	// what frees the in-flight slot that this replica's own state change
+	// waits for while it holds catch-ups off (record): a cancellation of
+	// the call holding the slot, an answer the call waits for. They catch
+	// up when no one else is at it, and otherwise leave it to the next.
+	catchUp := s.catchUp
+	if m == nil || !m.isRequest() {
+		catchUp = s.tryCatchUp
+	}
+	if err := catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
@@ -256,6 +266,20 @@ func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpEr
 func (s *httpSession) catchUp(ctx context.Context, rec sessionRecord) error {
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
+	return s.catchUpLocked(ctx, rec)
+}
+
+// tryCatchUp is catchUp, unless a catch-up runs or this replica's own
+// state change holds them off: then it does nothing.
+func (s *httpSession) tryCatchUp(ctx context.Context, rec sessionRecord) error {
+	if !s.catchMu.TryLock() {
+		return nil
+	}
+	defer s.catchMu.Unlock()
+	return s.catchUpLocked(ctx, rec)
+}
+
+func (s *httpSession) catchUpLocked(ctx context.Context, rec sessionRecord) error {
 	// The record only grows: one loaded before this replica's latest
 	// append is smaller than what this replica knows.
 	s.recorded = max(s.recorded, rec.bytes)
