@@ -41,7 +41,7 @@ type replicated struct {
 	catchMu  sync.Mutex   // held while the record is applied or grown
 	applied  int          // the record's messages applied to this session
 	recorded int          // the record's bytes, as far as this replica knows
-	mine     map[int]bool // positions of messages this replica recorded (and delivered itself)
+	mine     map[int]bool // positions of messages this replica recorded (and applied itself), past applied
 	replays  int          // ids of replayed requests
 }
 
@@ -141,7 +141,17 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 	if !s.sameIdentity(r) {
 		return nil, errForbiddenIdentity().withID(m)
 	}
-	if err := s.catchUp(ctx, rec); err != nil {
+	// Only a request waits for a catch-up. A response, a notification,
+	// a GET or a DELETE is not served by the session's state, and may be
+	// what frees the in-flight slot that this replica's own state change
+	// waits for while it holds catch-ups off (record): a cancellation of
+	// the call holding the slot, an answer the call waits for. They catch
+	// up when no one else is at it, and otherwise leave it to the next.
+	catchUp := s.catchUp
+	if m == nil || !m.isRequest() {
+		catchUp = s.tryCatchUp
+	}
+	if err := catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
@@ -232,26 +242,76 @@ func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpEr
 	return s, nil
 }
 
-// catchUp replays the messages of the record this session has not seen:
-// those that another replica recorded since.
+// catchUp brings the session to the state of rec: its messages applied
+// in the record's order.
+//
+// The record's order is the truth every replica must agree on, but a
+// replica applies its own changes as it records them, before it has seen
+// what other replicas recorded before them: for a message of another
+// replica recorded ahead of one of this replica's own (two state changes
+// sent through two replicas at once), this session has applied the two
+// out of order. Replaying only the message it had not seen would leave
+// it with the earlier change where every other replica has the later one
+// (setLevel(debug) here, error there). So the replay runs from the first
+// message not applied here through the end of the record, this replica's
+// own messages after it included: these changes are state (the last
+// level set wins; a URI is subscribed to or not), so a message applied
+// again ends in the same state, and the session ends in the record's.
+// This replica's own messages ahead of every unseen one are in their
+// place already and are not replayed.
+//
+// That takes this replica's recorded messages to be applied already:
+// record holds catch-ups off until the message it recorded has taken
+// effect here (see post).
 func (s *httpSession) catchUp(ctx context.Context, rec sessionRecord) error {
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
+	return s.catchUpLocked(ctx, rec)
+}
+
+// tryCatchUp is catchUp, unless a catch-up runs or this replica's own
+// state change holds them off: then it does nothing.
+func (s *httpSession) tryCatchUp(ctx context.Context, rec sessionRecord) error {
+	if !s.catchMu.TryLock() {
+		return nil
+	}
+	defer s.catchMu.Unlock()
+	return s.catchUpLocked(ctx, rec)
+}
+
+func (s *httpSession) catchUpLocked(ctx context.Context, rec sessionRecord) error {
 	// The record only grows: one loaded before this replica's latest
 	// append is smaller than what this replica knows.
 	s.recorded = max(s.recorded, rec.bytes)
-	msgs := rec.msgs
-	for i := s.applied; i < len(msgs); i++ {
-		if s.mine[i+1] {
-			delete(s.mine, i+1)
-			continue
+	for s.mine[s.applied+1] {
+		delete(s.mine, s.applied+1)
+		s.applied++
+	}
+	if s.applied >= len(rec.msgs) {
+		return nil
+	}
+	// Another replica's message is to be replayed, and this replica's
+	// own after it with it. Own messages recorded since rec was loaded
+	// are not in rec, and would stay applied ahead of those replayed
+	// now, recorded before them: the record is loaded again. It holds
+	// every append of this replica, since appends take catchMu.
+	for n := range s.mine {
+		if n > len(rec.msgs) {
+			var err error
+			if rec, err = s.h.loadRecord(ctx, s.id, s.h.storeTTL()); err != nil {
+				return err
+			}
+			s.recorded = max(s.recorded, rec.bytes)
+			break
 		}
-		if err := s.replay(ctx, msgs[i]); err != nil {
+	}
+	for i := s.applied; i < len(rec.msgs); i++ {
+		if err := s.replay(ctx, rec.msgs[i]); err != nil {
 			return err
 		}
+		delete(s.mine, i+1)
 		s.applied = i + 1
 	}
-	s.applied = max(s.applied, len(msgs))
 	return nil
 }
 
@@ -299,23 +359,29 @@ func (s *httpSession) replay(ctx context.Context, raw []byte) error {
 }
 
 // record adds a message that changes the session's state to its record,
-// before it is delivered here: the other replicas replay it.
-func (s *httpSession) record(ctx context.Context, m *rpcMessage) *httpError {
+// before it is delivered here: the other replicas replay it. When it
+// recorded the message, record returns holding off the session's
+// catch-ups, and the caller calls applied once the message has taken
+// effect here: catchUp takes this replica's recorded messages for
+// applied, and one of another replica, recorded after this one but
+// caught up before it took effect, would be overwritten by it.
+func (s *httpSession) record(ctx context.Context, m *rpcMessage) (applied func(), e *httpError) {
 	if s.h.opts.Sessions == nil || !stateMethods[m.method] || m.response {
-		return nil
+		return nil, nil
 	}
 	s.catchMu.Lock()
-	defer s.catchMu.Unlock()
 	// What this replica knows of the record refuses without a round
 	// trip; the store checks the bounds against the record itself
 	// (ErrRecordFull), which other replicas may have grown meanwhile.
 	if s.applied+len(s.mine) >= MaxStateMessages || s.recorded+len(m.raw) > MaxStateBytes {
-		return errRecordFull().withID(m)
+		s.catchMu.Unlock()
+		return nil, errRecordFull().withID(m)
 	}
 	if e := s.appendLocked(ctx, m.raw); e != nil {
-		return e.withID(m)
+		s.catchMu.Unlock()
+		return nil, e.withID(m)
 	}
-	return nil
+	return s.catchMu.Unlock, nil
 }
 
 // errRecordFull is the answer to a state change beyond the bounds of the

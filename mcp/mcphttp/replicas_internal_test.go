@@ -2,10 +2,15 @@ package mcphttp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // loadHookStore is a MemoryStore that runs a hook once, on the next
@@ -51,5 +56,128 @@ func TestReplicaCopyIdlingAsARequestComesIn(t *testing.T) {
 	}
 	if s := h.session(id); s == nil || s == old {
 		t.Fatal("the request was not served by a fresh copy of the session")
+	}
+}
+
+// A replica's own state change takes effect here before any catch-up of
+// the session runs: catchUp takes the changes this replica recorded for
+// applied in their place, and a later-recorded change of another replica
+// caught up while this replica's own was still on its way would be
+// overwritten by it. The Subscribe hook runs as the change is applied.
+func TestReplicaOwnChangeTakesEffectBeforeCatchUp(t *testing.T) {
+	var h *Handler
+	var sid string
+	applied := 0
+	srv := mcp.NewServer(&mcp.Implementation{Name: "own", Version: "1"}, &mcp.ServerOptions{
+		Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
+			applied++
+			if s := h.session(sid); s.catchMu.TryLock() {
+				s.catchMu.Unlock()
+				t.Error("a catch-up could run between the append of the replica's own change and its effect")
+			}
+			return nil
+		},
+	})
+	h = NewHandler(srv, &HandlerOptions{Sessions: &MemoryStore{}})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+	})
+	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid = rec.Header().Get(HeaderSessionID)
+	if rec.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	for i, method := range []string{"resources/subscribe", "resources/unsubscribe"} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"uri":"test://x"}}`, i+2, method)
+		if rec := post(h, sid, body); rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", method, rec.Code, rec.Body)
+		}
+	}
+	if applied != 2 {
+		t.Fatalf("the Subscribe hook ran %d times, want 2", applied)
+	}
+}
+
+// appendHookStore is a MemoryStore that reports each Append.
+type appendHookStore struct {
+	MemoryStore
+	appended chan string
+}
+
+func (st *appendHookStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
+	n, err := st.MemoryStore.Append(ctx, id, msg, ttl)
+	st.appended <- string(msg)
+	return n, err
+}
+
+// A state change holds the session's catch-ups off until it takes effect
+// here, and it may wait for an in-flight slot meanwhile. The client's
+// notifications/cancelled for the call that holds the slot must still
+// get through: it needs no catch-up, and it is what frees the slot.
+func TestReplicaCancelPassesAStateChangeWaitingForASlot(t *testing.T) {
+	started := make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slot", Version: "1"}, &mcp.ServerOptions{MaxInFlight: 1})
+	mcp.AddTool(srv, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, nil, ctx.Err()
+	})
+	store := &appendHookStore{appended: make(chan string, 16)}
+	h := NewHandler(srv, &HandlerOptions{Sessions: store})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+	})
+	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid := rec.Header().Get(HeaderSessionID)
+	if rec.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	if rec := post(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); rec.Code != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", rec.Code, rec.Body)
+	}
+	for range 2 { // the initialize and the initialized
+		<-store.appended
+	}
+
+	// A cancelled call is not answered: its POST ends when the client
+	// goes, here with the test.
+	callCtx, leave := context.WithCancel(context.Background())
+	callDone := make(chan struct{})
+	t.Cleanup(func() { leave(); <-callDone })
+	go func() {
+		defer close(callDone)
+		r := httptest.NewRequestWithContext(callCtx, http.MethodPost, "http://127.0.0.1/",
+			strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set(HeaderProtocolVersion, mcp.Version20251125)
+		r.Header.Set(HeaderSessionID, sid)
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}()
+	<-started // the call holds the one slot
+	level := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		level <- post(h, sid, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"error"}}`)
+	}()
+	<-store.appended // recorded: the setLevel holds catch-ups off and waits for the slot
+
+	cancelled := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		cancelled <- post(h, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	}()
+	select {
+	case rec := <-cancelled:
+		if rec.Code != http.StatusAccepted {
+			t.Fatalf("notifications/cancelled: %d %s", rec.Code, rec.Body)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("notifications/cancelled waited behind a state change that waits for the slot the cancelled call holds")
+	}
+	if rec := <-level; rec.Code != http.StatusOK {
+		t.Fatalf("setLevel after the slot was freed: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -510,3 +510,79 @@ func TestReplicasStateChangeOfUnknownOutcome(t *testing.T) {
 		})
 	}
 }
+
+// State changes made through two replicas at once leave every replica in
+// the state of the session's record, in its order: each replica applied
+// its own change first, and the one recorded first is caught up after
+// it.
+func TestReplicasConcurrentStateChangesFollowTheRecord(t *testing.T) {
+	// No Relay: a replica catches up only as a request comes in, so the
+	// hook's Load is the next request's.
+	store := &afterLoadStore{}
+	var urls []string
+	for range 3 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	replicatest.ConcurrentLevels(t, urls, func(f func()) { store.hook.Store(&f) })
+}
+
+// A request that loaded the session's record before its replica recorded
+// a change of its own catches up on the record as it is now, not as it
+// loaded it: a change of another replica recorded ahead of the replica's
+// own is caught up before the own one, not after it.
+func TestReplicasCatchUpOnARecordLoadedEarlier(t *testing.T) {
+	store := &afterLoadStore{}
+	var urls []string
+	for range 2 {
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
+			&mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+	debugged := make(chan struct{})
+	listed := make(chan error, 1)
+	afterDebugLoad := func() {
+		// A's setLevel(debug) has loaded the record; B records error
+		// ahead of it.
+		replicatest.SetLevel(t, urls[1], sid, 3, "error")
+		// A request on A loads the record with B's error, and catches up
+		// only once A has recorded and applied debug.
+		loaded := make(chan struct{})
+		afterListLoad := func() {
+			close(loaded)
+			<-debugged
+		}
+		store.hook.Store(&afterListLoad)
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, urls[0], strings.NewReader(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			listed <- err
+		}()
+		<-loaded
+	}
+	store.hook.Store(&afterDebugLoad)
+	replicatest.SetLevel(t, urls[0], sid, 5, "debug")
+	close(debugged)
+	if err := <-listed; err != nil {
+		t.Fatalf("tools/list on A: %v", err)
+	}
+	// The record ends with debug.
+	for i, u := range urls {
+		if !replicatest.Warns(t, u, sid, 10+i) {
+			t.Errorf("replica %d logs no warning: its level is not the record's last one (debug)", i)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -78,18 +79,26 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if e := s.record(r.Context(), m); e != nil {
+	applied, e := s.record(r.Context(), m)
+	if e != nil {
 		if p != nil {
 			s.unexpect(m, p)
 		}
 		writeHTTPError(w, e)
 		return
 	}
+	if applied != nil {
+		// Catch-ups wait until the change takes effect here (exchange
+		// calls applied as its handler returns), or the request ends
+		// without it.
+		applied = sync.OnceFunc(applied)
+		defer applied()
+	}
 	if h.relay(r.Context(), s, m) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	h.exchange(w, r, s, m, p)
+	h.exchange(w, r, s, m, p, applied)
 }
 
 // bodyChunk is the step in which a body of unknown length reserves
@@ -300,7 +309,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 	s := h.newSession("")
 	defer h.endLater(s)
 	s.bindAuth(r)
-	h.exchange(w, r, s, m, nil)
+	h.exchange(w, r, s, m, nil, nil)
 }
 
 // checkStateless checks a 2026-07-28 message's standard headers against
@@ -366,7 +375,10 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 // request with a stream runs, a streamer (see streamer) serves the stream
 // from another goroutine once there is something to stream. p is the
 // request's pending call if the caller made it (expect), else nil.
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) {
+// applied, if not nil, is called once the message has taken effect (its
+// handler returned), before the answer is written: a slow client does not
+// hold off the session's catch-ups (see httpSession.record).
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall, applied func()) {
 	if m.response {
 		if !s.deliver(r.Context(), m.raw) {
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
@@ -385,6 +397,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		default:
 		}
 		s.ss.ServeDirect(s.handlerContext(r), m.raw, func([]byte) {})
+		if applied != nil {
+			applied()
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -428,6 +443,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	// server's ShutdownTimeout, not as for an HTTP request.
 	h.addBusy(-1)
 	s.ss.ServeDirect(s.handlerContext(r), m.raw, func(resp []byte) { s.answer(key, resp) })
+	if applied != nil {
+		applied()
+	}
 	h.addBusy(1)
 	if !release() && s.id != "" {
 		// abandoned ran, or runs: take back what it gave up, which post

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,6 +115,44 @@ func TestRedisSubscribeElsewhere(t *testing.T) {
 	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
 		srvs[2].ResourceUpdated(context.Background(), "test://watched")
 	})
+}
+
+// afterLoadSessions is a session store that, once its hook is armed,
+// runs it after the next Load has read the record: the hook is shared by
+// the replicas' stores, and taken by whichever loads first.
+type afterLoadSessions struct {
+	mcphttp.SessionStore
+	hook *atomic.Pointer[func()]
+}
+
+func (st *afterLoadSessions) Load(ctx context.Context, id string, ttl time.Duration) ([][]byte, error) {
+	msgs, err := st.SessionStore.Load(ctx, id, ttl)
+	if f := st.hook.Swap(nil); f != nil {
+		(*f)()
+	}
+	return msgs, err
+}
+
+func TestRedisConcurrentStateChanges(t *testing.T) {
+	r := redistest.Start(t)
+	// No Relay: a replica catches up only as a request comes in, so the
+	// hook's Load is the next request's.
+	var hook atomic.Pointer[func()]
+	var urls []string
+	for range 3 {
+		st := &afterLoadSessions{SessionStore: open(t, r.URL(), nil).Sessions, hook: &hook}
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quiet})
+		h := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: quiet, Sessions: st})
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = h.Shutdown(ctx)
+			ts.Close()
+		})
+		urls = append(urls, ts.URL)
+	}
+	replicatest.ConcurrentLevels(t, urls, func(f func()) { hook.Store(&f) })
 }
 
 // Every key the stores write is bounded: it expires, and a stream holds

@@ -15,7 +15,7 @@ import (
 )
 
 // Server returns a server with the tools of the scenarios that name
-// them (Count, and Sum's "sum"), configured by opts.
+// them (Count, Sum's "sum", ConcurrentLevels' "warn"), configured by opts.
 func Server(opts *mcp.ServerOptions) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "replica", Version: "1.0.0"}, opts)
 	type sumIn struct {
@@ -59,6 +59,13 @@ func Server(opts *mcp.ServerOptions) *mcp.Server {
 			}
 			name, _ := res.Content["name"].(string)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Hello, " + name}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "warn", Description: "Logs a warning, if the session's level lets it, then answers."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if err := req.Log(ctx, mcp.LevelWarning, "replicatest", "a warning"); err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "warned"}}}, nil, nil
 		})
 	text := "x"
 	srv.AddResource(&mcp.Resource{URI: "test://watched", Name: "watched"},
@@ -582,6 +589,76 @@ func SubscribeElsewhere(t *testing.T, urls []string, uri string, update func()) 
 		}
 		if strings.Contains(ev.Data, "notifications/resources/updated") && strings.Contains(ev.Data, uri) {
 			return
+		}
+	}
+}
+
+// Warns calls Server's warn tool in session sid through url and reports
+// whether the call carried the warning: whether the session's log level,
+// on that replica, is warning or below.
+func Warns(t testing.TB, url, sid string, id int) bool {
+	t.Helper()
+	resp := Post(t, url, sid, legacyVersion,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"warn","arguments":{}}}`, id), nil)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// A call that sent nothing before its result may be answered
+		// as plain JSON: no warning.
+		Result(t, resp)
+		return false
+	}
+	defer resp.Body.Close()
+	// The warning is sent about the call, on its stream, before the
+	// result.
+	evs := NewEvents(resp.Body)
+	warned := false
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			t.Fatalf("warn through %s: the stream ended without a result", url)
+		}
+		switch {
+		case strings.Contains(ev.Data, `"notifications/message"`):
+			warned = true
+		case strings.Contains(ev.Data, `"result"`):
+			return warned
+		case strings.Contains(ev.Data, `"error"`):
+			t.Fatalf("warn through %s: %s", url, ev.Data)
+		}
+	}
+}
+
+// SetLevel sets the log level of session sid through url.
+func SetLevel(t testing.TB, url, sid string, id int, level string) {
+	t.Helper()
+	Result(t, Post(t, url, sid, legacyVersion,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"logging/setLevel","params":{"level":%q}}`, id, level), nil))
+}
+
+// ConcurrentLevels sets a session's log level through two replicas at
+// once and checks that every replica ends with the level the session's
+// record ends with, not each with the one it applied last. afterLoad
+// arms f to run once, right after the next load of the replicas'
+// session store has read the record: urls[1]'s setLevel(error) loads
+// the record, then f sets debug through urls[0] (recorded and applied
+// there first), then urls[1] records error after it. The record ends
+// with error, so no replica, urls[2] included if given, lets a warning
+// through.
+func ConcurrentLevels(t *testing.T, urls []string, afterLoad func(f func())) {
+	sid := Initialize(t, urls[0])
+	Sum(t, urls[1], sid, 2, 1, 2) // urls[1] serves the session too
+	afterLoad(func() { SetLevel(t, urls[0], sid, 3, "debug") })
+	SetLevel(t, urls[1], sid, 4, "error")
+	for i, u := range urls {
+		if Warns(t, u, sid, 10+i) {
+			t.Errorf("replica %d logs a warning: its level is not the record's last one (error)", i)
+		}
+	}
+	// The probe tells the levels apart: a later debug, through either
+	// replica, lets warnings through on every one.
+	SetLevel(t, urls[1], sid, 5, "debug")
+	for i, u := range urls {
+		if !Warns(t, u, sid, 20+i) {
+			t.Errorf("replica %d logs no warning at level debug", i)
 		}
 	}
 }
