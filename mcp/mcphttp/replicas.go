@@ -581,9 +581,16 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 				return
 			case <-t.C:
 				// Read as every request reads it: a record that a
-				// client's message re-created is no session.
+				// client's message re-created is no session. What it
+				// holds is caught up with: the stream hears of a change
+				// made through another replica even if no Relay
+				// announced it (this replica was cut off from Redis at
+				// the time, or there is no Relay).
 				ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-				_, err := h.loadRecord(ctx, s.id, ttl)
+				rec, err := h.loadRecord(ctx, s.id, ttl)
+				if err == nil {
+					err = s.tryCatchUp(ctx, rec)
+				}
 				cancel()
 				switch {
 				case errors.Is(err, ErrNotFound):
@@ -591,7 +598,7 @@ func (h *Handler) keepShared(s *httpSession) (stop func()) {
 					s.end()
 					return
 				case err != nil:
-					h.log.Warn("mcphttp: keeping a session alive in the store failed", s.logRef(), "err", err)
+					h.log.Warn("mcphttp: keeping a session alive in the store, or catching up with it, failed", s.logRef(), "err", err)
 				}
 			}
 		}

@@ -586,3 +586,23 @@ func TestReplicasCatchUpOnARecordLoadedEarlier(t *testing.T) {
 		}
 	}
 }
+
+// Without a Relay to announce it, a state change made through another
+// replica reaches a replica whose GET stream is open when it next keeps
+// the session alive in the store (every third of SessionTimeout): the
+// record it loads then is caught up with, not only kept.
+func TestReplicasGetStreamCatchesUpWithoutARelay(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	var srvs []*mcp.Server
+	var urls []string
+	for range 2 {
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store, SessionTimeout: 900 * time.Millisecond})
+		srvs = append(srvs, srv)
+		urls = append(urls, u)
+	}
+	// No bus either: the update is A's own, heard by A's sessions.
+	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
+		srvs[0].ResourceUpdated(context.Background(), "test://watched")
+	})
+}
