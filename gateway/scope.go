@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -104,23 +105,36 @@ func (s *scope) check(p string) error {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return fmt.Errorf("%w: empty or contains NUL", errBadPath)
 	}
-	canon, err := s.canonical(p)
-	if err != nil {
-		return err
-	}
-	if !s.inside(canon) {
-		return fmt.Errorf("%w: %q resolves to %q", errOutside, p, canon)
-	}
-	if strings.HasPrefix(p, "/") && strings.Contains(p, `\`) {
-		// A Linux path with a backslash: canonical read it as a Windows
-		// program would (a separator); a Linux program reads it as part
-		// of a name. That reading must stay inside too.
-		lit, err := resolveLinux(p)
+	q := p
+	if winexec.IsWindowsPath(p) {
+		l, err := s.mapper.WinToWSL(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %v", errBadPath, err)
 		}
-		if !s.inside(lit) {
-			return fmt.Errorf("%w: %q resolves to %q", errOutside, p, lit)
+		q = l
+	}
+	readings := []string{q}
+	if strings.HasPrefix(p, "/") && strings.Contains(p, `\`) {
+		// A Linux path with a backslash: q read it as a Windows program
+		// would (a separator); a Linux program reads it as part of a
+		// name. That reading must stay inside too.
+		readings = append(readings, p)
+	}
+	for _, r := range readings {
+		// Each reading twice: as the kernel resolves it (".." from where
+		// a link led), and with ".." applied first, lexically, as every
+		// Windows program (Win32 path normalization) and many servers
+		// (path.resolve, os.path.abspath, filepath.Clean) do before the
+		// kernel sees it. With a link two levels down, root/link/../../../x
+		// is root/x to the kernel but ../x lexically: both must be inside.
+		for _, c := range []string{r, path.Clean(r)} {
+			res, err := resolveLinux(c)
+			if err != nil {
+				return err
+			}
+			if !s.inside(res) {
+				return fmt.Errorf("%w: %q resolves to %q", errOutside, p, res)
+			}
 		}
 	}
 	return nil
@@ -141,14 +155,16 @@ func (s *scope) canonical(p string) (string, error) {
 
 // resolveLinux resolves an absolute Linux path as the kernel would:
 // component by component, following symbolic links where they exist and
-// ".." from wherever a link led; past the first missing component the rest
-// is lexical (nothing there can be a link yet). A dangling link or a link
-// loop is refused: writing through it could land anywhere.
+// ".." from wherever a link led. Every component is looked up, even past
+// a missing one: ".." can climb back out of a missing name to where links
+// exist (the kernel would refuse such a path, a lexical reader would not).
+// A dangling link or a link loop is refused: writing through it could
+// land anywhere.
 func resolveLinux(p string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("%w: %q is not absolute", errBadPath, p)
 	}
-	cur, missing := "/", false
+	cur := "/"
 	for _, part := range strings.Split(p, "/") {
 		switch part {
 		case "", ".":
@@ -158,14 +174,9 @@ func resolveLinux(p string) (string, error) {
 			continue
 		}
 		next := filepath.Join(cur, part)
-		if missing {
-			cur = next
-			continue
-		}
 		fi, err := os.Lstat(next)
 		if err != nil {
-			missing = true
-			cur = next
+			cur = next // missing: nothing there is a link yet
 			continue
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
