@@ -507,3 +507,48 @@ func TestListCap(t *testing.T) {
 		t.Fatalf("%d tools listed", n)
 	}
 }
+
+// TestStepScopeCaseFolded: decoders that fill a struct (encoding/json, and
+// this repository's typed tools) match member names without case, so
+// {"PATH": …} reaches an upstream's "path" field. A schema that does not
+// close its properties admits such a member: the scope must bind it too.
+func TestStepScopeCaseFolded(t *testing.T) {
+	dir := t.TempDir()
+	mount := filepath.Join(dir, "mnt") + "/"
+	work := filepath.Join(dir, "mnt", "c", "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "open", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"opts":{"type":"object"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Path string `json:"path"`
+				Opts struct {
+					Cwd string `json:"cwd"`
+				} `json:"opts"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Path + "|" + in.Opts.Cwd}}}, nil
+		})
+	pol := &Policy{Roots: []string{`C:\work`}, Tools: map[string]*ToolRule{"up/open": {PathArgs: []string{"path", "opts.cwd"}}},
+		Approval: Approval{Default: "never"}}
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": s}, Policy: pol, PathMapper: &winexec.PathMapper{MountRoot: mount, Distro: "U"}}, nil)
+	for _, args := range []string{
+		`{"PATH":"/etc/passwd"}`,
+		`{"path":"` + work + `/a","Path":"/etc/passwd"}`,
+		`{"opts":{"CWD":"/etc"}}`,
+		`{"OPTS":{"cwd":"/etc"}}`,
+	} {
+		res, code := f.call(t, "up__open", json.RawMessage(args))
+		if code != CodePathOutsideRoots {
+			t.Errorf("%s: got %s (%s), want %s", args, code, res.TextOf(), CodePathOutsideRoots)
+		}
+	}
+	if res, code := f.call(t, "up__open", json.RawMessage(`{"path":"`+work+`/a","opts":{"cwd":"`+work+`"}}`)); code != CodeOK {
+		t.Errorf("inside: %s %s", code, res.TextOf())
+	}
+}

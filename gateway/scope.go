@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/winbridge/winbridge/winexec"
@@ -39,9 +40,10 @@ func parseArgPath(s string) (argPath, error) {
 }
 
 // values calls f with every value at p in args (decoded JSON), with a
-// readable location; absent members are skipped.
+// readable location; absent members are skipped. Members match without
+// case (see walk).
 func (p argPath) values(args any, f func(where string, v any) error) error {
-	var walk func(v any, i int, where string) error
+	var walk, member func(v any, i int, where string) error
 	walk = func(v any, i int, where string) error {
 		if i == len(p) {
 			return f(where, v)
@@ -50,11 +52,28 @@ func (p argPath) values(args any, f func(where string, v any) error) error {
 		if !ok {
 			return nil
 		}
-		mv, ok := m[p[i].name]
-		if !ok || mv == nil {
+		// Every member whose name equals the step's without case:
+		// decoders that fill a struct (encoding/json, this module's typed
+		// tools) match names so, and a schema that does not close its
+		// properties lets {"PATH": …} through to an upstream's "path".
+		var keys []string
+		for k := range m {
+			if strings.EqualFold(k, p[i].name) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := member(m[k], i, where+"."+k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	member = func(mv any, i int, where string) error {
+		if mv == nil {
 			return nil
 		}
-		where += "." + p[i].name
 		if !p[i].each {
 			return walk(mv, i+1, where)
 		}
