@@ -552,3 +552,19 @@ func TestStepScopeCaseFolded(t *testing.T) {
 		t.Errorf("inside: %s %s", code, res.TextOf())
 	}
 }
+
+// TestAuditNameBounded: the name a call asks for is the model's to
+// choose, unknown names included, and refused calls count against no
+// budget. The audit keeps a bounded prefix of it: a line per call must not
+// let the model fill the audit file (and rotate the earlier records away)
+// with a few calls, or write its context into the log.
+func TestAuditNameBounded(t *testing.T) {
+	f := start(t, &Options{Servers: inproc()}, nil)
+	if _, code := f.call(t, strings.Repeat("n", 200_000), nil); code != CodeUnknownTool {
+		t.Fatalf("code %s", code)
+	}
+	rec := f.audit.last(t)
+	if n := len(rec["exposed"].(string)); n > maxAuditName {
+		t.Errorf("the audit keeps %d bytes of the name", n)
+	}
+}
