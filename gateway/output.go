@@ -47,6 +47,13 @@ func withCutMeta(m mcp.Meta, cut map[string]any) mcp.Meta {
 	return m
 }
 
+// A result keeps at most max(minMaxBlocks, totalCap/blockWeight) content
+// blocks; the rest are dropped with a note, as past the total.
+const (
+	blockWeight  = 64
+	minMaxBlocks = 16
+)
+
 // capBlocks applies the byte caps to blocks: a text block is cut at a
 // character boundary and ends with a visible marker; a binary block
 // (image, audio, embedded blob) or an unknown one over its cap is
@@ -59,9 +66,13 @@ func capBlocks(blocks []mcp.Content, blockCap, totalCap int) ([]mcp.Content, int
 	var cuts []cutInfo
 	total, dropped := 0, 0
 	var out []mcp.Content // allocated at the first cut
+	// A block costs its encoding even when its payload is empty: a
+	// million empty blocks weigh nothing against the byte caps, so their
+	// number is bounded too.
+	maxBlocks := max(minMaxBlocks, totalCap/blockWeight)
 	for i, c := range blocks {
 		remaining := totalCap - total
-		if remaining <= 0 {
+		if remaining <= 0 || i >= maxBlocks {
 			if out == nil {
 				out = slices.Clone(blocks[:i])
 			}
@@ -89,15 +100,15 @@ func capBlocks(blocks []mcp.Content, blockCap, totalCap int) ([]mcp.Content, int
 		return blocks, total, nil
 	}
 	if dropped > 0 {
-		msg := droppedNote(dropped, totalCap)
+		msg := droppedNote(dropped, totalCap, maxBlocks)
 		out = append(out, &mcp.TextContent{Text: msg})
 		total += len(msg)
 	}
 	return out, total, map[string]any{"cut": true, "blocks": cuts, "droppedBlocks": dropped, "blockCap": blockCap, "totalCap": totalCap}
 }
 
-func droppedNote(dropped, totalCap int) string {
-	return fmt.Sprintf("[%d more content blocks were dropped by the gateway: the result passed its %d-byte cap]", dropped, totalCap)
+func droppedNote(dropped, totalCap, maxBlocks int) string {
+	return fmt.Sprintf("[%d more content blocks were dropped by the gateway: the result passed its %d-byte or %d-block cap]", dropped, totalCap, maxBlocks)
 }
 
 // cutBlock returns c cut to limit bytes, and the bytes it keeps.

@@ -178,3 +178,28 @@ func TestCapBlocksWeighWholeBlock(t *testing.T) {
 		t.Errorf("the read's contents encode to %d bytes, over the %d-byte cap", len(enc), blockCap)
 	}
 }
+
+// TestCapBlocksCountEmptyBlocks: a block with no text still costs its
+// encoding, so a result of a million empty blocks would pass byte caps
+// that weigh only payloads. The number of blocks is bounded too.
+func TestCapBlocksCountEmptyBlocks(t *testing.T) {
+	in := make([]mcp.Content, 200_000)
+	for i := range in {
+		in[i] = &mcp.TextContent{}
+	}
+	const totalCap = 64 << 10
+	out, _, meta := capBlocks(in, 1000, totalCap)
+	if meta == nil {
+		t.Fatal("nothing was cut")
+	}
+	enc, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enc) > 2*totalCap {
+		t.Errorf("%d blocks encode to %d bytes; the cap is %d", len(out), len(enc), totalCap)
+	}
+	if !strings.Contains(out[len(out)-1].(*mcp.TextContent).Text, "dropped") {
+		t.Error("no note on the dropped blocks")
+	}
+}
