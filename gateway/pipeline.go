@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -236,6 +237,16 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 			return c.fail(CodeTimeout, "tool %q did not answer within %v; the call was cancelled", name, e.Budgets.Timeout)
 		}
 		return c.fail(code, "tool %q: %v", name, err)
+	}
+
+	// _meta[MetaKey] is the facade's own: an upstream that writes it
+	// must not pass for a refusal (CodeOf) or a cut. res may be an
+	// in-process tool's own value: the change is made on a copy.
+	if _, forged := res.Meta[MetaKey]; forged {
+		cp := *res
+		cp.Meta = maps.Clone(res.Meta)
+		delete(cp.Meta, MetaKey)
+		res = &cp
 	}
 
 	// 9. Output checks.
