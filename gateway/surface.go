@@ -226,6 +226,10 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	if r.Title != "" {
 		def.Title = r.Title
 	}
+	if len(def.Title) > maxDescriptionBytes {
+		// A title is listed as surely as a description.
+		def.Title = cutUTF8(def.Title, maxDescriptionBytes) + " [...]"
+	}
 	desc := t.Description
 	if r.Description != "" {
 		desc = r.Description
