@@ -230,7 +230,11 @@ func (s *scope) driveFolded(r string) bool {
 func within(root, p string, fold bool) bool {
 	eq := func(a, b string) bool { return a == b }
 	if fold {
-		eq = strings.EqualFold
+		// Windows upper-cases each character to compare names; Unicode
+		// folding also equates characters Windows keeps apart, such as
+		// "k" and KELVIN SIGN or "s" and LONG S, which are of another
+		// length in UTF-8. Names of other lengths are never equal.
+		eq = func(a, b string) bool { return len(a) == len(b) && strings.EqualFold(a, b) }
 	}
 	if eq(root, p) || root == "/" {
 		return true

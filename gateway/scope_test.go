@@ -100,3 +100,25 @@ func TestScopeLexicalReading(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeFoldLookalikes: Windows compares names by upper-casing each
+// character, so "work" and "wor\u212a" (KELVIN SIGN) are two names, while
+// Unicode case folding calls them equal. The root's look-alike beside it
+// is outside the root.
+func TestScopeFoldLookalikes(t *testing.T) {
+	dir := t.TempDir()
+	mount := filepath.Join(dir, "mnt") + "/"
+	if err := os.MkdirAll(filepath.Join(dir, "mnt", "c", "work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := newScope([]string{`C:\work`}, &winexec.PathMapper{MountRoot: mount, Distro: "U"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"C:\\wor\u212a", "C:\\WOR\u212a", `C:\Work`} {
+		err := sc.check(p)
+		if want := p == `C:\Work`; (err == nil) != want {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+}
