@@ -598,7 +598,9 @@ func TestUpstreamCannotForgeCode(t *testing.T) {
 func TestListedTitleBounded(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "t", Title: strings.Repeat("T", 100_000), InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": s}}, nil)
 	if n := len(f.names(t)["up__t"].Title); n > maxDescriptionBytes+8 {
 		t.Errorf("a title of %d bytes was listed", n)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/winbridge/winbridge/internal/toolname"
 	"github.com/winbridge/winbridge/mcp"
 )
