@@ -47,6 +47,13 @@ func withCutMeta(m mcp.Meta, cut map[string]any) mcp.Meta {
 	return m
 }
 
+// A result keeps at most max(minMaxBlocks, totalCap/blockWeight) content
+// blocks; the rest are dropped with a note, as past the total.
+const (
+	blockWeight  = 64
+	minMaxBlocks = 16
+)
+
 // capBlocks applies the byte caps to blocks: a text block is cut at a
 // character boundary and ends with a visible marker; a binary block
 // (image, audio, embedded blob) or an unknown one over its cap is
@@ -59,9 +66,13 @@ func capBlocks(blocks []mcp.Content, blockCap, totalCap int) ([]mcp.Content, int
 	var cuts []cutInfo
 	total, dropped := 0, 0
 	var out []mcp.Content // allocated at the first cut
+	// A block costs its encoding even when its payload is empty: a
+	// million empty blocks weigh nothing against the byte caps, so their
+	// number is bounded too.
+	maxBlocks := max(minMaxBlocks, totalCap/blockWeight)
 	for i, c := range blocks {
 		remaining := totalCap - total
-		if remaining <= 0 {
+		if remaining <= 0 || i >= maxBlocks {
 			if out == nil {
 				out = slices.Clone(blocks[:i])
 			}
@@ -89,15 +100,15 @@ func capBlocks(blocks []mcp.Content, blockCap, totalCap int) ([]mcp.Content, int
 		return blocks, total, nil
 	}
 	if dropped > 0 {
-		msg := droppedNote(dropped, totalCap)
+		msg := droppedNote(dropped, totalCap, maxBlocks)
 		out = append(out, &mcp.TextContent{Text: msg})
 		total += len(msg)
 	}
 	return out, total, map[string]any{"cut": true, "blocks": cuts, "droppedBlocks": dropped, "blockCap": blockCap, "totalCap": totalCap}
 }
 
-func droppedNote(dropped, totalCap int) string {
-	return fmt.Sprintf("[%d more content blocks were dropped by the gateway: the result passed its %d-byte cap]", dropped, totalCap)
+func droppedNote(dropped, totalCap, maxBlocks int) string {
+	return fmt.Sprintf("[%d more content blocks were dropped by the gateway: the result passed its %d-byte or %d-block cap]", dropped, totalCap, maxBlocks)
 }
 
 // cutBlock returns c cut to limit bytes, and the bytes it keeps.
@@ -105,18 +116,25 @@ func cutBlock(c mcp.Content, size int, kind string, limit int) (mcp.Content, int
 	if er, ok := c.(*mcp.EmbeddedResource); ok && (er.Resource == nil || er.Resource.Text == nil) {
 		c = nil // a blob: removed below
 	}
+	// What the block carries besides its text stays as it is: the text
+	// is cut to what is left, and if nothing useful is left (a megabyte
+	// of uri or _meta around a short text) the block is removed.
+	extra := blockExtra(c)
+	if extra > limit/2 {
+		c = nil
+	}
 	switch b := c.(type) {
 	case *mcp.TextContent:
 		nb := *b
-		nb.Text = cutText(b.Text, size, limit)
-		return &nb, len(nb.Text)
+		nb.Text = cutText(b.Text, len(b.Text), limit-extra)
+		return &nb, len(nb.Text) + extra
 	case *mcp.EmbeddedResource:
 		r := *b.Resource
-		t := cutText(*b.Resource.Text, size, limit)
+		t := cutText(*b.Resource.Text, len(*b.Resource.Text), limit-extra)
 		r.Text = &t
 		nb := *b
 		nb.Resource = &r
-		return &nb, len(t)
+		return &nb, len(t) + extra
 	}
 	msg := removedNote(kind, size, limit)
 	return &mcp.TextContent{Text: msg}, len(msg)
@@ -135,25 +153,27 @@ func removedNote(kind string, size, limit int) string {
 }
 
 // blockSize is what a block weighs against the caps: its text or its
-// base64 data, or its encoding for other kinds.
+// base64 data and what it carries besides (blockExtra), or its encoding
+// for other kinds.
 func blockSize(c mcp.Content) (int, string) {
+	extra := blockExtra(c)
 	switch b := c.(type) {
 	case *mcp.TextContent:
-		return len(b.Text), "text"
+		return len(b.Text) + extra, "text"
 	case *mcp.ImageContent:
-		return len(b.Data), "image"
+		return len(b.Data) + extra, "image"
 	case *mcp.AudioContent:
-		return len(b.Data), "audio"
+		return len(b.Data) + extra, "audio"
 	case *mcp.EmbeddedResource:
 		if b.Resource != nil {
 			switch {
 			case b.Resource.Text != nil:
-				return len(*b.Resource.Text), "resource"
+				return len(*b.Resource.Text) + extra, "resource"
 			case b.Resource.Blob != nil:
-				return len(*b.Resource.Blob), "resource"
+				return len(*b.Resource.Blob) + extra, "resource"
 			}
 		}
-		return 0, "resource"
+		return extra, "resource"
 	case *mcp.UnknownContent:
 		return len(b.Raw), b.Type
 	case nil:
@@ -161,6 +181,46 @@ func blockSize(c mcp.Content) (int, string) {
 	}
 	bs, _ := json.Marshal(c)
 	return len(bs), fmt.Sprintf("%T", c)
+}
+
+// blockExtra weighs what a text, image, audio or embedded resource block
+// carries besides its payload: a mime type, a resource's uri, annotations
+// and _meta. An upstream chooses all of it, and all of it reaches the
+// client, so the caps count it. It allocates only for a block that has
+// annotations or _meta.
+func blockExtra(c mcp.Content) int {
+	n := 0
+	add := func(v any) {
+		b, _ := json.Marshal(v)
+		n += len(b)
+	}
+	var a *mcp.Annotations
+	var m mcp.Meta
+	switch b := c.(type) {
+	case *mcp.TextContent:
+		a, m = b.Annotations, b.Meta
+	case *mcp.ImageContent:
+		a, m = b.Annotations, b.Meta
+		n += len(b.MIMEType)
+	case *mcp.AudioContent:
+		a, m = b.Annotations, b.Meta
+		n += len(b.MIMEType)
+	case *mcp.EmbeddedResource:
+		a, m = b.Annotations, b.Meta
+		if r := b.Resource; r != nil {
+			n += len(r.URI) + len(r.MIMEType)
+			if r.Meta != nil {
+				add(r.Meta)
+			}
+		}
+	}
+	if a != nil {
+		add(a)
+	}
+	if m != nil {
+		add(m)
+	}
+	return n
 }
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that does not

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -14,6 +15,13 @@ import (
 	"github.com/winbridge/winbridge/internal/jsonwalk"
 	"github.com/winbridge/winbridge/mcp"
 )
+
+// maxAuditName bounds the names an audit record takes from the request
+// (the tool asked for, the client's name): the model chooses the first,
+// unknown names included, and refused calls count against no budget, so
+// a whole name would let it fill the audit file, rotating earlier records
+// away, in a few calls. No exposed name is longer (maxNameLength ≤ 1024).
+const maxAuditName = 1024
 
 // call is one tools/call on its way through the pipeline.
 type call struct {
@@ -32,8 +40,8 @@ func (v *view) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.C
 	sess := g.session(req.Session)
 	surf := v.surf.Load()
 	ident, counted := g.identity(req, surf.set)
-	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: req.ClientInfo().Name, Profile: surf.set.profNm,
-		Exposed: req.Params.Name, ArgumentBytes: len(req.Params.Arguments)}}
+	c := &call{set: surf.set, rec: Record{Time: start, Session: sess.id, Client: cutUTF8(req.ClientInfo().Name, maxAuditName), Profile: surf.set.profNm,
+		Exposed: cutUTF8(req.Params.Name, maxAuditName), ArgumentBytes: len(req.Params.Arguments)}}
 	defer func() {
 		if errors.Is(err, mcp.ErrInputRequired) {
 			return // not finished: the client answers and the call runs again
@@ -229,6 +237,16 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 			return c.fail(CodeTimeout, "tool %q did not answer within %v; the call was cancelled", name, e.Budgets.Timeout)
 		}
 		return c.fail(code, "tool %q: %v", name, err)
+	}
+
+	// _meta[MetaKey] is the facade's own: an upstream that writes it
+	// must not pass for a refusal (CodeOf) or a cut. res may be an
+	// in-process tool's own value: the change is made on a copy.
+	if _, forged := res.Meta[MetaKey]; forged {
+		cp := *res
+		cp.Meta = maps.Clone(res.Meta)
+		delete(cp.Meta, MetaKey)
+		res = &cp
 	}
 
 	// 9. Output checks.

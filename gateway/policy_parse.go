@@ -260,6 +260,11 @@ func (pp *policyParser) profile(path string, v any) *Profile {
 		switch name {
 		case "allow":
 			pr.Allow = pp.strings(path, v, pp.pattern)
+			if a, ok := v.([]any); ok && len(a) == 0 {
+				// An empty Allow matches every tool, but [] reads as
+				// "nothing": it must not fail open.
+				pp.Fail(path, `an empty list would allow every tool; leave "allow" out to allow all, or deny "*" to allow none`)
+			}
 		case "deny":
 			pr.Deny = pp.strings(path, v, pp.pattern)
 		case "target":

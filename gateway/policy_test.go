@@ -157,3 +157,15 @@ func TestRotatingFileAudit(t *testing.T) {
 		t.Errorf("mode %v", fi.Mode())
 	}
 }
+
+// TestPolicyEmptyAllow: "allow": [] reads as "allow nothing", but an
+// empty Allow matches every tool. It must not fail open: it is refused.
+func TestPolicyEmptyAllow(t *testing.T) {
+	_, err := ParsePolicy([]byte(`{"profiles":{"locked":{"allow":[]}}}`))
+	if err == nil || !strings.Contains(err.Error(), `profiles.locked.allow`) {
+		t.Fatalf("an empty allow list: %v", err)
+	}
+	if _, err := ParsePolicy([]byte(`{"profiles":{"p":{"deny":[]}}}`)); err != nil {
+		t.Fatalf("an empty deny list: %v", err)
+	}
+}

@@ -30,7 +30,8 @@ func capRead(res *mcp.ReadResourceResult, blockCap, totalCap int) {
 			contents[i] = b.Resource
 		case *mcp.TextContent:
 			rc := &mcp.ResourceContents{MIMEType: "text/plain", Text: mcp.Ptr(b.Text)}
-			if src != nil {
+			if src != nil && len(src.URI) <= blockCap/2 {
+				// Not a uri that is itself what the cap removed.
 				rc.URI = src.URI
 			}
 			contents[i] = rc

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -132,5 +133,73 @@ func TestCapReadDrops(t *testing.T) {
 	capPrompt(pr, 1000, 105)
 	if len(pr.Messages) != 3 || pr.Messages[2].Role != "assistant" || !strings.Contains(pr.Messages[2].Content.(*mcp.TextContent).Text, "dropped") {
 		t.Errorf("%+v", pr.Messages[2])
+	}
+}
+
+// TestCapBlocksWeighWholeBlock: a block's bytes are not only its text or
+// data. An upstream can put what it likes in a resource's uri or
+// mimeType, an image's mimeType, or a block's annotations and _meta, and
+// all of it reaches the client: the caps must weigh it.
+func TestCapBlocksWeighWholeBlock(t *testing.T) {
+	big := strings.Repeat("u", 100_000)
+	in := []mcp.Content{
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///" + big, Text: mcp.Ptr("x")}},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///a", MIMEType: big, Blob: mcp.Ptr("AAAA")}},
+		&mcp.TextContent{Text: "x", Meta: mcp.Meta{"k": big}},
+		&mcp.TextContent{Text: "x", Annotations: &mcp.Annotations{LastModified: big}},
+		&mcp.ImageContent{Data: "AAAA", MIMEType: big},
+		&mcp.TextContent{Text: strings.Repeat("t", 300), Meta: mcp.Meta{"k": strings.Repeat("m", 500)}},
+	}
+	const blockCap, totalCap = 1000, 100_000
+	out, total, meta := capBlocks(in, blockCap, totalCap)
+	if meta == nil {
+		t.Fatal("nothing was cut")
+	}
+	sum := 0
+	for i, b := range out {
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The encoding adds a few bytes of its own (names, quotes).
+		if len(enc) > blockCap+200 {
+			t.Errorf("block %d encodes to %d bytes, over the %d-byte cap", i, len(enc), blockCap)
+		}
+		sum += len(enc)
+	}
+	if sum > totalCap || total > totalCap {
+		t.Errorf("%d bytes encoded, %d counted; the cap is %d", sum, total, totalCap)
+	}
+	// A read's contents entry that is removed leaves a note with its
+	// uri: not a uri that is itself over the cap.
+	res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///" + big, Text: mcp.Ptr("x")}}}
+	capRead(res, blockCap, totalCap)
+	if enc, _ := json.Marshal(res.Contents); len(enc) > blockCap+200 {
+		t.Errorf("the read's contents encode to %d bytes, over the %d-byte cap", len(enc), blockCap)
+	}
+}
+
+// TestCapBlocksCountEmptyBlocks: a block with no text still costs its
+// encoding, so a result of a million empty blocks would pass byte caps
+// that weigh only payloads. The number of blocks is bounded too.
+func TestCapBlocksCountEmptyBlocks(t *testing.T) {
+	in := make([]mcp.Content, 200_000)
+	for i := range in {
+		in[i] = &mcp.TextContent{}
+	}
+	const totalCap = 64 << 10
+	out, _, meta := capBlocks(in, 1000, totalCap)
+	if meta == nil {
+		t.Fatal("nothing was cut")
+	}
+	enc, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enc) > 2*totalCap {
+		t.Errorf("%d blocks encode to %d bytes; the cap is %d", len(out), len(enc), totalCap)
+	}
+	if !strings.Contains(out[len(out)-1].(*mcp.TextContent).Text, "dropped") {
+		t.Error("no note on the dropped blocks")
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/winbridge/winbridge/winexec"
@@ -38,9 +40,10 @@ func parseArgPath(s string) (argPath, error) {
 }
 
 // values calls f with every value at p in args (decoded JSON), with a
-// readable location; absent members are skipped.
+// readable location; absent members are skipped. Members match without
+// case (see walk).
 func (p argPath) values(args any, f func(where string, v any) error) error {
-	var walk func(v any, i int, where string) error
+	var walk, member func(v any, i int, where string) error
 	walk = func(v any, i int, where string) error {
 		if i == len(p) {
 			return f(where, v)
@@ -49,11 +52,28 @@ func (p argPath) values(args any, f func(where string, v any) error) error {
 		if !ok {
 			return nil
 		}
-		mv, ok := m[p[i].name]
-		if !ok || mv == nil {
+		// Every member whose name equals the step's without case:
+		// decoders that fill a struct (encoding/json, this module's typed
+		// tools) match names so, and a schema that does not close its
+		// properties lets {"PATH": …} through to an upstream's "path".
+		var keys []string
+		for k := range m {
+			if strings.EqualFold(k, p[i].name) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := member(m[k], i, where+"."+k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	member = func(mv any, i int, where string) error {
+		if mv == nil {
 			return nil
 		}
-		where += "." + p[i].name
 		if !p[i].each {
 			return walk(mv, i+1, where)
 		}
@@ -104,23 +124,36 @@ func (s *scope) check(p string) error {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return fmt.Errorf("%w: empty or contains NUL", errBadPath)
 	}
-	canon, err := s.canonical(p)
-	if err != nil {
-		return err
-	}
-	if !s.inside(canon) {
-		return fmt.Errorf("%w: %q resolves to %q", errOutside, p, canon)
-	}
-	if strings.HasPrefix(p, "/") && strings.Contains(p, `\`) {
-		// A Linux path with a backslash: canonical read it as a Windows
-		// program would (a separator); a Linux program reads it as part
-		// of a name. That reading must stay inside too.
-		lit, err := resolveLinux(p)
+	q := p
+	if winexec.IsWindowsPath(p) {
+		l, err := s.mapper.WinToWSL(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %v", errBadPath, err)
 		}
-		if !s.inside(lit) {
-			return fmt.Errorf("%w: %q resolves to %q", errOutside, p, lit)
+		q = l
+	}
+	readings := []string{q}
+	if strings.HasPrefix(p, "/") && strings.Contains(p, `\`) {
+		// A Linux path with a backslash: q read it as a Windows program
+		// would (a separator); a Linux program reads it as part of a
+		// name. That reading must stay inside too.
+		readings = append(readings, p)
+	}
+	for _, r := range readings {
+		// Each reading twice: as the kernel resolves it (".." from where
+		// a link led), and with ".." applied first, lexically, as every
+		// Windows program (Win32 path normalization) and many servers
+		// (path.resolve, os.path.abspath, filepath.Clean) do before the
+		// kernel sees it. With a link two levels down, root/link/../../../x
+		// is root/x to the kernel but ../x lexically: both must be inside.
+		for _, c := range []string{r, path.Clean(r)} {
+			res, err := resolveLinux(c)
+			if err != nil {
+				return err
+			}
+			if !s.inside(res) {
+				return fmt.Errorf("%w: %q resolves to %q", errOutside, p, res)
+			}
 		}
 	}
 	return nil
@@ -141,14 +174,16 @@ func (s *scope) canonical(p string) (string, error) {
 
 // resolveLinux resolves an absolute Linux path as the kernel would:
 // component by component, following symbolic links where they exist and
-// ".." from wherever a link led; past the first missing component the rest
-// is lexical (nothing there can be a link yet). A dangling link or a link
-// loop is refused: writing through it could land anywhere.
+// ".." from wherever a link led. Every component is looked up, even past
+// a missing one: ".." can climb back out of a missing name to where links
+// exist (the kernel would refuse such a path, a lexical reader would not).
+// A dangling link or a link loop is refused: writing through it could
+// land anywhere.
 func resolveLinux(p string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("%w: %q is not absolute", errBadPath, p)
 	}
-	cur, missing := "/", false
+	cur := "/"
 	for _, part := range strings.Split(p, "/") {
 		switch part {
 		case "", ".":
@@ -158,14 +193,9 @@ func resolveLinux(p string) (string, error) {
 			continue
 		}
 		next := filepath.Join(cur, part)
-		if missing {
-			cur = next
-			continue
-		}
 		fi, err := os.Lstat(next)
 		if err != nil {
-			missing = true
-			cur = next
+			cur = next // missing: nothing there is a link yet
 			continue
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
@@ -200,7 +230,11 @@ func (s *scope) driveFolded(r string) bool {
 func within(root, p string, fold bool) bool {
 	eq := func(a, b string) bool { return a == b }
 	if fold {
-		eq = strings.EqualFold
+		// Windows upper-cases each character to compare names; Unicode
+		// folding also equates characters Windows keeps apart, such as
+		// "k" and KELVIN SIGN or "s" and LONG S, which are of another
+		// length in UTF-8. Names of other lengths are never equal.
+		eq = func(a, b string) bool { return len(a) == len(b) && strings.EqualFold(a, b) }
 	}
 	if eq(root, p) || root == "/" {
 		return true

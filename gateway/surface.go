@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/winbridge/winbridge/internal/toolname"
 	"github.com/winbridge/winbridge/mcp"
 )
@@ -225,6 +226,10 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	}
 	if r.Title != "" {
 		def.Title = r.Title
+	}
+	if len(def.Title) > maxDescriptionBytes {
+		// A title is listed as surely as a description.
+		def.Title = cutUTF8(def.Title, maxDescriptionBytes) + " [...]"
 	}
 	desc := t.Description
 	if r.Description != "" {
