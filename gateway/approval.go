@@ -1,16 +1,23 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/mcp"
 )
 
 // approve asks the downstream user whether the call may run, through
-// elicitation. done reports that the call ends here with res, err.
-func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call) (res *mcp.CallToolResult, err error, done bool) {
+// elicitation, showing the arguments that will be sent (send). done
+// reports that the call ends here with res, err.
+func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call, send json.RawMessage) (res *mcp.CallToolResult, err error, done bool) {
 	e := c.e
 	caps := req.ClientCapabilities()
 	if caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
@@ -29,6 +36,7 @@ func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call
 	case !e.Risk.ReadOnly:
 		msg += " Its annotations say it may change things."
 	}
+	msg += " Arguments: " + approvalArguments(send)
 	ans, err := req.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: &mcp.ElicitationSchema{}})
 	switch {
 	case errors.Is(err, mcp.ErrInputRequired):
@@ -50,4 +58,52 @@ func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call
 		res, err = c.refuse(CodeApprovalCancelled, "the user dismissed the approval of tool %q", e.Name)
 	}
 	return res, err, true
+}
+
+// maxApprovalArguments bounds the arguments shown in an approval
+// question: a user asked to approve must see what will run, but a model
+// must not be able to bury the question under megabytes.
+const maxApprovalArguments = 2048
+
+// approvalArguments is the arguments of a call as the user approving it
+// reads them: compact JSON, with every control and format character
+// (bidirectional overrides, zero-width characters, line breaks) written
+// as a \u escape, so that what is shown cannot be made to read as
+// something other than what is sent; the same JSON value still. Past
+// maxApprovalArguments it is cut at a character and says how much more
+// there is.
+func approvalArguments(send json.RawMessage) string {
+	raw := []byte(send)
+	var buf bytes.Buffer
+	switch {
+	case len(send) == 0:
+		raw = []byte("{}")
+	case json.Compact(&buf, send) == nil:
+		raw = buf.Bytes()
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		var part string
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			part = `\ufffd`
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
+			if r > 0xFFFF {
+				hi, lo := utf16.EncodeRune(r)
+				part = fmt.Sprintf(`\u%04x\u%04x`, hi, lo)
+			} else {
+				part = fmt.Sprintf(`\u%04x`, r)
+			}
+		default:
+			part = string(raw[i : i+size])
+		}
+		if b.Len()+len(part) > maxApprovalArguments {
+			fmt.Fprintf(&b, " … (%d more bytes not shown)", len(raw)-i)
+			break
+		}
+		b.WriteString(part)
+		i += size
+	}
+	return b.String()
 }

@@ -199,7 +199,7 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	// 6. Approval.
 	c.rec.Approval = "not_required"
 	if e.Approval {
-		if res, err, done := g.approve(ctx, req, c); done {
+		if res, err, done := g.approve(ctx, req, c, send); done {
 			return res, err
 		}
 	}

@@ -214,7 +214,8 @@ func testApproval(t *testing.T, version string) {
 	asked := 0
 	copts := &client.Options{ProtocolVersion: version, OnElicitation: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		asked++
-		if !strings.Contains(p.Message, "up__delete") {
+		// The user approves what will be sent, so it is shown.
+		if !strings.Contains(p.Message, "up__delete") || !strings.Contains(p.Message, `Arguments: {"path":"/x"}`) {
 			t.Errorf("message %q", p.Message)
 		}
 		return &mcp.ElicitResult{Action: answer}, nil
