@@ -202,12 +202,18 @@ type toolset struct {
 // AddTools registers the hdc tools on srv, running hdc through ex:
 // hdc_run, hdc_shell, hdc_list_targets, hdc_file_send, hdc_file_recv,
 // hdc_hilog, hdc_install and hdc_uninstall (hdc.run... with
-// opts.DottedNames). opts may be nil.
+// opts.DottedNames). opts may be nil. It panics when the hdc program
+// (opts.Exe, or DefaultExe) is not a valid program name, as mcp.AddTool
+// does on an invalid tool: configuration loading refuses such a name.
 func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	t := newToolset(ex, opts)
 	// win_exec on the same executor would run hdc without the checks
-	// below (confirm, connectKey, hilog parse).
-	ex.Reserve(t.exe, opts.ToolName(ToolRun))
+	// below (confirm, connectKey, hilog parse). An invalid name reserves
+	// nothing, and tools that cannot run hdc beside a win_exec that can
+	// would only look guarded: fail loudly.
+	if err := ex.Reserve(t.exe, opts.ToolName(ToolRun)); err != nil {
+		panic(fmt.Sprintf("hdc: AddTools: %v", err))
+	}
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
 	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
 	readOnly := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), ReadOnlyHint: mcp.Ptr(true)}
