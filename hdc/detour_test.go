@@ -84,3 +84,22 @@ func TestWinExecDetour(t *testing.T) {
 		ex.Close()
 	}
 }
+
+// TestAddToolsInvalidExePanics: hdc.AddTools with an hdc program name the
+// executor cannot reserve must not register tools that look guarded
+// while win_exec still runs hdc: before, Reserve ignored the name, the
+// hdc tools failed on it, and win_exec ran "hdc.exe" without confirm.
+func TestAddToolsInvalidExePanics(t *testing.T) {
+	ex, err := winexec.New(winexec.Config{Runner: &countingRunner{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "badexe", Version: "1.0.0"}, nil)
+	defer func() {
+		if recover() == nil {
+			t.Error("AddTools with Exe \"hdc.exe \" did not panic")
+		}
+	}()
+	hdc.AddTools(srv, ex, &hdc.Options{Exe: "hdc.exe "})
+}

@@ -1,6 +1,7 @@
 package hdc
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func FuzzConnectKey(f *testing.F) {
 }
 
 // FuzzLocalPaths: with a Windows hdc.exe, hdc_run never lets hdc open a
-// network share (other than WSL's) or a device path for a command that
+// network share (other than WSL's), a device path or a DOS device name for a command that
 // opens a local file, whatever the arguments. The model reads the command
 // line as hdc does (runModel, then Base::SplitCommandToArgs), and takes
 // every word as a path hdc might open, joined as hdc.exe joins a path it
@@ -83,6 +84,11 @@ func FuzzLocalPaths(f *testing.F) {
 		}
 	})
 }
+
+// modelDOSDevice matches a path whose last component Windows (before
+// Windows 11, in any directory) opens as a DOS device: the name in any
+// case, then spaces, then anything after a dot or colon.
+var modelDOSDevice = regexp.MustCompile(`(?i)(^|[\\/])(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³]) *([.:][^\\/]*)?$`)
 
 // modelOpensShare returns a network share or device path that hdc.exe may
 // open for the command line cmd of verb, or "".
@@ -114,9 +120,10 @@ func modelOpensShare(cmd, verb string) string {
 
 // modelShareOrDevice reports a path Windows opens on another host or past
 // the file system: two leading separators of either kind, then a host
-// other than WSL's ("." and "?" being device paths), or \??\.
+// other than WSL's ("." and "?" being device paths), or \??\, or a last
+// component that names a DOS device (modelDOSDevice).
 func modelShareOrDevice(p string) bool {
-	if strings.HasPrefix(p, `\??\`) {
+	if strings.HasPrefix(p, `\??\`) || modelDOSDevice.MatchString(p) {
 		return true
 	}
 	sep := func(c byte) bool { return c == '\\' || c == '/' }

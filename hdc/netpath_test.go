@@ -161,3 +161,69 @@ func TestWindowsHdcWithoutExeSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDOSDeviceNames: Windows maps a path whose last component is a
+// DOS device name (CON, NUL, AUX, PRN, COM0-9, LPT0-9, CONIN$, CONOUT$),
+// whatever its extension and with trailing dots or spaces, to the device
+// instead of a file, in any directory before Windows 11. hdc.exe joins a
+// relative path to its working directory or a -cwd value, so "COM1"
+// opens the serial port and "CON" the console: past the file system,
+// like a device path, and refused like one. So is a -cwd value the name
+// completes ("-cwd C:\x\CO" then "N"), and a drive path given to the
+// dedicated tools.
+func TestRunDOSDeviceNames(t *testing.T) {
+	r, c, ctx := countingTools(t)
+	for _, args := range [][]string{
+		{"-t", "K1", "file", "send", "COM1", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "NUL", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "con", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "LPT1", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "AUX", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "CONIN$", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "COM1.txt", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "COM1.", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", `"COM1 "`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "nul:", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", `dir\prn.log`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", `C:\tmp\aux.log`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "-cwd", `C:\x\CO`, "N", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "recv", "/data/local/tmp/x", "COM2"},
+		{"-t", "K1", "install", "NUL.hap"},
+		{"-t", "K1", "keygen", "CONOUT$"},
+		{"-t", "K1", "bugreport", "LPT3.zip"},
+	} {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
+		if err != nil || !res.IsError || !strings.Contains(res.TextOf(), "DOS device") {
+			t.Errorf("hdc_run %q = %v %q; want refused as a DOS device name", args, err, res.TextOf())
+		}
+	}
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\tmp\COM1.txt`, "remote": "/data/local/tmp/x"}},
+		{hdc.ToolFileRecv, map[string]any{"connectKey": "K1", "local": `C:\tmp\nul`, "remote": "/data/local/tmp/x", "confirm": true}},
+		{hdc.ToolInstall, map[string]any{"connectKey": "K1", "path": `D:/apps/con.hap`, "confirm": true}},
+	} {
+		res, err := c.CallTool(ctx, call.tool, call.args)
+		if err != nil || !res.IsError || !strings.Contains(res.TextOf(), "DOS device") {
+			t.Errorf("%s %q = %v %q; want refused as a DOS device name", call.tool, call.args, err, res.TextOf())
+		}
+	}
+	if n := r.count(); n != 0 {
+		t.Errorf("hdc ran %d times: %q", n, r.runs)
+	}
+	// Names that only contain or extend a device name, and a device
+	// name as a directory (Windows maps only the last component), run.
+	for _, args := range [][]string{
+		{"-t", "K1", "file", "send", "console.txt", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "COM10", "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", `C:\CON\x.txt`, "/data/local/tmp/x"},
+		{"-t", "K1", "file", "send", "-cwd", `C:\dir\`, "nullable.txt", "/data/local/tmp/x"},
+	} {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args})
+		if err != nil || res.IsError {
+			t.Errorf("hdc_run %q = %v %q; want it run", args, err, res.TextOf())
+		}
+	}
+}

@@ -202,12 +202,18 @@ type toolset struct {
 // AddTools registers the hdc tools on srv, running hdc through ex:
 // hdc_run, hdc_shell, hdc_list_targets, hdc_file_send, hdc_file_recv,
 // hdc_hilog, hdc_install and hdc_uninstall (hdc.run... with
-// opts.DottedNames). opts may be nil.
+// opts.DottedNames). opts may be nil. It panics when the hdc program
+// (opts.Exe, or DefaultExe) is not a valid program name, as mcp.AddTool
+// does on an invalid tool: configuration loading refuses such a name.
 func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	t := newToolset(ex, opts)
 	// win_exec on the same executor would run hdc without the checks
-	// below (confirm, connectKey, hilog parse).
-	ex.Reserve(t.exe, opts.ToolName(ToolRun))
+	// below (confirm, connectKey, hilog parse). An invalid name reserves
+	// nothing, and tools that cannot run hdc beside a win_exec that can
+	// would only look guarded: fail loudly.
+	if err := ex.Reserve(t.exe, opts.ToolName(ToolRun)); err != nil {
+		panic(fmt.Sprintf("hdc: AddTools: %v", err))
+	}
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
 	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
 	readOnly := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), ReadOnlyHint: mcp.Ptr(true)}
@@ -316,13 +322,13 @@ func DefaultExe(ex *winexec.Executor) string {
 
 // exec runs hdc with args and turns the outcome into a Result; the caller
 // decides what is an error.
-func (t *toolset) exec(ctx context.Context, args []string, timeoutMs int) (*winexec.Result, []string, error) {
+func (t *toolset) exec(ctx context.Context, args []string, timeout time.Duration) (*winexec.Result, []string, error) {
 	argv := append([]string{t.exe}, args...)
 	res, err := t.ex.Run(ctx, winexec.Request{
 		Exe:     t.exe,
 		Args:    args,
 		Env:     t.env,
-		Timeout: time.Duration(timeoutMs) * time.Millisecond,
+		Timeout: timeout,
 	})
 	if err != nil {
 		// A *winexec.NotAllowedError says already which setting allows it.
@@ -383,33 +389,50 @@ func quoteAll(a []string) []string {
 	return out
 }
 
+// ms is a tool's timeoutMs as a Duration; zero means the executor's
+// default.
+func ms(timeoutMs int) time.Duration { return time.Duration(timeoutMs) * time.Millisecond }
+
 // checkTargets returns a tool error when no key was given and several
 // devices are connected, listing their keys. It runs hdc list targets.
-func (t *toolset) checkTargets(ctx context.Context, key string, timeoutMs int) (*mcp.CallToolResult, Result, bool) {
+// The check and the command after it share the caller's one timeout:
+// it returns the time left for the command to run argv (refusing when
+// none is left), or timeout itself when no check ran.
+func (t *toolset) checkTargets(ctx context.Context, key string, timeout time.Duration, argv []string) (time.Duration, *mcp.CallToolResult, Result, bool) {
 	if key != "" {
-		return nil, Result{}, true
+		return timeout, nil, Result{}, true
 	}
-	res, argv, err := t.exec(ctx, []string{"list", "targets"}, timeoutMs)
+	// Before, the check and the command each had the whole timeout, so a
+	// call could last twice what was asked.
+	total := t.ex.Timeout(timeout)
+	start := time.Now()
+	res, checkArgv, err := t.exec(ctx, []string{"list", "targets"}, total)
 	if err != nil {
-		r, out, _ := fail(Result{Argv: argv}, "checking the connected devices failed: %v", err)
-		return r, out, false
+		r, out, _ := fail(Result{Argv: checkArgv}, "checking the connected devices failed: %v", err)
+		return 0, r, out, false
 	}
 	if res.TimedOut {
-		r, out, _ := fail(baseResult(res, argv), "hdc list targets timed out after %d ms while checking the connected devices", res.Duration.Milliseconds())
-		return r, out, false
+		r, out, _ := fail(baseResult(res, checkArgv), "hdc list targets timed out after %d ms while checking the connected devices", res.Duration.Milliseconds())
+		return 0, r, out, false
+	}
+	left := total - time.Since(start)
+	if left <= 0 {
+		r, out, _ := fail(Result{Argv: argv, ExitCode: -1, TimedOut: true, DurationMs: time.Since(start).Milliseconds()},
+			"timed out: checking the connected devices (hdc list targets) took the whole timeout of %d ms; the command did not run", total.Milliseconds())
+		return 0, r, out, false
 	}
 	ts := ParseTargets(res.StdoutText())
 	if len(ts) <= 1 {
-		return nil, Result{}, true
+		return left, nil, Result{}, true
 	}
 	keys := make([]string, len(ts))
-	out := Result{ExitCode: -1, Argv: argv, Stdout: res.StdoutText(), DurationMs: res.Duration.Milliseconds(), Targets: ts}
+	out := Result{ExitCode: -1, Argv: checkArgv, Stdout: res.StdoutText(), DurationMs: res.Duration.Milliseconds(), Targets: ts}
 	for i, tg := range ts {
 		keys[i] = tg.Key
 	}
 	out.FailMessage = "several devices are connected: " + strings.Join(keys, ", ")
 	r, o, _ := fail(out, "%d devices are connected: pass connectKey, one of: %s", len(keys), strings.Join(keys, ", "))
-	return r, o, false
+	return 0, r, o, false
 }
 
 // finishPlain turns a finished non-shell run into the tool's answer:
@@ -542,16 +565,19 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 	if c.Verb == "shell" && len(c.Rest) == 0 {
 		return fail(Result{Argv: argv, ExitCode: -1}, "an interactive hdc shell cannot run here: give the command after \"shell\", or use %s", t.names.ToolName(ToolShell))
 	}
+	timeout := ms(in.TimeoutMs)
 	if c.Device {
 		key := in.ConnectKey
 		if key == "" {
 			key = c.ConnectKey
 		}
-		if r, out, ok := t.checkTargets(ctx, key, in.TimeoutMs); !ok {
+		left, r, out, ok := t.checkTargets(ctx, key, timeout, argv)
+		if !ok {
 			return r, out, nil
 		}
+		timeout = left
 	}
-	res, argv, err := t.exec(ctx, args, in.TimeoutMs)
+	res, argv, err := t.exec(ctx, args, timeout)
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -575,10 +601,11 @@ func (t *toolset) shell(ctx context.Context, key, command string, busybox bool, 
 	if dry {
 		return nil, Result{Argv: argv, DryRun: true, DeviceCommand: plan.Script, Encoded: plan.Encoded}, nil
 	}
-	if r, out, ok := t.checkTargets(ctx, key, timeoutMs); !ok {
-		return r, out, nil
+	timeout, r, refused, ok := t.checkTargets(ctx, key, ms(timeoutMs), argv)
+	if !ok {
+		return r, refused, nil
 	}
-	res, argv, err := t.exec(ctx, args, timeoutMs)
+	res, argv, err := t.exec(ctx, args, timeout)
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -642,7 +669,7 @@ func (t *toolset) handleListTargets(ctx context.Context, req *mcp.CallToolReques
 	if in.Verbose {
 		args = append(args, "-v")
 	}
-	res, argv, err := t.exec(ctx, args, in.TimeoutMs)
+	res, argv, err := t.exec(ctx, args, ms(in.TimeoutMs))
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -725,10 +752,11 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 		if dir == "recv" && !in.Confirm {
 			return refuseDestructive(append([]string{t.exe}, args...), "hdc file recv writes a file or directory on this machine")
 		}
-		if r, out, ok := t.checkTargets(ctx, in.ConnectKey, in.TimeoutMs); !ok {
+		timeout, r, out, ok := t.checkTargets(ctx, in.ConnectKey, ms(in.TimeoutMs), append([]string{t.exe}, args...))
+		if !ok {
 			return r, out, nil
 		}
-		res, argv, err := t.exec(ctx, args, in.TimeoutMs)
+		res, argv, err := t.exec(ctx, args, timeout)
 		if err != nil {
 			return nil, Result{}, err
 		}
@@ -777,10 +805,11 @@ func (t *toolset) guarded(ctx context.Context, args []string, key string, confir
 	if !confirm {
 		return refuseDestructive(argv, "hdc "+verb+" changes the device")
 	}
-	if r, out, ok := t.checkTargets(ctx, key, timeoutMs); !ok {
+	timeout, r, out, ok := t.checkTargets(ctx, key, ms(timeoutMs), argv)
+	if !ok {
 		return r, out, nil
 	}
-	res, argv, err := t.exec(ctx, args, timeoutMs)
+	res, argv, err := t.exec(ctx, args, timeout)
 	if err != nil {
 		return nil, Result{}, err
 	}

@@ -29,7 +29,7 @@ func TestPolicyStarSparesCodeLoadingEnv(t *testing.T) {
 			t.Errorf("%s listed by name refused: %v", name, err)
 		}
 	}
-	for _, name := range []string{"OHOS_HDC_SERVER_PORT", "PYTHONIOENCODING", "PYTHONUTF8", "LANG", "TZ", "HOME", "DOTNETX", "ENVIRONMENT"} {
+	for _, name := range []string{"OHOS_HDC_SERVER_PORT", "PYTHONIOENCODING", "PYTHONUTF8", "LANG", "TZ", "HOMEDIR", "DOTNETX", "ENVIRONMENT"} {
 		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
 			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
 		}
@@ -45,6 +45,23 @@ func TestPolicyStarSparesCodeLoadingEnv(t *testing.T) {
 // registry paths of DLLs Windows loads into a process (Winsock providers,
 // COM servers). "*" must not hand those to a model; listed by name they
 // pass.
+// TestPolicyStarSparesHome: HOME was once pinned here as a plain setting,
+// but it chooses code too: under wine it names the wine prefix (~/.wine,
+// unless WINEPREFIX is set), whose system32 DLLs and registry every
+// Windows program then loads, and on Linux Python's user site-packages
+// (~/.local, whose usercustomize runs at every start), bash's start-up
+// files and a launcher's own configuration live there. "*" must not hand
+// it to a model; listed by name it passes.
+func TestPolicyStarSparesHome(t *testing.T) {
+	var na *NotAllowedError
+	if err := (&Policy{AllowEnv: []string{"*"}}).CheckEnv(map[string]string{"HOME": "/tmp/planted"}); !errors.As(err, &na) {
+		t.Errorf(`"*" allowed HOME: %v`, err)
+	}
+	if err := (&Policy{AllowEnv: []string{"HOME"}}).CheckEnv(map[string]string{"HOME": "/tmp/x"}); err != nil {
+		t.Errorf("HOME listed by name refused: %v", err)
+	}
+}
+
 func TestPolicyStarSparesSearchPathEnv(t *testing.T) {
 	star := Policy{AllowEnv: []string{"*"}}
 	for _, name := range []string{"PATH", "Path", "PATHEXT", "COMSPEC", "ComSpec", "SystemRoot", "SYSTEMROOT", "windir"} {

@@ -62,7 +62,8 @@ type Direct struct {
 	Paths *PathMapper
 
 	// CodePage decodes non-UTF-8 output. Zero means detect once by running
-	// chcp.com on the Windows side.
+	// chcp.com on the Windows side, beside the first program; a call does
+	// not wait for it past its own timeout or cancellation.
 	CodePage int
 
 	// WaitDelay bounds the wait for output pipes after the program exited.
@@ -73,6 +74,7 @@ type Direct struct {
 	Logger *slog.Logger
 
 	cpOnce     sync.Once
+	cpDone     chan struct{} // closed once detectedCP is set
 	detectedCP int
 }
 
@@ -103,6 +105,11 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 			return nil, err
 		}
 	}
+	// The call's own deadline, which also bounds the wait for the
+	// code-page probe: that runs beside the program, once per Direct.
+	tctx, cancel := timeoutContext(ctx, req.Timeout)
+	defer cancel()
+	d.startCodePage(ctx)
 	res, err := runProcess(ctx, runSpec{
 		argv:      argv,
 		dir:       dir,
@@ -115,7 +122,7 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 		logger:    loggerOr(d.Logger),
 	})
 	if res != nil {
-		res.CodePage = d.codePage(ctx)
+		res.CodePage = d.codePage(tctx)
 	}
 	return res, err
 }
@@ -249,26 +256,51 @@ func directEnv(extra map[string]string) []string {
 
 var codePageRE = regexp.MustCompile(`(\d{3,5})\D*$`)
 
-// codePage returns the configured code page or detects the console code
-// page once with chcp.com, whose message is localised but always ends in
-// the number.
+// startCodePage starts detecting the console code page, once, when none
+// is configured: chcp.com's message is localised but always ends in the
+// number. The probe has 20 s of its own and outlives the call that
+// started it, so a later call gets its result.
+func (d *Direct) startCodePage(ctx context.Context) {
+	if d.CodePage != 0 {
+		return
+	}
+	d.cpOnce.Do(func() {
+		d.cpDone = make(chan struct{})
+		go func() {
+			defer close(d.cpDone)
+			argv := append(append([]string(nil), d.Launcher...), "chcp.com")
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
+			if err != nil {
+				loggerOr(d.Logger).Debug("winexec: chcp.com failed; decoding non-UTF-8 output as Windows-1252", "err", err)
+				return
+			}
+			if m := codePageRE.FindSubmatch(bytes.TrimSpace(out)); m != nil {
+				d.detectedCP, _ = strconv.Atoi(string(m[1]))
+			}
+		}()
+	})
+}
+
+// codePage returns the configured code page or the detected one. It waits
+// for the probe only while ctx, the call's deadline, allows: before, the
+// first call waited for chcp.com up to 20 s past its timeout or cancel.
+// Cut short, it returns 0 (decoded as Windows-1252).
 func (d *Direct) codePage(ctx context.Context) int {
 	if d.CodePage != 0 {
 		return d.CodePage
 	}
-	d.cpOnce.Do(func() {
-		argv := append(append([]string(nil), d.Launcher...), "chcp.com")
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		out, err := cmd.Output()
-		if err != nil {
-			loggerOr(d.Logger).Debug("winexec: chcp.com failed; decoding non-UTF-8 output as Windows-1252", "err", err)
-			return
-		}
-		if m := codePageRE.FindSubmatch(bytes.TrimSpace(out)); m != nil {
-			d.detectedCP, _ = strconv.Atoi(string(m[1]))
-		}
-	})
-	return d.detectedCP
+	d.startCodePage(ctx)
+	select {
+	case <-d.cpDone:
+		return d.detectedCP
+	default:
+	}
+	select {
+	case <-d.cpDone:
+		return d.detectedCP
+	case <-ctx.Done():
+		return 0
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
+	"time"
 )
 
 // Executor is the front door MCP tools call: it applies the Policy, the
@@ -112,6 +113,13 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 	e.log.Debug("winexec: run", "exe", req.Exe, "backend", e.name, "err", err)
 	return res, err
 }
+
+// Timeout returns the timeout Run gives a request whose Timeout is d: d,
+// or Config.DefaultTimeout when d is not positive, at most
+// Config.MaxTimeout. A caller that runs several programs for one
+// request of its own (the hdc tools check the connected devices first)
+// uses it to fit them all in the one timeout asked for.
+func (e *Executor) Timeout(d time.Duration) time.Duration { return e.cfg.timeout(d) }
 
 // Close releases the backend's persistent processes, if any.
 func (e *Executor) Close() error {

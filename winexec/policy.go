@@ -131,7 +131,8 @@ func (p *Policy) envAllowed(name string) bool {
 // program using iconv; glibc ignores these for setuid programs for the
 // same reason), the .NET profiler and startup hooks (a DLL in any .NET
 // program, Windows ones included), the startup code of Node, Java,
-// Python, Perl, Ruby and bash, and the search for programs and DLLs
+// Python, Perl, Ruby and bash, HOME (the wine prefix, Python's user
+// site-packages), and the search for programs and DLLs
 // (PATH, PATHEXT, COMSPEC, SystemRoot, windir). "*" does not cover them;
 // they must be listed by name. The list names the mechanisms known to us, not every
 // program's: a program on the allowlist may read others.
@@ -148,6 +149,13 @@ func launcherEnv(name string) bool {
 		"NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 		"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
 		"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4",
+		// HOME holds code as well as settings: under wine it names the
+		// prefix (~/.wine unless WINEPREFIX is set), whose DLLs and
+		// registry every Windows program loads; on Linux, Python's user
+		// site-packages (usercustomize runs at every start) and bash's
+		// start-up files. Refused whatever the backend: the policy does
+		// not know which one runs, and the Linux cases hold for local.
+		"HOME",
 		// Where Windows finds programs and DLLs: PATH (DLL search, and
 		// the programs an allowed one starts by name), PATHEXT (which
 		// file cmd.exe takes for a name), COMSPEC (the shell of the C

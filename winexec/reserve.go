@@ -19,10 +19,15 @@ var ErrReserved = errors.New("winexec: program reserved for its own tools")
 // The hdc package reserves its hdc program. This is a guard against a
 // detour, not a sandbox: with ALLOW_EXE=* or a shell on the allowlist,
 // win_exec can still reach the program through the shell.
-func (e *Executor) Reserve(exe, tool string) {
+//
+// Reserve returns an error wrapping ErrInvalidExe, and reserves nothing,
+// when exe is not a valid program name: the tools could not run it, and
+// a caller that ignored the failure would believe a program of a similar
+// name ("hdc.exe" for "hdc.exe ") kept from win_exec when it is not.
+func (e *Executor) Reserve(exe, tool string) error {
 	p, err := parseProgram(exe)
 	if err != nil {
-		return // never runs anyway
+		return fmt.Errorf("reserving a program for %s: %w", tool, err)
 	}
 	e.resMu.Lock()
 	defer e.resMu.Unlock()
@@ -30,6 +35,7 @@ func (e *Executor) Reserve(exe, tool string) {
 		e.reserved = make(map[string]string)
 	}
 	e.reserved[baseKey(p)] = tool
+	return nil
 }
 
 // checkReserved refuses exe when its file name, or that of the program

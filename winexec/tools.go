@@ -74,6 +74,16 @@ type PathOutput struct {
 	Path string `json:"path"`
 }
 
+// runExec is win_exec's whole decision on a request and its run: the
+// reservations of Executor.Reserve, then Run. One function, so that
+// FuzzExecutorDecision fuzzes what the tool does.
+func (e *Executor) runExec(ctx context.Context, r Request) (*Result, error) {
+	if err := e.checkReserved(r.Exe); err != nil {
+		return nil, err
+	}
+	return e.Run(ctx, r)
+}
+
 // AddTools registers win_exec, path_wsl_to_win and path_win_to_wsl on srv,
 // running programs with ex.
 func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
@@ -88,14 +98,11 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 			"Only the switches /D /Q /S /A /U /E: /F: /V: may precede /C.",
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in ExecInput) (*mcp.CallToolResult, ExecOutput, error) {
-		if err := ex.checkReserved(in.Exe); err != nil {
-			return nil, ExecOutput{}, err
-		}
 		r := Request{Exe: in.Exe, Args: in.Args, Cwd: in.Cwd, Env: in.Env, Timeout: time.Duration(in.TimeoutMs) * time.Millisecond}
 		if in.Stdin != "" {
 			r.Stdin = []byte(in.Stdin)
 		}
-		res, err := ex.Run(ctx, r)
+		res, err := ex.runExec(ctx, r)
 		if err != nil {
 			// A *NotAllowedError says already which setting allows it.
 			return nil, ExecOutput{}, err

@@ -1,0 +1,202 @@
+package winexec
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fuzzHDCExe is the hdc program of FuzzExecutorDecision's executor,
+// configured and reserved as the hdc tools do.
+const fuzzHDCExe = `C:\sdk\hdc.exe`
+
+// FuzzExecutorDecision fuzzes win_exec's whole decision (runExec: the
+// reservation, the allowlist, the cmd.exe rule, the batch rule, cwd and
+// environment) on a request, rather than each check alone, against what
+// SECURITY.md and WINDOWS.md promise of anything the backend receives:
+//
+//   - no program of the reserved file name runs, whatever was asked;
+//   - the program is valid, reaches Windows as itself, is the program
+//     asked for, and is the listed entry (or the configured HDC_EXE)
+//     unless "*" allowed it;
+//   - the working directory is absolute, not a share other than WSL's or
+//     a device path, and canonical;
+//   - environment names are valid, asked for, and a code-loading name
+//     only when listed by name;
+//   - cmd.exe with several arguments after /C hands them to the program
+//     unchanged, nothing expanded and nothing live, in Windows' and wine's
+//     order (echo: its text, in Windows' order, as CmdEscape promises);
+//     one argument after /C is the command as given;
+//   - a batch file gets no argument cmd.exe would act on.
+//
+// entries and args hold NUL-separated lists (NUL cannot be in either).
+// Seeds in testdata/fuzz/FuzzExecutorDecision.
+func FuzzExecutorDecision(f *testing.F) {
+	f.Add("hdc.exe", "hdc.exe", "kill", "", "")
+	f.Add("cmd.exe", "cmd.exe", "/C\x00echo\x00a&b", "", "")
+	f.Fuzz(func(t *testing.T, entries, exe, argList, cwd, envName string) {
+		rec := &recordingBackend{}
+		e, err := New(Config{Runner: rec, HDCExe: fuzzHDCExe, Policy: Policy{
+			AllowExe: strings.Split(entries, "\x00"),
+			AllowEnv: []string{"*", "PATH"},
+		}})
+		if err != nil {
+			return
+		}
+		if err := e.Reserve(fuzzHDCExe, "hdc_run"); err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		if argList != "" {
+			args = strings.Split(argList, "\x00")
+		}
+		req := Request{Exe: exe, Args: args, Cwd: cwd}
+		if envName != "" {
+			req.Env = map[string]string{envName: "v"}
+		}
+		_, err = e.runExec(context.Background(), req)
+		if len(rec.reqs) == 0 {
+			if err == nil {
+				t.Fatalf("%+v: nothing ran and no error", req)
+			}
+			return
+		}
+		if err != nil || len(rec.reqs) != 1 {
+			t.Fatalf("%+v: ran %d times, err %v", req, len(rec.reqs), err)
+		}
+		got := rec.reqs[0]
+
+		// The reservation.
+		for _, n := range []string{exe, got.Exe} {
+			if p, err := parseProgram(n); err == nil && baseKey(p) == "n:hdc" {
+				t.Fatalf("%+v: the reserved hdc ran as %q", req, got.Exe)
+			}
+		}
+
+		// The program.
+		checkRunnable(t, got.Exe)
+		asked, err := parseProgram(exe)
+		if err != nil {
+			t.Fatalf("invalid exe %q ran as %q", exe, got.Exe)
+		}
+		ran, _ := parseProgram(got.Exe)
+		if ran.key != asked.key {
+			t.Fatalf("exe %q (key %q) ran as %q (key %q)", exe, asked.key, got.Exe, ran.key)
+		}
+		if !slices.ContainsFunc(strings.Split(entries, "\x00"), func(entry string) bool { return allowedAs(entry, asked, ran) }) {
+			t.Fatalf("entries %q: exe %q ran as %q, which no entry allows", entries, exe, got.Exe)
+		}
+
+		// The working directory.
+		if (got.Cwd == "") != (cwd == "") {
+			t.Fatalf("cwd %q reached the backend as %q", cwd, got.Cwd)
+		}
+		if got.Cwd != "" {
+			d, err := parseDir(got.Cwd)
+			if err != nil || d.text != got.Cwd || d.kind != kindDrive && d.kind != kindLinux && !(d.kind == kindUNC && isWSLShare(d.text)) {
+				t.Fatalf("cwd %q reached the backend as %q (%+v, %v)", cwd, got.Cwd, d, err)
+			}
+		}
+
+		// The environment.
+		for k := range got.Env {
+			if _, ok := req.Env[k]; !ok || checkEnvName(k) != nil || launcherEnv(k) && !strings.EqualFold(k, "PATH") {
+				t.Fatalf("env %q reached the backend", k)
+			}
+		}
+
+		// The cmd.exe rule.
+		if isCmdExe(exe) != isCmdExe(got.Exe) {
+			t.Fatalf("exe %q ran as %q", exe, got.Exe)
+		}
+		if got.CommandLine != "" {
+			if !isCmdExe(got.Exe) || got.Args != nil {
+				t.Fatalf("%+v: command line %q for %q with args %q", req, got.CommandLine, got.Exe, got.Args)
+			}
+			checkCmdDecision(t, args, got.CommandLine)
+		} else if isCmdExe(got.Exe) && slices.ContainsFunc(args, func(a string) bool { return strings.EqualFold(a, "/c") || strings.EqualFold(a, "/k") }) {
+			t.Fatalf("cmd.exe %q ran without the rule's command line", args)
+		} else if !slices.Equal(got.Args, args) {
+			t.Fatalf("args %q reached the backend as %q", args, got.Args)
+		}
+
+		// Batch files.
+		if got.CommandLine == "" {
+			if err := checkBatchArgs(got.Exe, got.Args); err != nil {
+				t.Fatalf("%q ran with %q: %v", got.Exe, got.Args, err)
+			}
+		}
+	})
+}
+
+// allowedAs reports whether entry allows the request asked to run as ran,
+// by the rules of the allowlist (FuzzCheckExe checks them one entry at a
+// time).
+func allowedAs(entry string, asked, ran program) bool {
+	if entry == "*" {
+		return ran.text == asked.text
+	}
+	ent, err := parseProgram(entry)
+	if err != nil {
+		return false
+	}
+	switch {
+	case ent.kind == kindName && asked.kind == kindName:
+		return ran.stem() == ent.stem()
+	case ent.kind == kindName:
+		c, _ := parseProgram(fuzzHDCExe)
+		return ran.text == c.text && baseKey(c) == ent.key
+	default:
+		return ran.text == ent.text && (asked.kind == ent.kind ||
+			asked.kind != kindUNC && asked.kind != kindDevice && ent.kind != kindUNC && ent.kind != kindDevice)
+	}
+}
+
+// checkCmdDecision checks the command line the cmd.exe rule made of args:
+// one argument after /C or /K is the command as given; several reach the
+// program unchanged (echo: its text).
+func checkCmdDecision(t *testing.T, args []string, line string) {
+	t.Helper()
+	i := slices.IndexFunc(args, func(a string) bool { return strings.EqualFold(a, "/c") || strings.EqualFold(a, "/k") })
+	if i < 0 {
+		t.Fatalf("%q: command line %q without /C or /K", args, line)
+	}
+	mode, rest := strings.ToLower(args[i]), args[i+1:]
+	if len(rest) == 0 {
+		if !strings.HasSuffix(line, " "+mode) {
+			t.Fatalf("%q: command line %q", args, line)
+		}
+		return
+	}
+	j := strings.Index(line, "/s "+mode+" ")
+	if j < 0 {
+		t.Fatalf("%q: command line %q has no /s %s", args, line, mode)
+	}
+	cmd := line[j+len("/s "+mode+" "):]
+	if len(rest) == 1 {
+		if cmd != rest[0] && cmd != `"`+rest[0]+`"` {
+			t.Fatalf("%q: the command reaches cmd.exe as %q", args, cmd)
+		}
+		return
+	}
+	if !strings.HasSuffix(line[:j], "/v:off ") {
+		t.Fatalf("%q: literal tokens without /v:off: %q", args, line)
+	}
+	if strings.EqualFold(rest[0], "echo") {
+		got, err := cmdModel(cmdSwitches+cmd, false, definedUnlessCaret)
+		if want := rest[0] + " " + strings.Join(rest[1:], " "); err != nil || got != want {
+			t.Fatalf("%q: cmd.exe reads %q as %q (%v), want %q", args, line, got, err, want)
+		}
+		return
+	}
+	for _, wine := range []bool{false, true} {
+		got, err := cmdModel(cmdSwitches+cmd, wine, definedUnlessQuoted)
+		if err != nil || strings.Contains(got, expandedMark) {
+			t.Fatalf("wine order %v: %q: %q, %v", wine, line, got, err)
+		}
+		if parsed := SplitCommandLine(got); !slices.Equal(parsed, rest) {
+			t.Fatalf("wine order %v: %q reaches the program as %q, want %q", wine, line, parsed, rest)
+		}
+	}
+}
