@@ -37,6 +37,24 @@ func memReplicas(t *testing.T) ([]*mcp.Server, []string) {
 	return srvs, urls
 }
 
+// replicasOf serves n replicas of replicatest.Server, each a Server and
+// Handler of its own with a copy of opts (nil: no stores), and returns
+// their URLs.
+func replicasOf(t *testing.T, n int, opts *mcphttp.HandlerOptions) []string {
+	t.Helper()
+	var urls []string
+	for range n {
+		var o *mcphttp.HandlerOptions
+		if opts != nil {
+			cp := *opts
+			o = &cp
+		}
+		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}), o)
+		urls = append(urls, u)
+	}
+	return urls
+}
+
 func TestReplicasLegacySession(t *testing.T) {
 	_, urls := memReplicas(t)
 	replicatest.LegacySession(t, urls)
@@ -74,11 +92,7 @@ func TestReplicasSubscribeElsewhere(t *testing.T) {
 // Without stores, a replica does not know another's session: the
 // scenarios above fail on one process's state, which is what they test.
 func TestReplicasWithoutStoresDoNotShare(t *testing.T) {
-	var urls []string
-	for range 2 {
-		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}), nil)
-		urls = append(urls, u)
-	}
+	urls := replicasOf(t, 2, nil)
 	sid := replicatest.Initialize(t, urls[0])
 	resp := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
 	resp.Body.Close()
@@ -93,12 +107,7 @@ func TestReplicasWithoutStoresDoNotShare(t *testing.T) {
 func TestReplicasGetStreamKeepsSession(t *testing.T) {
 	store := &mcphttp.MemoryStore{}
 	const timeout = 300 * time.Millisecond
-	var urls []string
-	for range 2 {
-		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
-			&mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), SessionTimeout: timeout})
-		urls = append(urls, u)
-	}
+	urls := replicasOf(t, 2, &mcphttp.HandlerOptions{Sessions: store, Events: store.Events(), SessionTimeout: timeout})
 	sid := replicatest.Initialize(t, urls[0])
 	resp := replicatest.OpenGET(t, urls[0], sid)
 	defer resp.Body.Close()
@@ -406,12 +415,7 @@ func (st *afterLoadStore) Load(ctx context.Context, id string, ttl time.Duration
 // appends do not make it hold twice the bound between them.
 func TestReplicasRecordBytesBoundHoldsAcrossReplicas(t *testing.T) {
 	store := &afterLoadStore{}
-	var urls []string
-	for range 2 {
-		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
-			&mcphttp.HandlerOptions{Sessions: store})
-		urls = append(urls, u)
-	}
+	urls := replicasOf(t, 2, &mcphttp.HandlerOptions{Sessions: store})
 	sid := replicatest.Initialize(t, urls[0])
 	replicatest.Sum(t, urls[1], sid, 100, 1, 2) // B serves the session too
 	pad := strings.Repeat("x", mcphttp.MaxStateBytes*6/10)
@@ -474,12 +478,7 @@ func TestReplicasStateChangeOfUnknownOutcome(t *testing.T) {
 	for _, written := range []bool{true, false} {
 		t.Run(fmt.Sprintf("written=%v", written), func(t *testing.T) {
 			store := &lostReplyStore{}
-			var urls []string
-			for range 2 {
-				_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
-					&mcphttp.HandlerOptions{Sessions: store})
-				urls = append(urls, u)
-			}
+			urls := replicasOf(t, 2, &mcphttp.HandlerOptions{Sessions: store})
 			sid := replicatest.Initialize(t, urls[0])
 			store.written.Store(written)
 			store.armed.Store(true)
@@ -519,12 +518,7 @@ func TestReplicasConcurrentStateChangesFollowTheRecord(t *testing.T) {
 	// No Relay: a replica catches up only as a request comes in, so the
 	// hook's Load is the next request's.
 	store := &afterLoadStore{}
-	var urls []string
-	for range 3 {
-		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
-			&mcphttp.HandlerOptions{Sessions: store})
-		urls = append(urls, u)
-	}
+	urls := replicasOf(t, 3, &mcphttp.HandlerOptions{Sessions: store})
 	replicatest.ConcurrentLevels(t, urls, func(f func()) { store.hook.Store(&f) })
 }
 
@@ -534,12 +528,7 @@ func TestReplicasConcurrentStateChangesFollowTheRecord(t *testing.T) {
 // own is caught up before the own one, not after it.
 func TestReplicasCatchUpOnARecordLoadedEarlier(t *testing.T) {
 	store := &afterLoadStore{}
-	var urls []string
-	for range 2 {
-		_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
-			&mcphttp.HandlerOptions{Sessions: store})
-		urls = append(urls, u)
-	}
+	urls := replicasOf(t, 2, &mcphttp.HandlerOptions{Sessions: store})
 	sid := replicatest.Initialize(t, urls[0])
 	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
 	debugged := make(chan struct{})
