@@ -62,6 +62,21 @@ func TestPolicyStarSparesHome(t *testing.T) {
 	}
 }
 
+// Python's user site-packages (usercustomize runs at every start) are
+// found through PYTHONUSERBASE, and on Windows through APPDATA; Node
+// requires modules by name through NODE_PATH.
+func TestPolicyStarSparesModuleSearchEnv(t *testing.T) {
+	for _, name := range []string{"PYTHONUSERBASE", "APPDATA", "AppData", "NODE_PATH"} {
+		var na *NotAllowedError
+		if err := (&Policy{AllowEnv: []string{"*"}}).CheckEnv(map[string]string{name: "/tmp/planted"}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "/tmp/x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+}
+
 func TestPolicyStarSparesSearchPathEnv(t *testing.T) {
 	star := Policy{AllowEnv: []string{"*"}}
 	for _, name := range []string{"PATH", "Path", "PATHEXT", "COMSPEC", "ComSpec", "SystemRoot", "SYSTEMROOT", "windir"} {

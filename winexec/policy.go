@@ -132,7 +132,8 @@ func (p *Policy) envAllowed(name string) bool {
 // same reason), the .NET profiler and startup hooks (a DLL in any .NET
 // program, Windows ones included), the startup code of Node, Java,
 // Python, Perl, Ruby and bash, HOME (the wine prefix, Python's user
-// site-packages), and the search for programs and DLLs
+// site-packages) and the other places of user site-packages and Node
+// modules (PYTHONUSERBASE, APPDATA, NODE_PATH), and the search for programs and DLLs
 // (PATH, PATHEXT, COMSPEC, SystemRoot, windir). "*" does not cover them;
 // they must be listed by name. The list names the mechanisms known to us, not every
 // program's: a program on the allowlist may read others.
@@ -148,6 +149,10 @@ func launcherEnv(name string) bool {
 		"GCONV_PATH", "GLIBC_TUNABLES", "NLSPATH", "LOCPATH", "HOSTALIASES",
 		"NODE_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 		"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		// Where Python finds user site-packages (usercustomize runs at
+		// every start: PYTHONUSERBASE, and APPDATA for Windows Python)
+		// and where Node resolves modules it requires by name.
+		"PYTHONUSERBASE", "APPDATA", "NODE_PATH",
 		"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4",
 		// HOME holds code as well as settings: under wine it names the
 		// prefix (~/.wine unless WINEPREFIX is set), whose DLLs and
