@@ -105,16 +105,31 @@ func (h *Handler) relayed(b []byte) {
 
 // catchUpShared brings this replica's copy of a session up to its record
 // in the store.
+//
+// At most one catch-up waits for the session's catchMu: while this
+// replica's own state change holds it (waiting for an in-flight slot, or
+// in a Subscribe hook that blocks), every further change relayed by
+// other replicas would otherwise park a goroutine here, each holding a
+// record of up to MaxStateBytes it loaded before waiting. The one that
+// waits loads the record once it has the lock, which covers every change
+// relayed before it took it, and its store timeout starts then: one that
+// had run out while it waited would fail the catch-up it was sent for.
 func (h *Handler) catchUpShared(s *httpSession) {
+	if !s.relayWaiting.CompareAndSwap(false, true) {
+		return // the waiting one loads the record after this change
+	}
+	s.catchMu.Lock()
+	s.relayWaiting.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	rec, err := h.loadRecord(ctx, s.id, h.storeTTL())
+	if err == nil {
+		err = s.catchUpLocked(ctx, rec)
+	}
+	s.catchMu.Unlock()
 	if errors.Is(err, ErrNotFound) {
 		s.end() // deleted or expired through another replica, as in shared
 		return
-	}
-	if err == nil {
-		err = s.catchUp(ctx, rec)
 	}
 	if err != nil {
 		h.log.Warn("mcphttp: catching up with a session changed on another replica failed", s.logRef(), "err", err)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -43,6 +44,8 @@ type replicated struct {
 	recorded int          // the record's bytes, as far as this replica knows
 	mine     map[int]bool // positions of messages this replica recorded (and applied itself), past applied
 	replays  int          // ids of replayed requests
+
+	relayWaiting atomic.Bool // a relayed change's catch-up waits for catchMu (catchUpShared)
 }
 
 // stateMethods are the messages that change a legacy session's state,

@@ -181,3 +181,38 @@ func TestReplicaCancelPassesAStateChangeWaitingForASlot(t *testing.T) {
 		t.Fatalf("setLevel after the slot was freed: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// Changes relayed while this replica's own state change holds catch-ups
+// off (waiting for a slot, or in a Subscribe hook that blocks) do not
+// each park a goroutine, with a record it loaded, behind catchMu: one
+// waits, and catches up with all of them once it has the lock.
+func TestReplicaRelayedCatchUpsWaitingCoalesce(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "relayed", Version: "1"}, nil)
+	h := NewHandler(srv, &HandlerOptions{Sessions: &MemoryStore{}})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+	})
+	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid := rec.Header().Get(HeaderSessionID)
+	if rec.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	s := h.session(sid)
+	s.catchMu.Lock() // as a state change of this replica's own does
+	done := make(chan struct{}, 3)
+	for range 3 {
+		go func() { h.catchUpShared(s); done <- struct{}{} }()
+	}
+	for range 2 {
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			s.catchMu.Unlock()
+			t.Fatal("every relayed catch-up waits behind the replica's own state change")
+		}
+	}
+	s.catchMu.Unlock()
+	<-done
+}
