@@ -183,4 +183,12 @@ func TestStrictKeepsNumbersExact(t *testing.T) {
 	if string(got) != `{"n":12345678901234567890}` {
 		t.Errorf("the upstream got %s", got)
 	}
+	// Re-encoded without HTML escaping: < > & stay one byte each, so what
+	// is sent is never larger than what the byte cap checked.
+	if _, code := f.call(t, "up__big", json.RawMessage(`{"n":1,"opt":"<a&b>"}`)); code != CodeOK {
+		t.Fatal(code)
+	}
+	if string(got) != `{"n":1,"opt":"<a&b>"}` {
+		t.Errorf("the upstream got %s", got)
+	}
 }

@@ -157,11 +157,16 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 			return c.refuse(CodeInvalidArguments, "the arguments cannot be decoded exactly")
 		}
 		stripNulls(exact, e.nulls)
-		b, err := json.Marshal(exact)
-		if err != nil {
+		// Without HTML escaping: json.Marshal writes < > & as six bytes
+		// each, and what is sent must not outgrow what the byte cap
+		// checked.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(exact); err != nil {
 			return c.refuse(CodeInvalidArguments, "the arguments cannot be encoded: %v", err)
 		}
-		send = b
+		send = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	if e.flat != nil && e.flat.valid(args.(map[string]any)) {
 		// The common shape, valid: the full validator would agree.

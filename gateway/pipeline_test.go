@@ -535,7 +535,13 @@ func TestStepScopeCaseFolded(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Path + "|" + in.Opts.Cwd}}}, nil
 		})
-	pol := &Policy{Roots: []string{`C:\work`}, Tools: map[string]*ToolRule{"up/open": {PathArgs: []string{"path", "opts.cwd"}}},
+	// The same with opts left untyped by the schema.
+	s.AddTool(&mcp.Tool{Name: "loose", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)},
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})
+	pol := &Policy{Roots: []string{`C:\work`}, Tools: map[string]*ToolRule{"up/open": {PathArgs: []string{"path", "opts.cwd"}}, "up/loose": {PathArgs: []string{"opts.cwd"}}},
 		Approval: Approval{Default: "never"}}
 	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": s}, Policy: pol, PathMapper: &winexec.PathMapper{MountRoot: mount, Distro: "U"}}, nil)
 	for _, args := range []string{
@@ -547,6 +553,14 @@ func TestStepScopeCaseFolded(t *testing.T) {
 		res, code := f.call(t, "up__open", json.RawMessage(args))
 		if code != CodePathOutsideRoots {
 			t.Errorf("%s: got %s (%s), want %s", args, code, res.TextOf(), CodePathOutsideRoots)
+		}
+	}
+	// Where the path goes on through an object, anything else is refused:
+	// an upstream reading opts[0].cwd would get a path nobody checked.
+	for _, args := range []string{`{"opts":[{"cwd":"/etc"}]}`, `{"opts":"/etc"}`} {
+		res, code := f.call(t, "up__loose", json.RawMessage(args))
+		if code != CodePathInvalid {
+			t.Errorf("%s: got %s (%s), want %s", args, code, res.TextOf(), CodePathInvalid)
 		}
 	}
 	if res, code := f.call(t, "up__open", json.RawMessage(`{"path":"`+work+`/a","opts":{"cwd":"`+work+`"}}`)); code != CodeOK {

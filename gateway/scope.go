@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/winbridge/winbridge/internal/jsonwalk"
+
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -50,7 +52,14 @@ func (p argPath) values(args any, f func(where string, v any) error) error {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil
+			if where == "" {
+				return nil
+			}
+			// Something else where the path goes on (an array where
+			// "opts.cwd" wants opts to be an object) is refused, as a
+			// non-array is for "[]": an upstream that reads opts[0].cwd
+			// would get a path nobody checked.
+			return fmt.Errorf("%w: argument %s is %s, not an object holding %s", errBadPath, where[1:], jsonwalk.TypeName(v), p[i].name)
 		}
 		// Every member whose name equals the step's without case:
 		// decoders that fill a struct (encoding/json, this module's typed
