@@ -9,8 +9,6 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/hdc"
-	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -43,23 +41,7 @@ func (r *budgetRunner) Run(ctx context.Context, req *winexec.Request) (*winexec.
 
 func budgetTools(t *testing.T, r *budgetRunner) (*client.Client, context.Context) {
 	t.Helper()
-	ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: "hdc", DefaultTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ex.Close() })
-	srv := mcp.NewServer(&mcp.Implementation{Name: "budget", Version: "1.0.0"}, nil)
-	hdc.AddTools(srv, ex, nil)
-	a, b := transport.Pipe(nil)
-	srv.Connect(b)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	c, err := client.Connect(ctx, a, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, ctx
+	return serveHDC(t, winexec.Config{Runner: r, HDCExe: "hdc", DefaultTimeout: time.Minute})
 }
 
 // TestDeviceCheckWithinTimeout: without connectKey a device command first

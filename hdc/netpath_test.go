@@ -63,22 +63,7 @@ func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
 func countingTools(t *testing.T) (*countingRunner, *client.Client, context.Context) {
 	t.Helper()
 	r := &countingRunner{}
-	ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: "hdc.exe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ex.Close() })
-	srv := mcp.NewServer(&mcp.Implementation{Name: "netpath", Version: "1.0.0"}, nil)
-	hdc.AddTools(srv, ex, nil)
-	a, b := transport.Pipe(nil)
-	srv.Connect(b)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	c, err := client.Connect(ctx, a, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c, ctx := serveHDC(t, winexec.Config{Runner: r, HDCExe: "hdc.exe"})
 	return r, c, ctx
 }
 

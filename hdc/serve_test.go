@@ -1,0 +1,37 @@
+package hdc_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/hdc"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/transport"
+	"github.com/winbridge/winbridge/winexec"
+)
+
+// serveHDC serves the hdc tools on an executor made from cfg, in memory,
+// and connects a client to them; all of it closes with the test, and ctx
+// ends 30 s from now.
+func serveHDC(t *testing.T, cfg winexec.Config) (*client.Client, context.Context) {
+	t.Helper()
+	ex, err := winexec.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hdc-test", Version: "1.0.0"}, nil)
+	hdc.AddTools(srv, ex, nil)
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	c, err := client.Connect(ctx, a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, ctx
+}
