@@ -49,8 +49,21 @@ func (l *Loopback) RedirectURL() string {
 	return "http://" + l.ln.Addr().String() + "/callback"
 }
 
-// Close stops the listener.
-func (l *Loopback) Close() error { return l.srv.Close() }
+// closeGrace bounds how long Close lets a response being written finish.
+const closeGrace = time.Second
+
+// Close stops the listener. A response being written (the browser's page,
+// whose callback Authorize may already have returned) is let finish, for
+// up to closeGrace: a program that closes as soon as Authorize returns
+// would otherwise cut the browser's connection before its page.
+func (l *Loopback) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	if err := l.srv.Shutdown(ctx); err != nil {
+		return l.srv.Close()
+	}
+	return nil
+}
 
 func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

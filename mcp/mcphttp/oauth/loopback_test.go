@@ -2,8 +2,11 @@ package oauth_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -57,5 +60,41 @@ func TestLoopback(t *testing.T) {
 	cancel2()
 	if _, err := l.Authorize(ctx2, "https://as.example/authorize?state=s2"); err == nil {
 		t.Fatal("Authorize returned without a callback")
+	}
+}
+
+// The browser gets its page even when the program closes the listener as
+// soon as Authorize returns, as a command-line client does: Close lets a
+// response being written finish instead of cutting its connection.
+func TestLoopbackCloseLetsTheBrowserHaveItsPage(t *testing.T) {
+	for i := range 300 {
+		l, err := oauth.ListenLoopback(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		l.Show = func(string) {
+			go func() {
+				resp, err := http.Get(l.RedirectURL() + "?code=c&state=s" + strconv.Itoa(i))
+				if err == nil {
+					_, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err == nil && resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				got <- err
+			}()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err = l.Authorize(ctx, "https://as.example/authorize?state=s"+strconv.Itoa(i))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		if err := <-got; err != nil {
+			t.Fatalf("run %d: the browser got %v, not its page", i, err)
+		}
 	}
 }
