@@ -150,11 +150,15 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 	// waits for while it holds catch-ups off (record): a cancellation of
 	// the call holding the slot, an answer the call waits for. They catch
 	// up when no one else is at it, and otherwise leave it to the next.
-	catchUp := s.catchUp
 	if m == nil || !m.isRequest() {
-		catchUp = s.tryCatchUp
+		// Nor is it refused when the catch-up fails (a replay refused
+		// as busy): the answer it carries may be what frees the slot.
+		if err := s.tryCatchUp(ctx, rec); err != nil {
+			h.log.Debug("mcphttp: replaying a stored session failed; the next request retries", sessionRef(sid), "err", err)
+		}
+		return s, nil
 	}
-	if err := catchUp(ctx, rec); err != nil {
+	if err := s.catchUp(ctx, rec); err != nil {
 		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
@@ -351,7 +355,13 @@ func (s *httpSession) replay(ctx context.Context, raw []byte) error {
 		return errors.New("the session ended")
 	}
 	select {
-	case <-p.resp:
+	case resp := <-p.resp:
+		if refusedBusy(resp) {
+			// Not in effect here: the next catch-up replays it again.
+			// Counted as applied, it would leave this replica apart
+			// from the record for good.
+			return errors.New("the session is busy (every in-flight slot taken)")
+		}
 		return nil
 	case <-s.doneChan():
 		return errors.New("the session ended")
@@ -359,6 +369,18 @@ func (s *httpSession) replay(ctx context.Context, raw []byte) error {
 		s.forget(m)
 		return ctx.Err()
 	}
+}
+
+// refusedBusy reports whether resp is the session's refusal for want of
+// an in-flight slot (mcp.CodeServerBusy). Other errors (a Subscribe hook
+// refusing) come the same on every replica, and count as applied.
+func refusedBusy(resp []byte) bool {
+	var r struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(resp, &r) == nil && r.Error != nil && r.Error.Code == mcp.CodeServerBusy
 }
 
 // record adds a message that changes the session's state to its record,

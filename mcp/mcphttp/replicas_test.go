@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -594,4 +595,83 @@ func TestReplicasGetStreamCatchesUpWithoutARelay(t *testing.T) {
 	replicatest.SubscribeElsewhere(t, urls, "test://watched", func() {
 		srvs[0].ResourceUpdated(context.Background(), "test://watched")
 	})
+}
+
+// A replayed state change that the session refuses as busy (its one
+// in-flight slot is held by a call waiting on the client) has not taken
+// effect: it is replayed again by a later catch-up, not counted as
+// applied, or this replica would differ from the record for good.
+func TestReplicasBusyReplayIsReplayedAgain(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	var subscribed [2]atomic.Int32
+	var urls []string
+	for i := range 2 {
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, MaxInFlight: 1,
+			Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
+				subscribed[i].Add(1)
+				return nil
+			}})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+
+	// On B, a call holds the one slot, waiting for the client's answer.
+	_, resp, rest := replicatest.StartCall(t, urls[1], sid, replicatest.Greet.Name, replicatest.Greet.Args)
+	defer resp.Body.Close()
+	var asked struct {
+		ID json.RawMessage `json:"id"`
+	}
+	for {
+		ev, err := rest.Next()
+		if err != nil {
+			t.Fatalf("the call's stream ended before it asked the client: %v", err)
+		}
+		if strings.Contains(ev.Data, "elicitation/create") {
+			if err := json.Unmarshal([]byte(ev.Data), &asked); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	replicatest.Result(t, replicatest.Post(t, urls[0], sid, "2025-11-25",
+		`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil))
+	// B catches up while its slot is taken: the replayed subscribe is
+	// refused as busy.
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"ping"}`, nil)
+	r.Body.Close()
+	// The client answers; the call ends, and B's next requests catch up
+	// again.
+	ar := replicatest.Post(t, urls[1], sid, "2025-11-25",
+		`{"jsonrpc":"2.0","id":`+string(asked.ID)+`,"result":`+replicatest.Greet.Answer+`}`, nil)
+	ab, _ := io.ReadAll(ar.Body)
+	ar.Body.Close()
+	if ar.StatusCode != http.StatusAccepted {
+		t.Fatalf("the client's answer: %d %s", ar.StatusCode, ab)
+	}
+	for {
+		ev, err := rest.Next()
+		if err != nil {
+			t.Fatalf("the call's stream ended without its result: %v", err)
+		}
+		if strings.Contains(ev.Data, `"result"`) {
+			break
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for id := 5; ; id++ {
+		r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"}`, nil)
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B still answers %d to a ping after the call ended: %s", r.StatusCode, body)
+		}
+	}
+	if n := subscribed[1].Load(); n != 1 {
+		t.Fatalf("B's Subscribe hook ran %d times, want 1: the subscription made through A is not in effect on B", n)
+	}
 }
