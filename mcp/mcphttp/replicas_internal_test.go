@@ -59,6 +59,24 @@ func TestReplicaCopyIdlingAsARequestComesIn(t *testing.T) {
 	}
 }
 
+// initializedHandler serves srv with opts and initializes a legacy
+// session on it; the handler shuts down with the test.
+func initializedHandler(t *testing.T, srv *mcp.Server, opts *HandlerOptions) (*Handler, string) {
+	t.Helper()
+	h := NewHandler(srv, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+	})
+	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	sid := rec.Header().Get(HeaderSessionID)
+	if rec.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	return h, sid
+}
+
 // A replica's own state change takes effect here before any catch-up of
 // the session runs: catchUp takes the changes this replica recorded for
 // applied in their place, and a later-recorded change of another replica
@@ -78,17 +96,7 @@ func TestReplicaOwnChangeTakesEffectBeforeCatchUp(t *testing.T) {
 			return nil
 		},
 	})
-	h = NewHandler(srv, &HandlerOptions{Sessions: &MemoryStore{}})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-	})
-	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	sid = rec.Header().Get(HeaderSessionID)
-	if rec.Code != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
-	}
+	h, sid = initializedHandler(t, srv, &HandlerOptions{Sessions: &MemoryStore{}})
 	for i, method := range []string{"resources/subscribe", "resources/unsubscribe"} {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"uri":"test://x"}}`, i+2, method)
 		if rec := post(h, sid, body); rec.Code != http.StatusOK {
@@ -125,17 +133,7 @@ func TestReplicaCancelPassesAStateChangeWaitingForASlot(t *testing.T) {
 		return nil, nil, ctx.Err()
 	})
 	store := &appendHookStore{appended: make(chan string, 16)}
-	h := NewHandler(srv, &HandlerOptions{Sessions: store})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-	})
-	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	sid := rec.Header().Get(HeaderSessionID)
-	if rec.Code != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
-	}
+	h, sid := initializedHandler(t, srv, &HandlerOptions{Sessions: store})
 	if rec := post(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); rec.Code != http.StatusAccepted {
 		t.Fatalf("initialized: %d %s", rec.Code, rec.Body)
 	}
@@ -188,17 +186,7 @@ func TestReplicaCancelPassesAStateChangeWaitingForASlot(t *testing.T) {
 // waits, and catches up with all of them once it has the lock.
 func TestReplicaRelayedCatchUpsWaitingCoalesce(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "relayed", Version: "1"}, nil)
-	h := NewHandler(srv, &HandlerOptions{Sessions: &MemoryStore{}})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-	})
-	rec := post(h, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	sid := rec.Header().Get(HeaderSessionID)
-	if rec.Code != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
-	}
+	h, sid := initializedHandler(t, srv, &HandlerOptions{Sessions: &MemoryStore{}})
 	s := h.session(sid)
 	s.catchMu.Lock() // as a state change of this replica's own does
 	done := make(chan struct{}, 3)
