@@ -36,15 +36,6 @@ func TestPolicyStarSparesCodeLoadingEnv(t *testing.T) {
 	}
 }
 
-// TestPolicyStarSparesSearchPathEnv: on Windows the variables that say
-// where programs and DLLs are found choose code as surely as LD_PRELOAD:
-// PATH is searched for DLLs and for the programs an allowed program (or
-// cmd.exe's literal tokens) starts by name, PATHEXT makes cmd.exe take
-// another file for a name, COMSPEC is the shell the C runtime's system()
-// and _popen start, and SystemRoot and windir are expanded in the
-// registry paths of DLLs Windows loads into a process (Winsock providers,
-// COM servers). "*" must not hand those to a model; listed by name they
-// pass.
 // TestPolicyStarSparesHome: HOME was once pinned here as a plain setting,
 // but it chooses code too: under wine it names the wine prefix (~/.wine,
 // unless WINEPREFIX is set), whose system32 DLLs and registry every
@@ -77,6 +68,15 @@ func TestPolicyStarSparesModuleSearchEnv(t *testing.T) {
 	}
 }
 
+// TestPolicyStarSparesSearchPathEnv: on Windows the variables that say
+// where programs and DLLs are found choose code as surely as LD_PRELOAD:
+// PATH is searched for DLLs and for the programs an allowed program (or
+// cmd.exe's literal tokens) starts by name, PATHEXT makes cmd.exe take
+// another file for a name, COMSPEC is the shell the C runtime's system()
+// and _popen start, and SystemRoot and windir are expanded in the
+// registry paths of DLLs Windows loads into a process (Winsock providers,
+// COM servers). "*" must not hand those to a model; listed by name they
+// pass.
 func TestPolicyStarSparesSearchPathEnv(t *testing.T) {
 	star := Policy{AllowEnv: []string{"*"}}
 	for _, name := range []string{"PATH", "Path", "PATHEXT", "COMSPEC", "ComSpec", "SystemRoot", "SYSTEMROOT", "windir"} {
@@ -89,6 +89,45 @@ func TestPolicyStarSparesSearchPathEnv(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"PATHX", "MYPATH", "SystemDrive"} {
+		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
+		}
+	}
+}
+
+// TestPolicyStarSparesConfigAndCommandEnv: a model that may set any
+// variable must not be able to point a program at configuration it
+// planted or name a command for it to run. Git runs core.sshCommand,
+// core.fsmonitor and hooks from the configuration and repository its
+// variables name (GIT_CONFIG_COUNT/KEY/VALUE set any key without a file);
+// git, ssh and npm read their configuration under USERPROFILE on Windows
+// and XDG_CONFIG_HOME on Linux; less runs LESSOPEN on every file; dbghelp
+// loads the symbol server DLL a symbol path names (symsrv*x.dll*...), and
+// cdb loads extensions from _NT_DEBUGGER_EXTENSION_PATH; PowerShell
+// imports modules from PSModulePath by itself. Listed by name they pass.
+func TestPolicyStarSparesConfigAndCommandEnv(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{
+		"USERPROFILE", "UserProfile", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "LocalAppData",
+		"XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS", "ZDOTDIR",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_GLOBAL", "GIT_SSH_COMMAND",
+		"GIT_DIR", "GIT_EXEC_PATH", "git_pager",
+		"EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SSH_ASKPASS", "PYTHONBREAKPOINT",
+		"_NT_SYMBOL_PATH", "_NT_ALT_SYMBOL_PATH", "_NT_DEBUGGER_EXTENSION_PATH", "_nt_symbol_path",
+		"PSModulePath", "PSMODULEPATH",
+		"npm_config_script_shell", "NPM_CONFIG_NODE_OPTIONS",
+		"LUA_INIT", "LUA_INIT_5_4",
+		"GIO_EXTRA_MODULES", "GTK_MODULES", "GTK_PATH", "QT_PLUGIN_PATH",
+	} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: `C:\planted`}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+	for _, name := range []string{"GITHUB_TOKEN", "GIT", "NT_SYMBOL_PATH", "LUA_PATH", "EDITORCONFIG", "USERNAME", "XDG_RUNTIME_DIR", "NPM_TOKEN"} {
 		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
 			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
 		}

@@ -133,13 +133,27 @@ func (p *Policy) envAllowed(name string) bool {
 // program, Windows ones included), the startup code of Node, Java,
 // Python, Perl, Ruby and bash, HOME (the wine prefix, Python's user
 // site-packages) and the other places of user site-packages and Node
-// modules (PYTHONUSERBASE, APPDATA, NODE_PATH), and the search for programs and DLLs
-// (PATH, PATHEXT, COMSPEC, SystemRoot, windir). "*" does not cover them;
-// they must be listed by name. The list names the mechanisms known to us, not every
-// program's: a program on the allowlist may read others.
+// modules (PYTHONUSERBASE, APPDATA, NODE_PATH), the search for programs and DLLs
+// (PATH, PATHEXT, COMSPEC, SystemRoot, windir), the other homes whose
+// configuration names commands to run (USERPROFILE, LOCALAPPDATA,
+// XDG_CONFIG_HOME, ...), the variables that name a command outright
+// (EDITOR, PAGER, LESSOPEN, GIT_*), the debuggers' symbol and extension
+// paths (_NT_*: a symbol path can name a symbol server DLL to load) and
+// PowerShell's module path. "*" does not cover them; they must be listed
+// by name. The list names the mechanisms known to us, not every program's:
+// a program on the allowlist may read others.
 func launcherEnv(name string) bool {
 	n := strings.ToUpper(name)
-	for _, p := range []string{"LD_", "DYLD_", "WINE", "COR_", "CORECLR_", "DOTNET_", "COMPLUS_"} {
+	// GIT_: git's configuration (GIT_CONFIG_*, GIT_DIR with its hooks)
+	// and the commands it runs (GIT_SSH_COMMAND, GIT_EDITOR,
+	// GIT_EXTERNAL_DIFF, GIT_PROXY_COMMAND, ...). _NT_: the Windows
+	// debuggers' paths (dbghelp loads the DLL a symbol path names,
+	// symsrv*dll*..., and cdb the extensions of
+	// _NT_DEBUGGER_EXTENSION_PATH). NPM_CONFIG_: any npm setting, among
+	// them the shell and node options of the scripts it runs. LUA_INIT
+	// (and LUA_INIT_5_4): code Lua runs at start.
+	for _, p := range []string{"LD_", "DYLD_", "WINE", "COR_", "CORECLR_", "DOTNET_", "COMPLUS_",
+		"GIT_", "_NT_", "NPM_CONFIG_", "LUA_INIT"} {
 		if strings.HasPrefix(n, p) {
 			return true
 		}
@@ -167,7 +181,25 @@ func launcherEnv(name string) bool {
 		// runtime's system and _popen), SYSTEMROOT and WINDIR (expanded
 		// in the registry paths of DLLs Windows loads into a process,
 		// such as Winsock providers).
-		"PATH", "PATHEXT", "COMSPEC", "SYSTEMROOT", "WINDIR":
+		"PATH", "PATHEXT", "COMSPEC", "SYSTEMROOT", "WINDIR",
+		// The other homes, whose configuration files name commands to
+		// run (git's core.sshCommand and core.fsmonitor, npm's
+		// script-shell, ssh's ProxyCommand): Windows's user profile and
+		// its parts, and the XDG directories (git and many tools read
+		// $XDG_CONFIG_HOME; GLib and others load modules found through
+		// the data directories). ZDOTDIR holds zsh's start-up files.
+		"USERPROFILE", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA",
+		"XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS", "ZDOTDIR",
+		// Commands other programs run by name: editors and pagers (git,
+		// less and many more start them), less's input preprocessor,
+		// the browser, ssh's and git's password prompts, and Python's
+		// breakpoint() hook.
+		"EDITOR", "VISUAL", "PAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SSH_ASKPASS",
+		"PYTHONBREAKPOINT",
+		// Plug-ins loaded into programs: PowerShell imports modules from
+		// PSModulePath automatically when a command of theirs is used;
+		// GLib's GIO and GTK load modules named or found here.
+		"PSMODULEPATH", "GIO_EXTRA_MODULES", "GTK_MODULES", "GTK_PATH", "QT_PLUGIN_PATH":
 		return true
 	}
 	return false

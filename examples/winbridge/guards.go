@@ -30,7 +30,7 @@ func printGuards(s *settings, out io.Writer) {
 	if len(cfg.Policy.AllowEnv) > 0 {
 		env = strings.Join(cfg.Policy.AllowEnv, ", ")
 	}
-	g("environment", "%s; never names with = : / or control characters; variables that choose code to load (LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP, NODE_OPTIONS, JAVA_TOOL_OPTIONS, PYTHONPATH, PERL5OPT, RUBYOPT, BASH_ENV, HOME, PYTHONUSERBASE, APPDATA, NODE_PATH, PATH, PATHEXT, COMSPEC, SystemRoot, windir and the like; see docs/WINDOWS.md) only if listed by name", env)
+	g("environment", "%s; never names with = : / or control characters; variables that choose code to load (LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP, NODE_OPTIONS, JAVA_TOOL_OPTIONS, PYTHONPATH, PERL5OPT, RUBYOPT, BASH_ENV, HOME, PYTHONUSERBASE, APPDATA, NODE_PATH, PATH, PATHEXT, COMSPEC, SystemRoot, windir, USERPROFILE, LOCALAPPDATA, XDG_CONFIG_HOME, GIT_*, _NT_*, EDITOR, PAGER, LESSOPEN, PSModulePath and the like; see docs/WINDOWS.md) only if listed by name", env)
 	g("time", "default %v, at most %v per call (-timeout, -max-timeout); then the process tree is killed",
 		orDuration(cfg.DefaultTimeout, 60*time.Second), orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout))
 	pool := cfg.PoolSize
