@@ -6,8 +6,9 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/winbridge/winbridge/winexec/internal/winjob"
 	"golang.org/x/sys/windows"
+
+	"github.com/winbridge/winbridge/winexec/internal/winjob"
 )
 
 // processTree is what a timeout kills: on Windows a Job Object holding the

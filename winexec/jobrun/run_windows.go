@@ -7,8 +7,9 @@ import (
 	"os"
 	"unsafe"
 
-	"github.com/winbridge/winbridge/winexec/internal/winjob"
 	"golang.org/x/sys/windows"
+
+	"github.com/winbridge/winbridge/winexec/internal/winjob"
 )
 
 // run starts line suspended, puts it into a kill-on-close job, resumes
