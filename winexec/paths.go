@@ -97,8 +97,9 @@ func (m *PathMapper) WSLToWin(p string) (string, error) {
 
 // WinToWSL translates a Windows path to Linux form. A path already in Linux
 // form is returned unchanged. \\wsl.localhost\ and \\wsl$\ paths of the
-// current distribution map to the Linux root; those of another distribution
-// and other UNC paths are not mappable without wslpath.
+// current distribution (Distro, or WSL_DISTRO_NAME) map to the Linux root;
+// those of another distribution, those of any when the current one's name
+// is unknown, and other UNC paths are not mappable without wslpath.
 func (m *PathMapper) WinToWSL(p string) (string, error) {
 	if p == "" || !IsWindowsPath(p) {
 		return p, nil
@@ -117,7 +118,12 @@ func (m *PathMapper) WinToWSL(p string) (string, error) {
 		parts := strings.SplitN(q[2:], `\`, 3)
 		host := strings.ToLower(parts[0])
 		if (host == "wsl.localhost" || host == "wsl$") && len(parts) >= 2 {
-			if d := m.distro(); d == "" || strings.EqualFold(d, parts[1]) {
+			// Only this distribution's own paths are its root. With no
+			// name to compare (WSL_DISTRO_NAME is missing when a host
+			// starts servers with a clean environment), another
+			// distribution's \\wsl.localhost\Other\etc\passwd would
+			// read as this one's /etc/passwd, inside roots it is not in.
+			if d := m.distro(); d != "" && strings.EqualFold(d, parts[1]) {
 				rest := ""
 				if len(parts) == 3 {
 					rest = strings.Trim(parts[2], `\`)

@@ -93,3 +93,20 @@ func TestWslpathFallback(t *testing.T) {
 		t.Errorf("fallback: %q, %v", got, err)
 	}
 }
+
+// TestWinToWSLUnknownDistro: with no distribution name (WSL_DISTRO_NAME is
+// missing when a host starts its servers with a clean environment), no
+// \\wsl.localhost path can be told to be this distribution's: another's
+// /etc/passwd must not read as this one's, inside roots it is not in.
+func TestWinToWSLUnknownDistro(t *testing.T) {
+	t.Setenv("WSL_DISTRO_NAME", "")
+	for _, p := range []string{`\\wsl.localhost\Other\etc\passwd`, `\\wsl$\Other\home\u`, `\\wsl.localhost\Other`} {
+		if got, err := WinToWSL(p); !errors.Is(err, ErrPathNotMappable) {
+			t.Errorf("WinToWSL(%q) = %q, %v; want ErrPathNotMappable", p, got, err)
+		}
+	}
+	t.Setenv("WSL_DISTRO_NAME", "Mine")
+	if got, err := WinToWSL(`\\wsl.localhost\mine\etc\hosts`); err != nil || got != "/etc/hosts" {
+		t.Errorf("this distribution's path: %q, %v; want /etc/hosts", got, err)
+	}
+}
