@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/winbridge/winbridge/internal/dosdevice"
 )
 
 // checkWindowsLocal refuses a Windows-form local path that is not an
@@ -14,12 +16,12 @@ import (
 // \??\) reaches past the file system; a relative one (tools\x, \x, C:x)
 // depends on hdc's working directory. winexec refuses such a working
 // directory for the same reasons. So is a drive path whose last component
-// is a DOS device name (C:\tmp\COM1.txt): see dosDevice.
+// is a DOS device name (C:\tmp\COM1.txt): see dosdevice.Path.
 func checkWindowsLocal(p string) error {
 	isSep := func(c byte) bool { return c == '\\' || c == '/' }
 	switch {
 	case len(p) >= 3 && p[1] == ':' && isASCIILetter(p[0]) && isSep(p[2]):
-		if dosDevice(p) {
+		if dosdevice.Path(p) {
 			return fmt.Errorf("%q ends in a DOS device name, which Windows opens as the device, not a file", p)
 		}
 		return nil
@@ -87,40 +89,12 @@ func localPathRisk(c Command) string {
 	// apart here, so a device file named like a DOS device is refused too.
 	for _, a := range append(slices.Clone(c.Rest), words...) {
 		for _, d := range cwds {
-			if dosDevice(d + a) {
+			if dosdevice.Path(d + a) {
 				return fmt.Sprintf("%q ends in a DOS device name, which Windows opens as the device, not a file", d+a)
 			}
 		}
 	}
 	return ""
-}
-
-// dosDevice reports whether Windows opens p as a DOS device: its last
-// component is CON, PRN, AUX, NUL, COM0-9 or LPT0-9 (superscript digits
-// too), CONIN$ or CONOUT$, in any case, whatever follows a dot or a colon
-// and with trailing spaces (COM1.txt, "NUL .x", nul:). Before Windows 11
-// this holds in any directory (C:\tmp\COM1.txt is the serial port): it
-// reaches past the file system like a device path. winexec refuses such
-// program names by the same rule.
-func dosDevice(p string) bool {
-	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
-		p = p[i+1:]
-	}
-	if i := strings.IndexAny(p, ".:"); i >= 0 {
-		p = p[:i]
-	}
-	p = strings.ToLower(strings.TrimRight(p, " "))
-	switch p {
-	case "con", "prn", "aux", "nul", "conin$", "conout$":
-		return true
-	}
-	if len(p) >= 4 && (p[:3] == "com" || p[:3] == "lpt") {
-		switch p[3:] {
-		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
-			return true
-		}
-	}
-	return false
 }
 
 // remoteOrDevicePath returns why p, an argument of such a command, must

@@ -132,12 +132,12 @@ func (f *fakeHost) handle(line string, lines <-chan string) (eof bool) {
 	argv := SplitCommandLine(`"` + string(req.Exe) + `" ` + string(req.CmdLine))
 	// Windows would find the program by its UNC path; we need it back in
 	// Linux form.
-	if p, err := WinToWSL(argv[0]); err == nil {
+	if p, err := fakeDistroPaths.WinToWSL(argv[0]); err == nil {
 		argv[0] = p
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if len(req.Cwd) > 0 {
-		dir, err := WinToWSL(string(req.Cwd))
+		dir, err := fakeDistroPaths.WinToWSL(string(req.Cwd))
 		if err != nil {
 			f.send(map[string]any{"t": "x", "id": req.ID, "err": []byte(err.Error())})
 			return false
@@ -220,3 +220,11 @@ func (f *fakeHost) handle(line string, lines <-chan string) (eof bool) {
 	f.send(map[string]any{"t": "x", "id": req.ID, "code": code, "timedOut": timedOut, "cancelled": cancelled, "ms": time.Since(start).Milliseconds()})
 	return eof
 }
+
+// fakeDistroPaths maps paths as Windows would for the double: the backends
+// under test name this distribution in the \\wsl.localhost paths they send
+// (fakePSBackend), and only its own paths map back to the Linux root.
+var fakeDistroPaths = &PathMapper{Distro: fakeDistro}
+
+// fakeDistro is the WSL distribution the PowerShell tests pretend to run in.
+const fakeDistro = "TestDistro"

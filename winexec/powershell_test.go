@@ -21,7 +21,7 @@ func fakePSBackend(t *testing.T, mode string) *PowerShell {
 	return &PowerShell{
 		Exe:    fakePS(t, mode),
 		WinCwd: t.TempDir(),
-		Paths:  &PathMapper{Distro: "TestDistro"},
+		Paths:  &PathMapper{Distro: fakeDistro},
 		Grace:  2 * time.Second,
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/winbridge/winbridge/internal/dosdevice"
 )
 
 // ErrInvalidExe is returned (wrapped, with the reason) for a program that is
@@ -204,7 +206,7 @@ func badComponent(c string) string {
 		return "a component with a leading or trailing space (Windows strips it)"
 	case c[len(c)-1] == '.':
 		return "a component with a trailing dot (Windows strips it)"
-	case isDOSDevice(c):
+	case dosdevice.Name(c):
 		return fmt.Sprintf("%q is a DOS device name", c)
 	}
 	for _, r := range c {
@@ -239,24 +241,6 @@ func safeASCII(c byte) bool {
 // "!").
 func bestFitPunct(r rune) bool {
 	return 0x01C0 <= r && r <= 0x01C3 || 0x02B0 <= r && r <= 0x02FF
-}
-
-// isDOSDevice reports whether c names a DOS device whatever its extension
-// (NUL.exe is the NUL device on older Windows).
-func isDOSDevice(c string) bool {
-	base, _, _ := strings.Cut(c, ".")
-	base = strings.TrimRight(asciiLower(base), " ")
-	switch base {
-	case "con", "prn", "aux", "nul", "conin$", "conout$":
-		return true
-	}
-	if len(base) >= 4 && (base[:3] == "com" || base[:3] == "lpt") {
-		switch base[3:] {
-		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
-			return true
-		}
-	}
-	return false
 }
 
 func asciiLower(s string) string {
