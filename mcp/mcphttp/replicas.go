@@ -386,11 +386,18 @@ func refusedBusy(resp []byte) bool {
 // record adds a message that changes the session's state to its record,
 // before it is delivered here: the other replicas replay it. When it
 // recorded the message, record returns holding off the session's
-// catch-ups, and the caller calls applied once the message has taken
-// effect here: catchUp takes this replica's recorded messages for
-// applied, and one of another replica, recorded after this one but
-// caught up before it took effect, would be overwritten by it.
-func (s *httpSession) record(ctx context.Context, m *rpcMessage) (applied func(), e *httpError) {
+// catch-ups, and the caller calls settle once the message has taken
+// effect here, or has failed to: catchUp takes this replica's recorded
+// messages for applied, and one of another replica, recorded after this
+// one but caught up before it took effect, would be overwritten by it.
+//
+// settle(false) is for a message the session refused as busy
+// (refusedBusy): it is in the record, which only grows, and the other
+// replicas apply it, so this replica must not count it as applied but
+// replay it at its next catch-up, as it does a replayed message refused
+// so. The client that was told it failed finds it in effect everywhere,
+// as its retry would have left it.
+func (s *httpSession) record(ctx context.Context, m *rpcMessage) (settle func(inEffect bool), e *httpError) {
 	if s.h.opts.Sessions == nil || !stateMethods[m.method] || m.response {
 		return nil, nil
 	}
@@ -402,11 +409,18 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) (applied func()
 		s.catchMu.Unlock()
 		return nil, errRecordFull().withID(m)
 	}
-	if e := s.appendLocked(ctx, m.raw); e != nil {
+	n, e := s.appendLocked(ctx, m.raw)
+	if e != nil {
 		s.catchMu.Unlock()
 		return nil, e.withID(m)
 	}
-	return s.catchMu.Unlock, nil
+	return func(inEffect bool) {
+		if !inEffect {
+			// Still held: no catch-up has counted n as applied.
+			delete(s.mine, n)
+		}
+		s.catchMu.Unlock()
+	}, nil
 }
 
 // errRecordFull is the answer to a state change beyond the bounds of the
@@ -437,20 +451,23 @@ func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 	}
 	s.catchMu.Lock()
 	defer s.catchMu.Unlock()
-	return s.appendLocked(ctx, b)
+	_, e := s.appendLocked(ctx, b)
+	return e
 }
 
-func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
+// appendLocked appends raw to the session's record as this replica's
+// own message, and returns its position.
+func (s *httpSession) appendLocked(ctx context.Context, raw []byte) (int, *httpError) {
 	n, err := s.h.opts.Sessions.Append(ctx, s.id, raw, s.h.storeTTL())
 	if errors.Is(err, ErrRecordFull) {
-		return errRecordFull()
+		return 0, errRecordFull()
 	}
 	if err != nil {
 		// The outcome is unknown: a store whose reply was lost (a
 		// timeout) may have written the message, and then every other
 		// replica applies it. The answer follows what the record holds.
 		if n = s.findAppendedLocked(ctx, raw); n == 0 {
-			return s.h.storeError("append", err)
+			return 0, s.h.storeError("append", err)
 		}
 		s.h.log.Debug("mcphttp: an append that failed is in the session's record", s.logRef(), "position", n, "err", err)
 	}
@@ -459,7 +476,7 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 	}
 	s.mine[n] = true
 	s.recorded += len(raw)
-	return nil
+	return n, nil
 }
 
 // findAppendedLocked returns the position of raw in the session's record
