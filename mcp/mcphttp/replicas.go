@@ -261,9 +261,11 @@ type sessionRecord struct {
 }
 
 // loadRecord loads session sid's record, keeping it for ttl (the
-// session's timeout; 0 leaves its expiry as it is). A record that does not start with a recordHead (an append
-// that raced the session's deletion re-created it) is no session:
-// ErrNotFound.
+// session's timeout; 0 leaves its expiry as it is). A record that does
+// not start with a recordHead is no session: ErrNotFound. The stores
+// refuse an append to a record that is gone, but a replica of an earlier
+// version, whose appends re-created a record deleted meanwhile, may
+// still share the store during a rollout.
 func (h *Handler) loadRecord(ctx context.Context, sid string, ttl time.Duration) (sessionRecord, error) {
 	msgs, err := h.opts.Sessions.Load(ctx, sid, ttl)
 	if err != nil {
@@ -484,6 +486,9 @@ func (s *httpSession) record(ctx context.Context, m *rpcMessage) (settle func(in
 	n, e := s.appendLocked(ctx, m.raw)
 	if e != nil {
 		s.unlockCatch()
+		if e.status == http.StatusNotFound {
+			s.end() // gone for every replica, as shared ends it
+		}
 		return nil, e.withID(m)
 	}
 	return func(inEffect bool) {
@@ -527,8 +532,22 @@ func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "recording the session failed: "+err.Error())
 	}
 	defer s.unlockCatch()
-	_, e := s.appendLocked(ctx, b)
-	return e
+	// The head is created, not appended: appends find a record with its
+	// head or none (see SessionStore.Append). If the store wrote it but
+	// its reply was lost, the session is refused all the same, and the
+	// record, whose id no client is given, expires with its ttl.
+	if err := s.h.opts.Sessions.Create(ctx, s.id, b, s.h.storeTTL()); err != nil {
+		if errors.Is(err, ErrRecordFull) {
+			return errRecordFull()
+		}
+		return s.h.storeError("create", err)
+	}
+	if s.mine == nil {
+		s.mine = map[int]bool{}
+	}
+	s.mine[1] = true
+	s.recorded = len(b)
+	return nil
 }
 
 // appendLocked appends raw to the session's record as this replica's
@@ -537,6 +556,11 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) (int, *httpE
 	n, err := s.h.opts.Sessions.Append(ctx, s.id, raw, s.h.storeTTL())
 	if errors.Is(err, ErrRecordFull) {
 		return 0, errRecordFull()
+	}
+	if errors.Is(err, ErrNotFound) {
+		// Deleted or expired through another replica since this
+		// request loaded the record: nothing was stored.
+		return 0, errSessionGone()
 	}
 	if err != nil {
 		// The outcome is unknown: a store whose reply was lost (a
