@@ -291,3 +291,28 @@ func TestReplicaCatchUpWaitEndsWithTheRequest(t *testing.T) {
 		t.Fatalf("tools/list after the hook returned: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// A relayed catch-up waiting for the lock, held by a state change whose
+// Subscribe hook never returns, leaves when the session ends: it is not
+// parked for good.
+func TestReplicaRelayedCatchUpLeavesWithTheSession(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "relayed", Version: "1"}, nil)
+	h, sid := initializedHandler(t, srv, &HandlerOptions{Sessions: &MemoryStore{}})
+	s := h.session(sid)
+	if err := s.lockCatch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.unlockCatch()
+	waits := make(chan struct{}, 1)
+	hook := func() { waits <- struct{}{} }
+	h.testHookCatchWait.Store(&hook)
+	done := make(chan struct{})
+	go func() { h.catchUpShared(s); close(done) }()
+	<-waits
+	s.end()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a relayed catch-up still waits for the lock after its session ended")
+	}
+}
