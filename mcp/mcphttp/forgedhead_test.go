@@ -18,26 +18,34 @@ import (
 // deleteBeforeAppend is a MemoryStore on which, once armed, the session
 // is deleted just before the next Append: a DELETE through another
 // replica that lands between a request's load of the record and its
-// append, which re-creates the record with the request's message first.
+// append. With recreate, the append then re-creates the record with the
+// request's message first, as stores did before Append refused a
+// session it does not hold (and as a replica of that version may still
+// leave during a rollout).
 type deleteBeforeAppend struct {
 	mcphttp.MemoryStore
-	armed atomic.Bool
+	armed    atomic.Bool
+	recreate bool
 }
 
 func (st *deleteBeforeAppend) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
 	if st.armed.CompareAndSwap(true, false) {
 		_ = st.MemoryStore.Delete(ctx, id)
+		if st.recreate {
+			return 1, st.MemoryStore.Create(ctx, id, msg, ttl)
+		}
 	}
 	return st.MemoryStore.Append(ctx, id, msg, ttl)
 }
 
 // A record re-created by a client's message (its append raced the
-// session's deletion) is no session, whatever members the client put in
-// that message: a resources/subscribe carrying an "initialize" member of
-// its own must not read as a record's head, with no opener, that any
-// token (or another identity's) may then use on every other replica.
+// session's deletion, on a replica of an earlier version) is no session,
+// whatever members the client put in that message: a resources/subscribe
+// carrying an "initialize" member of its own must not read as a record's
+// head, with no opener, that any token (or another identity's) may then
+// use on every other replica.
 func TestReplicasClientMessageIsNoRecordHead(t *testing.T) {
-	store := &deleteBeforeAppend{}
+	store := &deleteBeforeAppend{recreate: true}
 	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
 		return &mcphttp.AuthInfo{Subject: tok}, nil
 	})
@@ -67,9 +75,10 @@ func TestReplicasClientMessageIsNoRecordHead(t *testing.T) {
 }
 
 // A replica keeping a session's GET stream open reads the record as every
-// request does: one re-created by a client's message is no session, and
-// the stream ends, instead of refreshing that record for as long as it
-// stays open.
+// request does: one re-created by a client's message (an append of a
+// replica of an earlier version that raced the session's deletion) is no
+// session, and the stream ends, instead of refreshing that record for as
+// long as it stays open.
 func TestReplicasKeepAliveEndsOnAHeadlessRecord(t *testing.T) {
 	store := &mcphttp.MemoryStore{}
 	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
@@ -81,7 +90,7 @@ func TestReplicasKeepAliveEndsOnAHeadlessRecord(t *testing.T) {
 	if err := store.Delete(ctx, sid); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Append(ctx, sid, []byte(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`), time.Minute); err != nil {
+	if err := store.Create(ctx, sid, []byte(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	ended := make(chan struct{})
@@ -170,5 +179,34 @@ func TestReplicasRefusedIdentityWithoutACopyKeepsNoSessionAlive(t *testing.T) {
 	advance(25 * time.Second)
 	if _, err := store.Load(context.Background(), sid, time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
 		t.Fatalf("the session is still in the store 75 s after alice's last request (timeout 60 s), kept alive by requests refused on a replica without a copy: %v", err)
+	}
+}
+
+// A state change whose append races the session's DELETE through another
+// replica finds no record to append to: the store refuses it
+// (ErrNotFound), the client gets 404, and no record without its head is
+// left in the store, occupying it until its ttl.
+func TestReplicasAppendRacingDeleteLeavesNoRecord(t *testing.T) {
+	store := &deleteBeforeAppend{}
+	urls := replicasOf(t, 2, &mcphttp.HandlerOptions{Sessions: store})
+	sid := replicatest.Initialize(t, urls[0])
+	store.armed.Store(true)
+	r := replicatest.Post(t, urls[0], sid, "2025-11-25",
+		`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil)
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if msgs, err := store.MemoryStore.Load(context.Background(), sid, 0); !errors.Is(err, mcphttp.ErrNotFound) {
+		t.Fatalf("after a subscribe whose append raced the session's deletion the store holds %q (%v), want nothing", msgs, err)
+	}
+	if r.StatusCode != http.StatusNotFound {
+		t.Fatalf("a subscribe whose append raced the session's deletion: %d %s, want 404", r.StatusCode, body)
+	}
+	// Gone on every replica, the one that served the subscribe included.
+	for i, u := range urls {
+		r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, nil)
+		r.Body.Close()
+		if r.StatusCode != http.StatusNotFound {
+			t.Fatalf("replica %d answers %d to a ping of the deleted session, want 404", i, r.StatusCode)
+		}
 	}
 }

@@ -223,6 +223,10 @@ type Handler struct {
 	// testHookAbandoned, if set by a test, is called once a POST whose
 	// client went away has let go of its session (streamer.go).
 	testHookAbandoned atomic.Pointer[func()]
+	// testHookCatchWait, if set by a test, is called as a request or a
+	// relayed catch-up starts waiting for a session's catch-up lock
+	// (replicas.go).
+	testHookCatchWait atomic.Pointer[func()]
 	// draining counts the sessions whose handlers may still run
 	// (drain.go): an atomic, as busy is, since every stateless request
 	// moves it twice. drained is closed when it drops to 0 after Shutdown

@@ -128,17 +128,32 @@ func (m *MemoryStore) startLocked(session, stream string, now time.Time) {
 	m.started[session] = ids
 }
 
+// Create implements SessionStore.
+func (m *MemoryStore) Create(_ context.Context, id string, head []byte, ttl time.Duration) error {
+	if len(head) > MaxStateBytes {
+		return ErrRecordFull
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.wroteLocked(now)
+	m.sessions[id] = &memSession{msgs: [][]byte{slices.Clone(head)}, bytes: len(head), expires: now.Add(ttl)}
+	return nil
+}
+
 // Append implements SessionStore.
 func (m *MemoryStore) Append(_ context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	m.wroteLocked(now)
 	s := m.sessions[id]
 	if s == nil || !now.Before(s.expires) {
-		s = &memSession{}
-		m.sessions[id] = s
+		// Deleted or expired, maybe just now by another replica: not
+		// re-created without its head.
+		delete(m.sessions, id)
+		return 0, ErrNotFound
 	}
+	m.wroteLocked(now)
 	// The record's bounds, checked under the lock that makes the
 	// append one step: replicas appending at once cannot pass them.
 	if len(s.msgs) >= MaxStateMessages || s.bytes+len(msg) > MaxStateBytes {

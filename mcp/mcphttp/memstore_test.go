@@ -16,11 +16,11 @@ func TestMemoryStoreBounds(t *testing.T) {
 	now := time.Unix(1000, 0)
 	m := &mcphttp.MemoryStore{MaxEvents: 3, Now: func() time.Time { return now }}
 	ctx := context.Background()
-	for i := 1; i <= 2; i++ {
-		n, err := m.Append(ctx, "s", []byte(fmt.Sprint(i)), time.Minute)
-		if err != nil || n != i {
-			t.Fatalf("Append %d: %d, %v", i, n, err)
-		}
+	if err := m.Create(ctx, "s", []byte("1"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.Append(ctx, "s", []byte("2"), time.Minute); err != nil || n != 2 {
+		t.Fatalf("Append: %d, %v", n, err)
 	}
 	ev := m.Events()
 	for n := 1; n <= 5; n++ {
@@ -54,7 +54,7 @@ func TestMemoryStoreBounds(t *testing.T) {
 	if _, _, err := ev.Replay(ctx, "s", "x", 0); !errors.Is(err, mcphttp.ErrNotFound) {
 		t.Fatalf("an expired stream: %v, want ErrNotFound", err)
 	}
-	_, _ = m.Append(ctx, "d", []byte("1"), time.Minute)
+	_ = m.Create(ctx, "d", []byte("1"), time.Minute)
 	_ = m.Delete(ctx, "d")
 	if _, err := m.Load(ctx, "d", time.Minute); !errors.Is(err, mcphttp.ErrNotFound) {
 		t.Fatalf("a deleted session: %v", err)
@@ -106,12 +106,18 @@ func TestMemoryStoreRecordIsBounded(t *testing.T) {
 	m := &mcphttp.MemoryStore{}
 	ctx := context.Background()
 	big := make([]byte, mcphttp.MaxStateBytes/2)
-	for i, want := range []error{nil, nil, mcphttp.ErrRecordFull} {
+	if err := m.Create(ctx, "big", big, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []error{nil, mcphttp.ErrRecordFull} {
 		if _, err := m.Append(ctx, "big", big, time.Minute); !errors.Is(err, want) {
 			t.Fatalf("append %d of %d bytes: %v, want %v", i+1, len(big), err, want)
 		}
 	}
-	for i := range mcphttp.MaxStateMessages {
+	if err := m.Create(ctx, "many", []byte(`{}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i := range mcphttp.MaxStateMessages - 1 {
 		if _, err := m.Append(ctx, "many", []byte(`{}`), time.Minute); err != nil {
 			t.Fatalf("append %d: %v", i+1, err)
 		}

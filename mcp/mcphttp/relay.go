@@ -106,7 +106,7 @@ func (h *Handler) relayed(b []byte) {
 // catchUpShared brings this replica's copy of a session up to its record
 // in the store.
 //
-// At most one catch-up waits for the session's catchMu: while this
+// At most one catch-up waits for the session's catch-up lock: while this
 // replica's own state change holds it (waiting for an in-flight slot, or
 // in a Subscribe hook that blocks), every further change relayed by
 // other replicas would otherwise park a goroutine here, each holding a
@@ -118,15 +118,20 @@ func (h *Handler) catchUpShared(s *httpSession) {
 	if !s.relayWaiting.CompareAndSwap(false, true) {
 		return // the waiting one loads the record after this change
 	}
-	s.catchMu.Lock()
+	// It waits until the session ends at most: the lock is abandoned
+	// then, not left to a goroutine parked for good.
+	err := s.lockCatch(context.Background())
 	s.relayWaiting.Store(false)
+	if err != nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
 	rec, err := h.loadRecord(ctx, s.id, h.storeTTL())
 	if err == nil {
 		err = s.catchUpLocked(ctx, rec)
 	}
-	s.catchMu.Unlock()
+	s.unlockCatch()
 	if errors.Is(err, ErrNotFound) {
 		s.end() // deleted or expired through another replica, as in shared
 		return

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,13 +38,68 @@ const storeTimeout = 5 * time.Second
 
 // replicated is what a session knows of its record in the SessionStore.
 type replicated struct {
-	catchMu  sync.Mutex   // held while the record is applied or grown
-	applied  int          // the record's messages applied to this session
-	recorded int          // the record's bytes, as far as this replica knows
-	mine     map[int]bool // positions of messages this replica recorded (and applied itself), past applied
-	replays  int          // ids of replayed requests
+	catchSem chan struct{} // of 1, full while the record is applied or grown (lockCatch)
+	applied  int           // the record's messages applied to this session
+	recorded int           // the record's bytes, as far as this replica knows
+	mine     map[int]bool  // positions of messages this replica recorded (and applied itself), past applied
+	replays  int           // ids of replayed requests
 
-	relayWaiting atomic.Bool // a relayed change's catch-up waits for catchMu (catchUpShared)
+	relayWaiting atomic.Bool // a relayed change's catch-up waits for the catch-up lock (catchUpShared)
+}
+
+// errSessionEnded is why a wait for a session's catch-up lock ends when
+// the session does.
+var errSessionEnded = errors.New("the session ended")
+
+// lockCatch takes the session's catch-up lock, held while the record is
+// applied or grown, or gives up when ctx ends or the session does. It is
+// a channel of one, not a mutex, because it may be held for as long as a
+// state change of this replica's own takes effect (a Subscribe hook that
+// blocks, a wait for an in-flight slot): a request whose client went away
+// meanwhile must not stay parked behind it, holding its goroutine, its
+// loaded record and its place in the session. Nothing is held while it
+// waits, so giving up orders no lock against another.
+func (s *httpSession) lockCatch(ctx context.Context) error {
+	select {
+	case s.catchSem <- struct{}{}:
+		return nil
+	default:
+	}
+	if hook := s.h.testHookCatchWait.Load(); hook != nil {
+		(*hook)()
+	}
+	select {
+	case s.catchSem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-s.doneChan():
+		return errSessionEnded
+	}
+}
+
+// tryLockCatch takes the catch-up lock if no one holds it.
+func (s *httpSession) tryLockCatch() bool {
+	select {
+	case s.catchSem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *httpSession) unlockCatch() { <-s.catchSem }
+
+// errCatchAbandoned is the answer to a request that stopped waiting for
+// its session's catch-up lock, held by a state change in progress on this
+// replica, because its context ended (its client went away) or the copy
+// of the session here did. A client that is gone does not read it; any
+// other retries.
+func errCatchAbandoned() *httpError {
+	e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError,
+		"gave up waiting for a state change of this session in progress on this replica; retry")
+	e.retryAfter = time.Second
+	return e
 }
 
 // stateMethods are the messages that change a legacy session's state,
@@ -159,6 +213,14 @@ func (h *Handler) shared(r *http.Request, sid string, m *rpcMessage) (*httpSessi
 		return s, nil
 	}
 	if err := s.catchUp(ctx, rec); err != nil {
+		if ctx.Err() != nil || errors.Is(err, errSessionEnded) {
+			// The client went away, most likely while the request
+			// waited for a state change in progress here, or the copy
+			// here ended meanwhile (the retry adopts the session
+			// afresh): no fault of the store's or the record's.
+			h.log.Debug("mcphttp: a request ended before the session caught up with its record", sessionRef(sid), "err", err)
+			return nil, errCatchAbandoned().withID(m)
+		}
 		h.log.Warn("mcphttp: replaying a stored session failed", sessionRef(sid), "err", err)
 		return nil, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session could not be restored on this replica; retry").withID(m)
 	}
@@ -199,9 +261,11 @@ type sessionRecord struct {
 }
 
 // loadRecord loads session sid's record, keeping it for ttl (the
-// session's timeout; 0 leaves its expiry as it is). A record that does not start with a recordHead (an append
-// that raced the session's deletion re-created it) is no session:
-// ErrNotFound.
+// session's timeout; 0 leaves its expiry as it is). A record that does
+// not start with a recordHead is no session: ErrNotFound. The stores
+// refuse an append to a record that is gone, but a replica of an earlier
+// version, whose appends re-created a record deleted meanwhile, may
+// still share the store during a rollout.
 func (h *Handler) loadRecord(ctx context.Context, sid string, ttl time.Duration) (sessionRecord, error) {
 	msgs, err := h.opts.Sessions.Load(ctx, sid, ttl)
 	if err != nil {
@@ -271,18 +335,20 @@ func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpEr
 // record holds catch-ups off until the message it recorded has taken
 // effect here (see post).
 func (s *httpSession) catchUp(ctx context.Context, rec sessionRecord) error {
-	s.catchMu.Lock()
-	defer s.catchMu.Unlock()
+	if err := s.lockCatch(ctx); err != nil {
+		return err
+	}
+	defer s.unlockCatch()
 	return s.catchUpLocked(ctx, rec)
 }
 
 // tryCatchUp is catchUp, unless a catch-up runs or this replica's own
 // state change holds them off: then it does nothing.
 func (s *httpSession) tryCatchUp(ctx context.Context, rec sessionRecord) error {
-	if !s.catchMu.TryLock() {
+	if !s.tryLockCatch() {
 		return nil
 	}
-	defer s.catchMu.Unlock()
+	defer s.unlockCatch()
 	return s.catchUpLocked(ctx, rec)
 }
 
@@ -301,7 +367,8 @@ func (s *httpSession) catchUpLocked(ctx context.Context, rec sessionRecord) erro
 	// own after it with it. Own messages recorded since rec was loaded
 	// are not in rec, and would stay applied ahead of those replayed
 	// now, recorded before them: the record is loaded again. It holds
-	// every append of this replica, since appends take catchMu.
+	// every append of this replica, since appends take the catch-up
+	// lock.
 	for n := range s.mine {
 		if n > len(rec.msgs) {
 			var err error
@@ -386,27 +453,52 @@ func refusedBusy(resp []byte) bool {
 // record adds a message that changes the session's state to its record,
 // before it is delivered here: the other replicas replay it. When it
 // recorded the message, record returns holding off the session's
-// catch-ups, and the caller calls applied once the message has taken
-// effect here: catchUp takes this replica's recorded messages for
-// applied, and one of another replica, recorded after this one but
-// caught up before it took effect, would be overwritten by it.
-func (s *httpSession) record(ctx context.Context, m *rpcMessage) (applied func(), e *httpError) {
+// catch-ups, and the caller calls settle once the message has taken
+// effect here, or has failed to: catchUp takes this replica's recorded
+// messages for applied, and one of another replica, recorded after this
+// one but caught up before it took effect, would be overwritten by it.
+//
+// settle(false) is for a message the session refused as busy
+// (refusedBusy): it is in the record, which only grows, and the other
+// replicas apply it, so this replica must not count it as applied but
+// replay it at its next catch-up, as it does a replayed message refused
+// so. The client that was told it failed finds it in effect everywhere,
+// as its retry would have left it.
+func (s *httpSession) record(ctx context.Context, m *rpcMessage) (settle func(inEffect bool), e *httpError) {
 	if s.h.opts.Sessions == nil || !stateMethods[m.method] || m.response {
 		return nil, nil
 	}
-	s.catchMu.Lock()
+	if err := s.lockCatch(ctx); err != nil {
+		// Given up before it was recorded: no replica applies it. A
+		// copy that ended meanwhile gets the same 503: the session may
+		// live on in the store (this replica shuts down), and the retry
+		// finds out.
+		s.h.log.Debug("mcphttp: a state change ended before it could be recorded", s.logRef(), "err", err)
+		return nil, errCatchAbandoned().withID(m)
+	}
 	// What this replica knows of the record refuses without a round
 	// trip; the store checks the bounds against the record itself
 	// (ErrRecordFull), which other replicas may have grown meanwhile.
 	if s.applied+len(s.mine) >= MaxStateMessages || s.recorded+len(m.raw) > MaxStateBytes {
-		s.catchMu.Unlock()
+		s.unlockCatch()
 		return nil, errRecordFull().withID(m)
 	}
-	if e := s.appendLocked(ctx, m.raw); e != nil {
-		s.catchMu.Unlock()
+	n, e := s.appendLocked(ctx, m.raw)
+	if e != nil {
+		s.unlockCatch()
+		if e.status == http.StatusNotFound {
+			s.end() // gone for every replica, as shared ends it
+		}
 		return nil, e.withID(m)
 	}
-	return s.catchMu.Unlock, nil
+	return func(inEffect bool) {
+		if !inEffect {
+			// The lock is still held: no catch-up has counted n as
+			// applied.
+			delete(s.mine, n)
+		}
+		s.unlockCatch()
+	}, nil
 }
 
 // errRecordFull is the answer to a state change beyond the bounds of the
@@ -435,22 +527,47 @@ func (s *httpSession) keep(ctx context.Context, raw []byte) *httpError {
 		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
 			"invalid request: an initialize request of a session is recorded for the server's replicas, in at most "+strconv.Itoa(MaxStateBytes)+" bytes; this one is larger")
 	}
-	s.catchMu.Lock()
-	defer s.catchMu.Unlock()
-	return s.appendLocked(ctx, b)
+	// A session being initialized: no one else holds the lock yet.
+	if err := s.lockCatch(ctx); err != nil {
+		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "recording the session failed: "+err.Error())
+	}
+	defer s.unlockCatch()
+	// The head is created, not appended: appends find a record with its
+	// head or none (see SessionStore.Append). If the store wrote it but
+	// its reply was lost, the session is refused all the same, and the
+	// record, whose id no client is given, expires with its ttl.
+	if err := s.h.opts.Sessions.Create(ctx, s.id, b, s.h.storeTTL()); err != nil {
+		if errors.Is(err, ErrRecordFull) {
+			return errRecordFull()
+		}
+		return s.h.storeError("create", err)
+	}
+	if s.mine == nil {
+		s.mine = map[int]bool{}
+	}
+	s.mine[1] = true
+	s.recorded = len(b)
+	return nil
 }
 
-func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
+// appendLocked appends raw to the session's record as this replica's
+// own message, and returns its position.
+func (s *httpSession) appendLocked(ctx context.Context, raw []byte) (int, *httpError) {
 	n, err := s.h.opts.Sessions.Append(ctx, s.id, raw, s.h.storeTTL())
 	if errors.Is(err, ErrRecordFull) {
-		return errRecordFull()
+		return 0, errRecordFull()
+	}
+	if errors.Is(err, ErrNotFound) {
+		// Deleted or expired through another replica since this
+		// request loaded the record: nothing was stored.
+		return 0, errSessionGone()
 	}
 	if err != nil {
 		// The outcome is unknown: a store whose reply was lost (a
 		// timeout) may have written the message, and then every other
 		// replica applies it. The answer follows what the record holds.
 		if n = s.findAppendedLocked(ctx, raw); n == 0 {
-			return s.h.storeError("append", err)
+			return 0, s.h.storeError("append", err)
 		}
 		s.h.log.Debug("mcphttp: an append that failed is in the session's record", s.logRef(), "position", n, "err", err)
 	}
@@ -459,7 +576,7 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) *httpError {
 	}
 	s.mine[n] = true
 	s.recorded += len(raw)
-	return nil
+	return n, nil
 }
 
 // findAppendedLocked returns the position of raw in the session's record

@@ -89,8 +89,8 @@ func TestReplicaOwnChangeTakesEffectBeforeCatchUp(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "own", Version: "1"}, &mcp.ServerOptions{
 		Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
 			applied++
-			if s := h.session(sid); s.catchMu.TryLock() {
-				s.catchMu.Unlock()
+			if s := h.session(sid); s.tryLockCatch() {
+				s.unlockCatch()
 				t.Error("a catch-up could run between the append of the replica's own change and its effect")
 			}
 			return nil
@@ -137,9 +137,7 @@ func TestReplicaCancelPassesAStateChangeWaitingForASlot(t *testing.T) {
 	if rec := post(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); rec.Code != http.StatusAccepted {
 		t.Fatalf("initialized: %d %s", rec.Code, rec.Body)
 	}
-	for range 2 { // the initialize and the initialized
-		<-store.appended
-	}
+	<-store.appended // the initialized (the initialize is the record's head, created)
 
 	// A cancelled call is not answered: its POST ends when the client
 	// goes, here with the test.
@@ -182,13 +180,15 @@ func TestReplicaCancelPassesAStateChangeWaitingForASlot(t *testing.T) {
 
 // Changes relayed while this replica's own state change holds catch-ups
 // off (waiting for a slot, or in a Subscribe hook that blocks) do not
-// each park a goroutine, with a record it loaded, behind catchMu: one
-// waits, and catches up with all of them once it has the lock.
+// each park a goroutine, with a record it loaded, behind the catch-up
+// lock: one waits, and catches up with all of them once it has the lock.
 func TestReplicaRelayedCatchUpsWaitingCoalesce(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "relayed", Version: "1"}, nil)
 	h, sid := initializedHandler(t, srv, &HandlerOptions{Sessions: &MemoryStore{}})
 	s := h.session(sid)
-	s.catchMu.Lock() // as a state change of this replica's own does
+	if err := s.lockCatch(context.Background()); err != nil { // as a state change of this replica's own does
+		t.Fatal(err)
+	}
 	done := make(chan struct{}, 3)
 	for range 3 {
 		go func() { h.catchUpShared(s); done <- struct{}{} }()
@@ -197,10 +197,122 @@ func TestReplicaRelayedCatchUpsWaitingCoalesce(t *testing.T) {
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			s.catchMu.Unlock()
+			s.unlockCatch()
 			t.Fatal("every relayed catch-up waits behind the replica's own state change")
 		}
 	}
-	s.catchMu.Unlock()
+	s.unlockCatch()
 	<-done
+}
+
+// A request waiting for the session's catch-up lock, held by a state
+// change in a Subscribe hook that blocks, gives up when its client goes
+// away (its context ends): a request that needs a catch-up, and another
+// state change waiting to be recorded. Each is answered 503 (retry), and
+// the change is not recorded; the blocked change goes on once its hook
+// returns.
+func TestReplicaCatchUpWaitEndsWithTheRequest(t *testing.T) {
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "held", Version: "1"}, &mcp.ServerOptions{
+		Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
+			close(entered)
+			<-release
+			return nil
+		},
+	})
+	store := &MemoryStore{}
+	h, sid := initializedHandler(t, srv, &HandlerOptions{Sessions: store})
+	if rec := post(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); rec.Code != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", rec.Code, rec.Body)
+	}
+	subscribed := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		subscribed <- post(h, sid, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://x"}}`)
+	}()
+	var waiting []func() // the requests that wait, until the test ends
+	t.Cleanup(func() {
+		free()
+		for _, wait := range waiting {
+			wait()
+		}
+	})
+	<-entered // the subscribe holds the catch-up lock in its hook
+
+	waits := make(chan struct{}, 1)
+	hook := func() { waits <- struct{}{} }
+	h.testHookCatchWait.Store(&hook)
+	for i, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"error"}}`,
+	} {
+		ctx, leave := context.WithCancel(context.Background())
+		answered := make(chan *httptest.ResponseRecorder, 1)
+		go func() {
+			r := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://127.0.0.1/", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			r.Header.Set(HeaderProtocolVersion, mcp.Version20251125)
+			r.Header.Set(HeaderSessionID, sid)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			answered <- rec
+		}()
+		waiting = append(waiting, func() { leave(); <-answered })
+		<-waits // it waits for the lock
+		leave() // and its client goes away
+		select {
+		case rec := <-answered:
+			if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "retry") {
+				t.Errorf("request %d, its client gone while it waited for the catch-up lock: %d %s, want 503 (retry)", i, rec.Code, rec.Body)
+			}
+			answered <- rec // for the cleanup
+		case <-time.After(10 * time.Second):
+			t.Fatalf("request %d still waits for the session's catch-up lock, held by a blocked Subscribe hook, after its client went away", i)
+		}
+	}
+	h.testHookCatchWait.Store(nil)
+	free()
+	if rec := <-subscribed; rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"result"`) {
+		t.Fatalf("the subscribe whose hook blocked: %d %s", rec.Code, rec.Body)
+	}
+	msgs, err := store.Load(context.Background(), sid, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(string(m), "logging/setLevel") {
+			t.Fatalf("a setLevel given up before it was recorded is in the record: %s", m)
+		}
+	}
+	// The session goes on: the next request catches up and is served.
+	if rec := post(h, sid, `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`); rec.Code != http.StatusOK {
+		t.Fatalf("tools/list after the hook returned: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// A relayed catch-up waiting for the lock, held by a state change whose
+// Subscribe hook never returns, leaves when the session ends: it is not
+// parked for good.
+func TestReplicaRelayedCatchUpLeavesWithTheSession(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "relayed", Version: "1"}, nil)
+	h, sid := initializedHandler(t, srv, &HandlerOptions{Sessions: &MemoryStore{}})
+	s := h.session(sid)
+	if err := s.lockCatch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.unlockCatch()
+	waits := make(chan struct{}, 1)
+	hook := func() { waits <- struct{}{} }
+	h.testHookCatchWait.Store(&hook)
+	done := make(chan struct{})
+	go func() { h.catchUpShared(s); close(done) }()
+	<-waits
+	s.end()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a relayed catch-up still waits for the lock after its session ended")
+	}
 }

@@ -618,8 +618,31 @@ func TestReplicasBusyReplayIsReplayedAgain(t *testing.T) {
 	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
 
 	// On B, a call holds the one slot, waiting for the client's answer.
-	_, resp, rest := replicatest.StartCall(t, urls[1], sid, replicatest.Greet.Name, replicatest.Greet.Args)
-	defer resp.Body.Close()
+	answer := callWaitingOnClient(t, urls[1], sid)
+	replicatest.Result(t, replicatest.Post(t, urls[0], sid, "2025-11-25",
+		`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil))
+	// B catches up while its slot is taken: the replayed subscribe is
+	// refused as busy.
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"ping"}`, nil)
+	r.Body.Close()
+	// The client answers; the call ends, and B's next requests catch up
+	// again.
+	answer()
+	pingUntilServed(t, urls[1], sid, 5)
+	if n := subscribed[1].Load(); n != 1 {
+		t.Fatalf("B's Subscribe hook ran %d times, want 1: the subscription made through A is not in effect on B", n)
+	}
+}
+
+// callWaitingOnClient starts a call of replicatest.Greet in session sid
+// at url, and returns once the call waits for the client's answer to its
+// elicitation, holding an in-flight slot; while it waits, a request that
+// finds every slot taken is refused as busy (mcp.CodeServerBusy). answer
+// gives the client's answer and returns once the call's result is read.
+func callWaitingOnClient(t *testing.T, url, sid string) (answer func()) {
+	t.Helper()
+	_, resp, rest := replicatest.StartCall(t, url, sid, replicatest.Greet.Name, replicatest.Greet.Args)
+	t.Cleanup(func() { resp.Body.Close() })
 	var asked struct {
 		ID json.RawMessage `json:"id"`
 	}
@@ -635,43 +658,84 @@ func TestReplicasBusyReplayIsReplayedAgain(t *testing.T) {
 			break
 		}
 	}
-	replicatest.Result(t, replicatest.Post(t, urls[0], sid, "2025-11-25",
-		`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil))
-	// B catches up while its slot is taken: the replayed subscribe is
-	// refused as busy.
-	r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"ping"}`, nil)
-	r.Body.Close()
-	// The client answers; the call ends, and B's next requests catch up
-	// again.
-	ar := replicatest.Post(t, urls[1], sid, "2025-11-25",
-		`{"jsonrpc":"2.0","id":`+string(asked.ID)+`,"result":`+replicatest.Greet.Answer+`}`, nil)
-	ab, _ := io.ReadAll(ar.Body)
-	ar.Body.Close()
-	if ar.StatusCode != http.StatusAccepted {
-		t.Fatalf("the client's answer: %d %s", ar.StatusCode, ab)
-	}
-	for {
-		ev, err := rest.Next()
-		if err != nil {
-			t.Fatalf("the call's stream ended without its result: %v", err)
+	return func() {
+		t.Helper()
+		ar := replicatest.Post(t, url, sid, "2025-11-25",
+			`{"jsonrpc":"2.0","id":`+string(asked.ID)+`,"result":`+replicatest.Greet.Answer+`}`, nil)
+		ab, _ := io.ReadAll(ar.Body)
+		ar.Body.Close()
+		if ar.StatusCode != http.StatusAccepted {
+			t.Fatalf("the client's answer: %d %s", ar.StatusCode, ab)
 		}
-		if strings.Contains(ev.Data, `"result"`) {
-			break
+		for {
+			ev, err := rest.Next()
+			if err != nil {
+				t.Fatalf("the call's stream ended without its result: %v", err)
+			}
+			if strings.Contains(ev.Data, `"result"`) {
+				return
+			}
 		}
 	}
+}
+
+// pingUntilServed pings session sid at url, ids from id on, until a ping
+// is answered 200: once a call has given back its in-flight slot (after
+// its result is written), the next request's catch-up may still find
+// the slot taken for a moment, and is refused with 503.
+func pingUntilServed(t *testing.T, url, sid string, id int) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for id := 5; ; id++ {
-		r := replicatest.Post(t, urls[1], sid, "2025-11-25", `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"}`, nil)
+	for ; ; id++ {
+		r := replicatest.Post(t, url, sid, "2025-11-25", `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"}`, nil)
 		body, _ := io.ReadAll(r.Body)
 		r.Body.Close()
 		if r.StatusCode == http.StatusOK {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("B still answers %d to a ping after the call ended: %s", r.StatusCode, body)
+			t.Fatalf("a ping still answered %d after the call ended: %s", r.StatusCode, body)
 		}
 	}
-	if n := subscribed[1].Load(); n != 1 {
-		t.Fatalf("B's Subscribe hook ran %d times, want 1: the subscription made through A is not in effect on B", n)
+}
+
+// A replica's own state change that its session then refuses as busy
+// (its one in-flight slot is held by a call waiting on the client) is in
+// the record already, and the other replicas apply it: the replica that
+// refused it replays it at its next catch-up like theirs, rather than
+// count it as applied and differ from every other replica for good.
+func TestReplicasOwnChangeRefusedAsBusyIsReplayed(t *testing.T) {
+	store := &mcphttp.MemoryStore{}
+	var subscribed [2]atomic.Int32
+	var urls []string
+	for i := range 2 {
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, MaxInFlight: 1,
+			Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
+				subscribed[i].Add(1)
+				return nil
+			}})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	sid := replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+
+	answer := callWaitingOnClient(t, urls[1], sid)
+	r := replicatest.Post(t, urls[1], sid, "2025-11-25",
+		`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil)
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || !strings.Contains(string(body), strconv.Itoa(mcp.CodeServerBusy)) {
+		t.Fatalf("a subscribe through B while B's one slot waits on the client: %d %s, want the busy error %d", r.StatusCode, body, mcp.CodeServerBusy)
+	}
+	if n := subscribed[1].Load(); n != 0 {
+		t.Fatalf("B's Subscribe hook ran %d times for a subscribe it refused as busy", n)
+	}
+	answer()
+	// A catches up with the record, which holds the subscribe; so does B.
+	replicatest.Sum(t, urls[0], sid, 4, 1, 2)
+	pingUntilServed(t, urls[1], sid, 5)
+	if a, b := subscribed[0].Load(), subscribed[1].Load(); a != 1 || b != 1 {
+		t.Fatalf("the Subscribe hooks ran %d times on A and %d on B, want once each: the replicas differ on the record's subscribe", a, b)
 	}
 }

@@ -79,7 +79,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	applied, e := s.record(r.Context(), m)
+	recorded, e := s.record(r.Context(), m)
 	if e != nil {
 		if p != nil {
 			s.unexpect(m, p)
@@ -87,18 +87,20 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, e)
 		return
 	}
-	if applied != nil {
-		// Catch-ups wait until the change takes effect here (exchange
-		// calls applied as its handler returns), or the request ends
-		// without it.
-		applied = sync.OnceFunc(applied)
-		defer applied()
+	var settle func(inEffect bool)
+	if recorded != nil {
+		// Catch-ups wait until the change takes effect here, or is
+		// refused as busy (exchange settles it as its handler returns),
+		// or the request ends without it.
+		var once sync.Once
+		settle = func(inEffect bool) { once.Do(func() { recorded(inEffect) }) }
+		defer settle(true)
 	}
 	if h.relay(r.Context(), s, m) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	h.exchange(w, r, s, m, p, applied)
+	h.exchange(w, r, s, m, p, settle)
 }
 
 // bodyChunk is the step in which a body of unknown length reserves
@@ -375,10 +377,11 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 // request with a stream runs, a streamer (see streamer) serves the stream
 // from another goroutine once there is something to stream. p is the
 // request's pending call if the caller made it (expect), else nil.
-// applied, if not nil, is called once the message has taken effect (its
-// handler returned), before the answer is written: a slow client does not
-// hold off the session's catch-ups (see httpSession.record).
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall, applied func()) {
+// settle, if not nil, is called once the message has taken effect (its
+// handler returned), or was refused as busy, before the answer is
+// written: a slow client does not hold off the session's catch-ups (see
+// httpSession.record).
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall, settle func(inEffect bool)) {
 	if m.response {
 		if !s.deliver(r.Context(), m.raw) {
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
@@ -397,8 +400,8 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		default:
 		}
 		s.ss.ServeDirect(s.handlerContext(r), m.raw, func([]byte) {})
-		if applied != nil {
-			applied()
+		if settle != nil {
+			settle(true)
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -442,9 +445,13 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.
 	h.addBusy(-1)
-	s.ss.ServeDirect(s.handlerContext(r), m.raw, func(resp []byte) { s.answer(key, resp) })
-	if applied != nil {
-		applied()
+	busy := false
+	s.ss.ServeDirect(s.handlerContext(r), m.raw, func(resp []byte) {
+		busy = settle != nil && refusedBusy(resp)
+		s.answer(key, resp)
+	})
+	if settle != nil {
+		settle(!busy)
 	}
 	h.addBusy(1)
 	if !release() && s.id != "" {

@@ -85,6 +85,7 @@ func (h *Handler) newSession(id string) *httpSession {
 		h:  h,
 		id: id,
 	}
+	s.catchSem = make(chan struct{}, 1)
 	if id != "" {
 		// A stateless session is never delivered anything (its one
 		// request goes through ServeDirect, and it takes no responses):

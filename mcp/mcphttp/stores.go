@@ -17,12 +17,13 @@ import (
 // without replicas: everything stays in this Handler's memory.
 
 // ErrNotFound is what a store returns for a session or stream it does not
-// hold: it never existed, expired, or was deleted.
+// hold: it never existed, expired, or was deleted. SessionStore.Append
+// returns it, storing nothing, for a session it does not hold.
 var ErrNotFound = errors.New("mcphttp: not found in the store")
 
-// ErrRecordFull is what SessionStore.Append returns, storing nothing,
-// for a message that would make a session's record hold more than
-// MaxStateMessages messages or MaxStateBytes bytes.
+// ErrRecordFull is what SessionStore.Create and Append return, storing
+// nothing, for a message that would make a session's record hold more
+// than MaxStateMessages messages or MaxStateBytes bytes.
 var ErrRecordFull = errors.New("mcphttp: the session's record is full")
 
 // SessionStore keeps the legacy sessions of all replicas. A session is
@@ -35,15 +36,25 @@ var ErrRecordFull = errors.New("mcphttp: the session's record is full")
 // must be safe for concurrent use; storetest.TestSessionStore checks one
 // against this contract.
 type SessionStore interface {
-	// Append adds msg to the end of session id's messages, creating the
-	// session with it, keeps the session for ttl from now, and returns
-	// how many messages the session holds with msg (msg's position,
-	// from 1). A message that would make the session hold more than
+	// Create starts session id with head as its only message, in place
+	// of anything held under id, and keeps it for ttl from now. A head
+	// larger than MaxStateBytes is refused with ErrRecordFull. Sending
+	// it again after a lost reply is harmless: the Handler creates a
+	// session before any replica knows its id.
+	Create(ctx context.Context, id string, head []byte, ttl time.Duration) error
+	// Append adds msg to the end of session id's messages, keeps the
+	// session for ttl from now, and returns how many messages the
+	// session holds with msg (msg's position, from 1). A session the
+	// store does not hold (never created, expired, or deleted) is
+	// refused with ErrNotFound, storing nothing: an append that races
+	// the session's Delete must not leave a record without its head,
+	// which reads as no session but occupies the store until its ttl.
+	// A message that would make the session hold more than
 	// MaxStateMessages messages, or MaxStateBytes bytes in all, is
-	// refused with ErrRecordFull: the bound holds in the store, checked
-	// with the append as one step, not as each replica last saw the
-	// record. An error may leave it unknown whether msg was stored (a
-	// lost reply): the Handler then loads the session to see.
+	// refused with ErrRecordFull: the bound holds in the store. Both
+	// checks are one step with the append, not made as each replica last
+	// saw the record. An error may leave it unknown whether msg was
+	// stored (a lost reply): the Handler then loads the session to see.
 	Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error)
 	// Load returns session id's messages in order, copies the caller
 	// may keep and change, and keeps the session for ttl from now, or

@@ -222,12 +222,20 @@ type SessionStore struct{ s *Stores }
 // appendSession appends a message (ARGV[1]) to session KEYS[1], which
 // then expires ARGV[2] ms from now, and returns the session's length;
 // or 0, appending nothing, if the session would hold more than ARGV[3]
-// messages or ARGV[4] bytes. The check and the append are one step:
-// replicas appending at once cannot pass the bounds between them. The
-// sum reads the record, as every request loads it anyway; a state
-// change is rare beside those loads.
+// messages or ARGV[4] bytes; or -1, appending nothing, if there is no
+// such session. The checks and the append are one step: replicas
+// appending at once cannot pass the bounds between them, and an append
+// that races the session's deletion cannot re-create the list (RPUSH
+// would) without its head, which no replica reads as a session but
+// which would occupy Redis until it expired. The sum reads the record,
+// as every request loads it anyway; a state change is rare beside those
+// loads.
 var appendSession = redis.NewScript(`
-if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+local len = redis.call('LLEN', KEYS[1])
+if len == 0 then
+  return -1
+end
+if len >= tonumber(ARGV[3]) then
   return 0
 end
 local size = #ARGV[1]
@@ -242,6 +250,26 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return n
 `)
 
+// Create implements mcphttp.SessionStore. It is sent again after a lost
+// reply, as a read is: it replaces whatever the key holds, so a second
+// run leaves what the first did.
+func (st *SessionStore) Create(ctx context.Context, id string, head []byte, ttl time.Duration) error {
+	if len(head) > mcphttp.MaxStateBytes {
+		return mcphttp.ErrRecordFull
+	}
+	k := st.s.key("session", id)
+	_, err := st.s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, k)
+		p.RPush(ctx, k, head)
+		p.PExpire(ctx, k, max(ttl, time.Millisecond))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redisstore: create session: %w", err)
+	}
+	return nil
+}
+
 // Append implements mcphttp.SessionStore.
 func (st *SessionStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
 	k := st.s.key("session", id)
@@ -250,7 +278,10 @@ func (st *SessionStore) Append(ctx context.Context, id string, msg []byte, ttl t
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: append to session: %w", err)
 	}
-	if n == 0 {
+	switch {
+	case n == -1:
+		return 0, mcphttp.ErrNotFound
+	case n == 0:
 		return 0, mcphttp.ErrRecordFull
 	}
 	return n, nil

@@ -161,7 +161,7 @@ func TestRedisKeysAreBounded(t *testing.T) {
 	r := redistest.Start(t)
 	st := open(t, r.URL(), &Options{MaxEvents: 3})
 	ctx := context.Background()
-	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
+	if err := st.Sessions.Create(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	for n := 1; n <= 10; n++ {
@@ -448,7 +448,7 @@ func TestRedisLoadWithoutTTLLeavesExpiry(t *testing.T) {
 	r := redistest.Start(t)
 	st := open(t, r.URL(), nil)
 	ctx := context.Background()
-	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
+	if err := st.Sessions.Create(ctx, "s1", []byte(`{"a":1}`), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.client.PExpire(ctx, st.key("session", "s1"), 30*time.Second).Err(); err != nil {
@@ -471,16 +471,22 @@ func TestRedisRecordIsBounded(t *testing.T) {
 	st := open(t, r.URL(), nil)
 	ctx := context.Background()
 	big := []byte(`"` + strings.Repeat("x", mcphttp.MaxStateBytes/2-2) + `"`) // two fill the record
-	for i, want := range []error{nil, nil, mcphttp.ErrRecordFull} {
+	if err := st.Sessions.Create(ctx, "big", big, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []error{nil, mcphttp.ErrRecordFull} {
 		n, err := st.Sessions.Append(ctx, "big", big, time.Minute)
-		if !errors.Is(err, want) || (err == nil && n != i+1) {
+		if !errors.Is(err, want) || (err == nil && n != i+2) {
 			t.Fatalf("append %d of %d bytes: %d %v, want %v", i+1, len(big), n, err, want)
 		}
 	}
 	if msgs, err := st.Sessions.Load(ctx, "big", time.Minute); err != nil || len(msgs) != 2 {
 		t.Fatalf("after a refused append the record holds %d messages (%v), want 2", len(msgs), err)
 	}
-	for i := range mcphttp.MaxStateMessages {
+	if err := st.Sessions.Create(ctx, "many", []byte(`{}`), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i := range mcphttp.MaxStateMessages - 1 {
 		if _, err := st.Sessions.Append(ctx, "many", []byte(`{}`), time.Minute); err != nil {
 			t.Fatalf("append %d: %v", i+1, err)
 		}

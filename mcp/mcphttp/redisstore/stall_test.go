@@ -41,7 +41,7 @@ func TestRedisStalledCallKeepsItsDeadline(t *testing.T) {
 	p := newStallProxy(t, r.Socket)
 	st := open(t, "redis://"+p.addr+"/0", nil)
 	ctx := context.Background()
-	if _, err := st.Sessions.Append(ctx, "s1", []byte(`{}`), time.Minute); err != nil {
+	if err := st.Sessions.Create(ctx, "s1", []byte(`{}`), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	close(p.stalled)

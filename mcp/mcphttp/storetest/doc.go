@@ -1,8 +1,10 @@
 // Package storetest checks that an implementation of the stores that
 // replicas of one server share (mcphttp.SessionStore, mcphttp.EventStore,
 // mcphttp.Relay and mcp.Bus) keeps the contract the Handler and the
-// Server rely on: order, copies, bounds that hold in the store, expiry,
-// retries that store nothing twice, and delivery to every replica.
+// Server rely on: order, copies, bounds that hold in the store, no
+// append to a session that is gone (not even racing its deletion),
+// expiry, retries that store nothing twice, and delivery to every
+// replica.
 //
 // Call its functions from a test of your own store, as testing/fstest's
 // TestFS is called for a file system:
