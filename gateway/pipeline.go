@@ -213,7 +213,11 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	// 6. Approval.
 	c.rec.Approval = "not_required"
 	if e.Approval {
-		if res, err, done := g.approve(ctx, req, c, send); done {
+		asker := sess // whose questions the approval budget counts
+		if ident != nil {
+			asker = ident
+		}
+		if res, err, done := g.approve(ctx, req, c, send, asker); done {
 			return res, err
 		}
 	}
