@@ -3,6 +3,10 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 // The arguments shown for approval are what is sent, read plainly: no
@@ -209,5 +214,101 @@ func TestApprovalInFlight(t *testing.T) {
 	}
 	if _, code := f.call(t, "up__delete", map[string]any{"path": "/z"}); code != CodeOK {
 		t.Errorf("after the first question was answered: %s", code)
+	}
+}
+
+// TestApprovalFloodFailedAsk: a question that fails (the client errs, or
+// the wait times out) counts as not accepted.
+func TestApprovalFloodFailedAsk(t *testing.T) {
+	var asked atomic.Int32
+	copts := &client.Options{ProtocolVersion: mcp.LatestLegacyVersion, OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		return nil, errors.New("no answer")
+	}}
+	f := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":2}}}`)}, copts)
+	for i, want := range []Code{CodeApprovalUnavailable, CodeApprovalUnavailable, CodeApprovalBudget, CodeApprovalBudget} {
+		if _, code := f.call(t, "up__delete", map[string]any{"path": "/x"}); code != want {
+			t.Errorf("call %d: %s, want %s", i, code, want)
+		}
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("asked %d times, want 2", n)
+	}
+}
+
+// TestApprovalFloodStateless: stateless (2026-07-28) requests over HTTP
+// are each a session of their own; their questions are counted by the
+// caller their calls are: all anonymous requests together, each
+// authenticated subject on its own.
+func TestApprovalFloodStateless(t *testing.T) {
+	for _, auth := range []bool{false, true} {
+		t.Run(fmt.Sprint("auth=", auth), func(t *testing.T) {
+			var answer atomic.Value
+			answer.Store("decline")
+			call := statelessApprovalFacade(t, mustPolicy(t, `{"approval":{"budget":{"refusals":2}}}`), auth, func() string { return answer.Load().(string) })
+			for i, want := range []Code{CodeApprovalDeclined, CodeApprovalDeclined, CodeApprovalBudget} {
+				if code := call("alice"); code != want {
+					t.Fatalf("alice's call %d: %s, want %s", i, code, want)
+				}
+			}
+			answer.Store("accept")
+			want := CodeApprovalBudget // anonymous: one count for all
+			if auth {
+				want = CodeOK // bob is another caller
+			}
+			if code := call("bob"); code != want {
+				t.Errorf("bob: %s, want %s", code, want)
+			}
+		})
+	}
+}
+
+// statelessApprovalFacade is statelessFacade for up__delete, with a
+// client that answers approval questions with answer().
+func statelessApprovalFacade(t *testing.T, pol *Policy, auth bool, answer func() string) func(token string) Code {
+	t.Helper()
+	g, err := New(&Options{Servers: inproc(), Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := mcphttp.NewHandler(g.Server(), nil)
+	t.Cleanup(func() { h.Shutdown(context.Background()) })
+	var srv http.Handler = h
+	if auth {
+		srv = mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+			return &mcphttp.AuthInfo{Subject: tok, ClientID: "test"}, nil
+		})}, h)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return func(token string) Code {
+		t.Helper()
+		hdr := http.Header{}
+		if auth {
+			hdr.Set("Authorization", "Bearer "+token)
+		}
+		stream, err := mcphttp.NewStream(ctx, ts.URL, &mcphttp.ClientOptions{Header: hdr, NoListen: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.Connect(ctx, stream, &client.Options{ProtocolVersion: mcp.Version20260728,
+			OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: answer()}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		res, err := c.CallTool(ctx, "up__delete", map[string]any{"path": "/x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return codeOf(res)
 	}
 }
