@@ -70,6 +70,19 @@ func dupIn(v []byte) string {
 // exactly, and float64 comparisons between such integers are exact.
 const maxExactFloat = 1 << 53
 
+// maxExactDigits bounds the length of a number literal read exactly
+// (big.Rat): any float64 is written exactly in fewer characters.
+const maxExactDigits = 1100
+
+// shortNumber is a number literal as a refusal quotes it: the model
+// chose its length.
+func shortNumber(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d characters)", s[:32], len(s))
+}
+
 // errInexact marks a number the facade cannot judge exactly.
 var errInexact = errors.New("inexact number")
 
@@ -119,10 +132,10 @@ func exactNumbers(v any, where string, big *string) (any, error) {
 	case json.Number:
 		n, isBig, err := exactNumber(string(t))
 		if err != nil {
-			return nil, fmt.Errorf("argument %s: %w", where[1:], err)
+			return nil, fmt.Errorf("argument %s: %w", cutUTF8(where[1:], maxAuditName), err)
 		}
 		if isBig && *big == "" {
-			*big = where[1:]
+			*big = cutUTF8(where[1:], maxAuditName)
 		}
 		return n, nil
 	}
@@ -140,7 +153,7 @@ func exactNumber(s string) (n any, big bool, err error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %s is out of the range the facade can check", errInexact, s)
+		return nil, false, fmt.Errorf("%w: %s is out of the range the facade can check", errInexact, shortNumber(s))
 	}
 	if f != math.Trunc(f) {
 		return f, false, nil // a fraction reads as one: the literal is not an integer either
@@ -149,16 +162,20 @@ func exactNumber(s string) (n any, big bool, err error) {
 		// Zero, or a number too small for float64 (1e-400): the latter
 		// is not expanded (1e-99999999 would cost a 10^99999999).
 		if strings.ContainsAny(strings.SplitN(strings.ToLower(s), "e", 2)[0], "123456789") {
-			return nil, false, fmt.Errorf("%w: %s is too small for the facade to check", errInexact, s)
+			return nil, false, fmt.Errorf("%w: %s is too small for the facade to check", errInexact, shortNumber(s))
 		}
 		return f, false, nil
 	}
 	// f is an integer: is s that integer? "1.0", "1e3" and
 	// "9.007199254740993e15" are; "1.00000000000000000001" is not.
-	// ParseFloat succeeded, so the exponent is small enough to expand.
+	// ParseFloat succeeded, so the exponent is small enough to expand;
+	// the digits are bounded, as reading them exactly costs their square.
+	if len(s) > maxExactDigits {
+		return nil, false, fmt.Errorf("%w: %s has more digits than the facade checks exactly (%d)", errInexact, shortNumber(s), maxExactDigits)
+	}
 	r, ok := new(bigpkg.Rat).SetString(s)
 	if !ok {
-		return nil, false, fmt.Errorf("%w: %s cannot be read exactly", errInexact, s)
+		return nil, false, fmt.Errorf("%w: %s cannot be read exactly", errInexact, shortNumber(s))
 	}
 	if r.IsInt() && r.Num().IsInt64() {
 		i := r.Num().Int64()
@@ -168,7 +185,7 @@ func exactNumber(s string) (n any, big bool, err error) {
 		return r.Num().Uint64(), true, nil
 	}
 	if fr, exact := r.Float64(); !exact || fr != f {
-		return nil, false, fmt.Errorf("%w: %s is not exactly a 64-bit number, and the facade can only check it rounded", errInexact, s)
+		return nil, false, fmt.Errorf("%w: %s is not exactly a 64-bit number, and the facade can only check it rounded", errInexact, shortNumber(s))
 	}
 	return f, math.Abs(f) >= maxExactFloat, nil
 }
@@ -203,6 +220,9 @@ func bigExact(schema []byte) bool {
 			}
 			if math.Abs(f) < maxExactFloat {
 				continue
+			}
+			if len(t) > maxExactDigits {
+				return false
 			}
 			r, ok := new(bigpkg.Rat).SetString(string(t))
 			if !ok {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	bigpkg "math/big"
 	"strings"
@@ -87,6 +88,21 @@ func TestBigIntegers(t *testing.T) {
 		if code == CodeOK && string(got) != tc.args {
 			t.Errorf("%s %s: the upstream got %s", tc.tool, tc.args, got)
 		}
+	}
+}
+
+// TestExactNumberLong: a long literal is refused without reading it
+// exactly (that costs the square of its digits), and the refusal does
+// not repeat it.
+func TestExactNumberLong(t *testing.T) {
+	for _, s := range []string{"1." + strings.Repeat("0", 300000), "0." + strings.Repeat("9", 300000), "1" + strings.Repeat("0", 300000) + "e-299990"} {
+		_, _, err := exactNumber(s)
+		if !errors.Is(err, errInexact) || len(err.Error()) > 200 {
+			t.Errorf("%.20s…: %.300v", s, err)
+		}
+	}
+	if _, _, err := decodeArgs([]byte(`{"` + strings.Repeat("k", 5000) + `":1e400}`)); !errors.Is(err, errInexact) || len(err.Error()) > maxAuditName+200 {
+		t.Errorf("long key: %.300v", err)
 	}
 }
 
