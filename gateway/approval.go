@@ -16,8 +16,10 @@ import (
 
 // approve asks the downstream user whether the call may run, through
 // elicitation, showing the arguments that will be sent (send). done
-// reports that the call ends here with res, err.
-func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call, send json.RawMessage) (res *mcp.CallToolResult, err error, done bool) {
+// reports that the call ends here with res, err. The question counts
+// against asker's approval budget (Policy.Approval.Budget): past it the
+// call is refused without asking.
+func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call, send json.RawMessage, asker *sessionState) (res *mcp.CallToolResult, err error, done bool) {
 	e := c.e
 	caps := req.ClientCapabilities()
 	if caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
@@ -37,7 +39,27 @@ func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call
 		msg += " Its annotations say it may change things."
 	}
 	msg += " Arguments: " + approvalArguments(send)
-	ans, err := req.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: &mcp.ElicitationSchema{}})
+	// A 2026-07-28 call retried with the answer was counted when asked
+	// (as a refusal, given back if accepted): it is not refused now for
+	// the question it answers.
+	budget := c.set.pol.Approval.Budget.withDefaults()
+	retried := mcp.IsStateless(req.ProtocolVersion()) && len(req.Params.InputResponses[approvalKey]) > 0
+	if !retried {
+		if why := asker.approvals.refuseAsk(g.now(), budget, asker.what()); why != "" {
+			c.rec.Approval = "not_asked"
+			res, err = c.refuse(CodeApprovalBudget, "tool %q needs the user's approval, and it was not asked: %s", e.Name, why)
+			return res, err, true
+		}
+	}
+	ans, err := req.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: &mcp.ElicitationSchema{}}, mcp.InputKey(approvalKey))
+	accepted := err == nil && ans.Action == mcp.ElicitActionAccept
+	if retried {
+		asker.approvals.answered(g.now(), budget, accepted)
+	} else {
+		// Asked now: an input-required result counts as not accepted
+		// until the retried call brings the answer.
+		asker.approvals.asked(g.now(), budget, accepted, false)
+	}
 	switch {
 	case errors.Is(err, mcp.ErrInputRequired):
 		return nil, err, true

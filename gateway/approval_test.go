@@ -1,11 +1,22 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
 
 // The arguments shown for approval are what is sent, read plainly: no
@@ -79,4 +90,225 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// TestApprovalFlood: a model cannot make the user answer approval
+// questions without end. After approval.budget.refusals questions the
+// user did not accept within the window, calls that need approval are
+// refused without asking (approval_budget), audited, until the window
+// passes; accepted questions do not count. Both eras: a request to the
+// client (legacy), an input-required result and a retried call
+// (2026-07-28), whose pending question must not count against its own
+// answer.
+func TestApprovalFlood(t *testing.T) {
+	for _, v := range []string{mcp.LatestLegacyVersion, mcp.LatestVersion} {
+		t.Run(v, func(t *testing.T) { testApprovalFlood(t, v) })
+	}
+}
+
+func testApprovalFlood(t *testing.T, version string) {
+	var answer string
+	var asked atomic.Int32
+	copts := &client.Options{ProtocolVersion: version, OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		return &mcp.ElicitResult{Action: answer}, nil
+	}}
+	f := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":2,"windowMs":60000}}}`)}, copts)
+	var skew atomic.Int64
+	f.g.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	del := func() Code {
+		t.Helper()
+		_, code := f.call(t, "up__delete", map[string]any{"path": "/x"})
+		return code
+	}
+	answer = "accept"
+	for i := range 4 { // accepted questions do not count
+		if code := del(); code != CodeOK {
+			t.Fatalf("accepted call %d: %s", i, code)
+		}
+	}
+	answer = "decline"
+	if code := del(); code != CodeApprovalDeclined {
+		t.Fatalf("declined: %s", code)
+	}
+	answer = "cancel"
+	if code := del(); code != CodeApprovalCancelled {
+		t.Fatalf("cancelled: %s", code)
+	}
+	before := asked.Load()
+	answer = "accept"
+	res, code := f.call(t, "up__delete", map[string]any{"path": "/x"})
+	if code != CodeApprovalBudget || asked.Load() != before {
+		t.Fatalf("after 2 refusals: %s, asked %d more", code, asked.Load()-before)
+	}
+	if msg := res.TextOf(); !strings.Contains(msg, "Stop") || !strings.Contains(msg, "2") {
+		t.Errorf("message %q", msg)
+	}
+	if rec := f.audit.last(t); rec["code"] != string(CodeApprovalBudget) || rec["approval"] != "not_asked" || rec["outcome"] != "refused" {
+		t.Errorf("audit %v", rec)
+	}
+	// Calls that need no approval still run.
+	if _, code := f.call(t, "up__echo", map[string]any{"text": "x"}); code != CodeOK {
+		t.Errorf("echo: %s", code)
+	}
+	skew.Store(int64(time.Minute)) // the window passes: the user is asked again
+	if code := del(); code != CodeOK || asked.Load() == before {
+		t.Errorf("after the window: %s, asked %d more", code, asked.Load()-before)
+	}
+}
+
+// TestApprovalFloodOne: with refusals 1, an accepted question still
+// runs (in 2026-07-28 the question is pending between the rounds).
+func TestApprovalFloodOne(t *testing.T) {
+	for _, v := range []string{mcp.LatestLegacyVersion, mcp.LatestVersion} {
+		t.Run(v, func(t *testing.T) {
+			answer := "accept"
+			copts := &client.Options{ProtocolVersion: v, OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: answer}, nil
+			}}
+			f := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":1}}}`)}, copts)
+			for _, c := range []struct {
+				answer string
+				want   Code
+			}{{"accept", CodeOK}, {"accept", CodeOK}, {"decline", CodeApprovalDeclined}, {"accept", CodeApprovalBudget}} {
+				answer = c.answer
+				if _, code := f.call(t, "up__delete", map[string]any{"path": "/x"}); code != c.want {
+					t.Fatalf("%s: %s, want %s", c.answer, code, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestApprovalInFlight: a session has at most approval.budget.concurrent
+// questions open at once (default 1); a call needing approval while the
+// user is being asked is refused without asking.
+func TestApprovalInFlight(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var asked atomic.Int32
+	copts := &client.Options{ProtocolVersion: mcp.LatestLegacyVersion, OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if asked.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}}
+	f := start(t, &Options{Servers: inproc()}, copts)
+	first := make(chan Code, 1)
+	go func() {
+		res, err := f.c.CallTool(context.Background(), "up__delete", map[string]any{"path": "/x"})
+		if err != nil {
+			t.Error(err)
+			first <- ""
+			return
+		}
+		first <- codeOf(res)
+	}()
+	<-entered
+	if _, code := f.call(t, "up__delete", map[string]any{"path": "/y"}); code != CodeApprovalBudget || asked.Load() != 1 {
+		t.Errorf("a second question while one is open: %s, asked %d", code, asked.Load())
+	}
+	close(release)
+	if code := <-first; code != CodeOK {
+		t.Errorf("the first call: %s", code)
+	}
+	if _, code := f.call(t, "up__delete", map[string]any{"path": "/z"}); code != CodeOK {
+		t.Errorf("after the first question was answered: %s", code)
+	}
+}
+
+// TestApprovalFloodFailedAsk: a question that fails (the client errs, or
+// the wait times out) counts as not accepted.
+func TestApprovalFloodFailedAsk(t *testing.T) {
+	var asked atomic.Int32
+	copts := &client.Options{ProtocolVersion: mcp.LatestLegacyVersion, OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		return nil, errors.New("no answer")
+	}}
+	f := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":2}}}`)}, copts)
+	for i, want := range []Code{CodeApprovalUnavailable, CodeApprovalUnavailable, CodeApprovalBudget, CodeApprovalBudget} {
+		if _, code := f.call(t, "up__delete", map[string]any{"path": "/x"}); code != want {
+			t.Errorf("call %d: %s, want %s", i, code, want)
+		}
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("asked %d times, want 2", n)
+	}
+}
+
+// TestApprovalFloodStateless: stateless (2026-07-28) requests over HTTP
+// are each a session of their own; their questions are counted by the
+// caller their calls are: all anonymous requests together, each
+// authenticated subject on its own.
+func TestApprovalFloodStateless(t *testing.T) {
+	for _, auth := range []bool{false, true} {
+		t.Run(fmt.Sprint("auth=", auth), func(t *testing.T) {
+			var answer atomic.Value
+			answer.Store("decline")
+			call := statelessApprovalFacade(t, mustPolicy(t, `{"approval":{"budget":{"refusals":2}}}`), auth, func() string { return answer.Load().(string) })
+			for i, want := range []Code{CodeApprovalDeclined, CodeApprovalDeclined, CodeApprovalBudget} {
+				if code := call("alice"); code != want {
+					t.Fatalf("alice's call %d: %s, want %s", i, code, want)
+				}
+			}
+			answer.Store("accept")
+			want := CodeApprovalBudget // anonymous: one count for all
+			if auth {
+				want = CodeOK // bob is another caller
+			}
+			if code := call("bob"); code != want {
+				t.Errorf("bob: %s, want %s", code, want)
+			}
+		})
+	}
+}
+
+// statelessApprovalFacade is statelessFacade for up__delete, with a
+// client that answers approval questions with answer().
+func statelessApprovalFacade(t *testing.T, pol *Policy, auth bool, answer func() string) func(token string) Code {
+	t.Helper()
+	g, err := New(&Options{Servers: inproc(), Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := mcphttp.NewHandler(g.Server(), nil)
+	t.Cleanup(func() { h.Shutdown(context.Background()) })
+	var srv http.Handler = h
+	if auth {
+		srv = mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+			return &mcphttp.AuthInfo{Subject: tok, ClientID: "test"}, nil
+		})}, h)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return func(token string) Code {
+		t.Helper()
+		hdr := http.Header{}
+		if auth {
+			hdr.Set("Authorization", "Bearer "+token)
+		}
+		stream, err := mcphttp.NewStream(ctx, ts.URL, &mcphttp.ClientOptions{Header: hdr, NoListen: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.Connect(ctx, stream, &client.Options{ProtocolVersion: mcp.Version20260728,
+			OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: answer()}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		res, err := c.CallTool(ctx, "up__delete", map[string]any{"path": "/x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return codeOf(res)
+	}
 }

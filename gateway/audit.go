@@ -27,7 +27,7 @@ type Record struct {
 	Duration      time.Duration
 	Outcome       string // "ok", "tool_error" (the upstream's isError), "refused", "failed"
 	Code          Code
-	Approval      string // "", "not_required", "accepted", "declined", "cancelled", "unavailable", "allowed_without_elicitation"
+	Approval      string // "", "not_required", "accepted", "declined", "cancelled", "unavailable", "not_asked", "allowed_without_elicitation"
 }
 
 // addTo renders r into a slog record: one flat JSON object per line with

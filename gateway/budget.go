@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -86,4 +87,70 @@ func (s *sessionState) what() string {
 		return s.who
 	}
 	return "this session"
+}
+
+// approvalState counts one caller's approval questions against
+// Policy.Approval.Budget: those the user did not accept in the current
+// window, and those open now.
+type approvalState struct {
+	mu       sync.Mutex
+	refusals int
+	start    time.Time // of the window refusals counts in
+	open     int
+}
+
+// approvalKey is the input key of the approval question (2026-07-28):
+// fixed, so that a retried call's answer can be recognised before it is
+// read.
+const approvalKey = "gateway-approval"
+
+// refuseAsk returns why a new question must not be asked now, or "".
+func (a *approvalState) refuseAsk(now time.Time, b ApprovalBudget, who string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if now.Sub(a.start) >= b.Window {
+		a.refusals, a.start = 0, now
+	}
+	if a.refusals >= b.Refusals {
+		return fmt.Sprintf("the user has not accepted %d approval questions of %s within %v, so calls that need approval are refused without asking until %s. "+
+			"Stop calling tools that need approval: tell the user in the conversation what you want to do and why, and let them decide",
+			a.refusals, who, b.Window, a.start.Add(b.Window).UTC().Format(time.RFC3339))
+	}
+	if a.open >= b.Concurrent {
+		return fmt.Sprintf("%s has %d approval question(s) open already, the most at once; the user answers one at a time. "+
+			"Stop asking in parallel: wait for the answer before calling another tool that needs approval", who, a.open)
+	}
+	a.open++
+	return ""
+}
+
+// asked ends a question refuseAsk let through; accepted tells whether
+// the user accepted it, counted whether it was counted as a refusal
+// already (when asked, in 2026-07-28) and must be given back when
+// accepted.
+func (a *approvalState) asked(now time.Time, b ApprovalBudget, accepted, counted bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.open--
+	a.count(now, b, accepted, counted)
+}
+
+func (a *approvalState) count(now time.Time, b ApprovalBudget, accepted, counted bool) {
+	if now.Sub(a.start) >= b.Window {
+		a.refusals, a.start = 0, now
+	}
+	switch {
+	case !accepted && !counted:
+		a.refusals++
+	case accepted && counted && a.refusals > 0:
+		a.refusals--
+	}
+}
+
+// answered counts the answer of a question asked in an earlier round
+// (2026-07-28), which was counted as a refusal when asked.
+func (a *approvalState) answered(now time.Time, b ApprovalBudget, accepted bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.count(now, b, accepted, true)
 }

@@ -14,8 +14,9 @@
 //   - Descriptions carry risk prefixes derived from the annotations.
 //   - Every tools/call runs the pipeline: alias, policy, argument bytes,
 //     strict validation (no coercion), scope binding of path arguments,
-//     approval through elicitation, budgets, the upstream call, output
-//     caps and the output schema, audit. A refusal is a tool error whose
+//     approval through elicitation (itself bounded per caller, so that a
+//     model cannot wear the user down with questions), budgets, the
+//     upstream call, output caps and the output schema, audit. A refusal is a tool error whose
 //     structuredContent carries a stable Code.
 //
 // The facade is a deterministic layer and a guardrail, not a sandbox: it

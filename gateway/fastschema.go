@@ -119,7 +119,7 @@ func flatProperty(p any) (flatType, bool) {
 	return t, true
 }
 
-// valid reports whether args (as encoding/json decodes into any) surely
+// valid reports whether args (as encoding/json or decodeArgs decodes them) surely
 // satisfy the schema; false means "ask the full validator".
 func (fs *flatSchema) valid(args map[string]any) bool {
 	for _, r := range fs.required {
@@ -141,11 +141,19 @@ func (fs *flatSchema) valid(args map[string]any) bool {
 		case flatBoolean:
 			_, ok = v.(bool)
 		case flatNumber:
-			_, ok = v.(float64)
+			switch v.(type) {
+			case float64, int64, uint64:
+			default:
+				ok = false
+			}
 		case flatInteger:
-			var f float64
-			f, ok = v.(float64)
-			ok = ok && !math.IsInf(f, 0) && f == math.Trunc(f)
+			switch n := v.(type) {
+			case int64, uint64:
+			case float64:
+				ok = !math.IsInf(n, 0) && n == math.Trunc(n)
+			default:
+				ok = false
+			}
 		}
 		if !ok {
 			return false

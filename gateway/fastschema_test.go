@@ -11,6 +11,8 @@ var flatCases = []struct {
 	schema, args string
 	valid        bool
 }{
+	{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":9007199254740993}`, true},
+	{`{"type":"object","properties":{"n":{"type":"number"}}}`, `{"n":18446744073709551615}`, true},
 	{`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`, `{"text":"x"}`, true},
 	{`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`, `{}`, false},
 	{`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`, `{"text":"x","more":1}`, false},
@@ -116,6 +118,14 @@ func FuzzFlatSchema(f *testing.F) {
 		if fs.valid(m) {
 			if err := full.Validate(m); err != nil {
 				t.Fatalf("flat accepts what the full validator refuses: %s %s: %v", schema, args, err)
+			}
+		}
+		// As the pipeline decodes them: integers as int64 or uint64.
+		if exact, _, err := decodeArgs([]byte(args)); err == nil {
+			if m, ok := exact.(map[string]any); ok && fs.valid(m) {
+				if err := full.Validate(m); err != nil {
+					t.Fatalf("flat accepts exact numbers the full validator refuses: %s %s: %v", schema, args, err)
+				}
 			}
 		}
 	})

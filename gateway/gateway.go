@@ -95,6 +95,8 @@ type sessionState struct {
 	who   string // names a stateless caller in a refusal
 	calls atomic.Int64
 	limit int // when not 0, replaces the tools' callsPerSession
+
+	approvals approvalState // the approval questions of this caller (budget.go)
 }
 
 // New checks the configuration and policy and returns a Gateway; nothing

@@ -129,13 +129,22 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		}
 		return g.afterValidation(ctx, req, st, sess, ident, c, e, raw, nil)
 	}
-	// Numbers
-	// decode as float64, as the validator expects; nothing is converted,
-	// so "5" stays a string and an integer schema refuses it.
+	// Numbers decode exactly (decodeArgs): integers as int64 or uint64,
+	// the rest as float64 when that does not turn them into another
+	// integer; nothing is converted, so "5" stays a string and an
+	// integer schema refuses it.
 	var args any
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-		if err := json.Unmarshal(raw, &args); err != nil {
+		var big string
+		var err error
+		args, big, err = decodeArgs(raw)
+		switch {
+		case errors.Is(err, errInexact):
+			return c.refuse(CodeInvalidArguments, "%v (the facade refuses numbers it cannot check exactly; send an integer of at most 64 bits, or a number a float64 holds)", err)
+		case err != nil:
 			return c.refuse(CodeInvalidArguments, "the arguments are not valid JSON: %v", err)
+		case big != "" && !e.bigExact:
+			return c.refuse(CodeInvalidArguments, "argument %s is an integer of magnitude 2^53 or more, which the facade cannot check exactly against the input schema of tool %q (it has multipleOf, or numbers a float64 does not hold)", big, name)
 		}
 	} else {
 		args = map[string]any{}
@@ -204,7 +213,11 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	// 6. Approval.
 	c.rec.Approval = "not_required"
 	if e.Approval {
-		if res, err, done := g.approve(ctx, req, c, send); done {
+		asker := sess // whose questions the approval budget counts
+		if ident != nil {
+			asker = ident
+		}
+		if res, err, done := g.approve(ctx, req, c, send, asker); done {
 			return res, err
 		}
 	}

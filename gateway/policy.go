@@ -119,6 +119,28 @@ type Approval struct {
 	// WithoutElicitation is what happens when a call needs approval and
 	// the client cannot be asked: "refuse" (the default) or "allow".
 	WithoutElicitation string
+	// Budget bounds the questions one caller can make the user answer.
+	Budget ApprovalBudget
+}
+
+// ApprovalBudget bounds the approval questions of one caller — a
+// session, or for stateless (2026-07-28) requests the caller their calls
+// are counted by (StatelessBudget) — so that a model cannot wear the
+// user down with questions until one is accepted. A call that needs
+// approval past a bound is refused without asking (approval_budget).
+// Zero means the default.
+type ApprovalBudget struct {
+	// Refusals bounds the questions the user did not accept (declined,
+	// dismissed, or failed or timed out while asking; in 2026-07-28 a
+	// question counts from when it is asked until its answer comes back
+	// accepted) per Window (default 3).
+	Refusals int
+	// Window is how long refusals count before the count starts again
+	// at zero (default 10 minutes).
+	Window time.Duration
+	// Concurrent bounds the questions open at once (default 1): a user
+	// answers one at a time.
+	Concurrent int
 }
 
 // ApprovalRule decides approval for the tools its pattern matches.
@@ -195,7 +217,7 @@ type RiskWording struct {
 	Writes      string // "[writes] ": not read-only, not destructive
 }
 
-// The defaults of Budgets and Limits.
+// The defaults of Budgets, Limits, StatelessBudget and ApprovalBudget.
 const (
 	DefaultCallsPerSession   = 1000
 	DefaultConcurrentPerTool = 8
@@ -206,6 +228,9 @@ const (
 	DefaultMaxUpstreamBytes  = 32 << 20
 	DefaultStatelessWindow   = time.Hour
 	DefaultAnonymousCalls    = 1000
+	DefaultApprovalRefusals  = 3
+	DefaultApprovalWindow    = 10 * time.Minute
+	DefaultApprovalsAtOnce   = 1
 )
 
 func (b Budgets) or(d Budgets) Budgets {
@@ -265,4 +290,17 @@ func (p *Policy) profile(name string) (*Profile, bool) {
 		return &Profile{}, true
 	}
 	return nil, false
+}
+
+func (b ApprovalBudget) withDefaults() ApprovalBudget {
+	if b.Refusals == 0 {
+		b.Refusals = DefaultApprovalRefusals
+	}
+	if b.Window <= 0 {
+		b.Window = DefaultApprovalWindow
+	}
+	if b.Concurrent == 0 {
+		b.Concurrent = DefaultApprovalsAtOnce
+	}
+	return b
 }

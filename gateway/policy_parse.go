@@ -332,8 +332,19 @@ func (pp *policyParser) toolRule(path string, v any) *ToolRule {
 
 func (pp *policyParser) approval(path string, v any) Approval {
 	var a Approval
-	pp.object(path, v, []string{"default", "rules", "withoutElicitation"}, func(name, path string, v any) {
+	pp.object(path, v, []string{"default", "rules", "withoutElicitation", "budget"}, func(name, path string, v any) {
 		switch name {
+		case "budget":
+			pp.object(path, v, []string{"refusals", "windowMs", "concurrent"}, func(name, path string, v any) {
+				switch name {
+				case "refusals":
+					a.Budget.Refusals = pp.count(path, v, 1<<31-1)
+				case "windowMs":
+					a.Budget.Window = time.Duration(pp.count(path, v, 366*24*3600*1000)) * time.Millisecond
+				case "concurrent":
+					a.Budget.Concurrent = pp.count(path, v, 1<<16)
+				}
+			})
 		case "default":
 			a.Default = pp.oneOf(path, v, "risky", "always", "never")
 		case "withoutElicitation":

@@ -82,6 +82,8 @@ func TestParsePolicyErrors(t *testing.T) {
 func FuzzParsePolicy(f *testing.F) {
 	f.Add([]byte(`{"profiles":{"a":{"allow":["*"]}},"tools":{"a/b":{"pathArgs":["x[]"]}}}`))
 	f.Add([]byte(`{"approval":{"rules":[{"tool":"*","require":"always"}]},"budgets":{"timeoutMs":1}}`))
+	f.Add([]byte(`{"approval":{"budget":{"refusals":3,"windowMs":600000,"concurrent":1}}}`))
+	f.Add([]byte(`{"approval":{"budget":{"refusals":-1,"windowMs":"x","concurrent":1e3,"other":1}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ParsePolicy(b)
 		if err == nil && p == nil {
@@ -167,5 +169,23 @@ func TestPolicyEmptyAllow(t *testing.T) {
 	}
 	if _, err := ParsePolicy([]byte(`{"profiles":{"p":{"deny":[]}}}`)); err != nil {
 		t.Fatalf("an empty deny list: %v", err)
+	}
+}
+
+func TestApprovalBudgetPolicy(t *testing.T) {
+	p := mustPolicy(t, `{"approval":{"budget":{"refusals":5,"windowMs":1000,"concurrent":2}}}`)
+	if b := p.Approval.Budget; b.Refusals != 5 || b.Window != time.Second || b.Concurrent != 2 {
+		t.Errorf("%+v", b)
+	}
+	for doc, want := range map[string]string{
+		`{"approval":{"budget":{"refusals":-1}}}`:    `approval.budget.refusals: want an integer from 0 to`,
+		`{"approval":{"budget":{"windowMs":"1"}}}`:   `approval.budget.windowMs: want integer`,
+		`{"approval":{"budget":{"concurrent":1.5}}}`: `approval.budget.concurrent: want an integer`,
+		`{"approval":{"budget":{"refusal":1}}}`:      `approval.budget.refusal: unknown member`,
+		`{"approval":{"budget":[]}}`:                 `approval.budget`,
+	} {
+		if _, err := ParsePolicy([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", doc, err, want)
+		}
 	}
 }

@@ -54,6 +54,7 @@ type exposed struct {
 	output   *jsonschema.Resolved
 	nulls    *nullPlan
 	paths    []argPath
+	bigExact bool // input judges integers past 2^53 exactly (args.go)
 }
 
 func (e *exposed) key() string { return e.Server + "/" + e.Tool }
@@ -209,6 +210,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	}
 	e.input = in
 	e.flat = compileFlat(t.InputSchema)
+	e.bigExact = bigExact(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
