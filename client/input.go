@@ -101,8 +101,9 @@ func applyDefaults(p *mcp.ElicitParams, res *mcp.ElicitResult) {
 	}
 }
 
-// serveInput answers a server's legacy-era request for input.
-func (c *Client) serveInput(ctx context.Context, conn *transport.Conn, r *transport.Request) {
+// serveInput answers a server's legacy-era request for input; serve
+// sends the answer.
+func (c *Client) serveInput(ctx context.Context, r *transport.Request) (any, error) {
 	var params any
 	switch r.Method {
 	case "sampling/createMessage":
@@ -112,20 +113,10 @@ func (c *Client) serveInput(ctx context.Context, conn *transport.Conn, r *transp
 	}
 	if params != nil && len(r.Params) > 0 {
 		if err := json.Unmarshal(r.Params, params); err != nil {
-			_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params for " + r.Method + ": " + err.Error()})
-			return
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params for " + r.Method + ": " + err.Error()}
 		}
 	}
-	res, err := c.fulfil(ctx, r.Method, params)
-	if err != nil {
-		e, ok := err.(*mcp.Error)
-		if !ok {
-			e = &mcp.Error{Code: mcp.CodeInternalError, Message: err.Error()}
-		}
-		_ = conn.ReplyError(ctx, r, e)
-		return
-	}
-	_ = conn.Reply(ctx, r, res)
+	return c.fulfil(ctx, r.Method, params)
 }
 
 // retryable are the params of requests that may need input (2026-07-28).
