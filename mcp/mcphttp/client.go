@@ -131,6 +131,7 @@ type Framer struct {
 	sessionID string                       // from the initialize response
 	version   string                       // negotiated by initialize
 	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name
+	listing   map[string]map[string]string // params of the tools/list under way since its first page (learnTools)
 	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration

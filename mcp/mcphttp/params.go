@@ -80,8 +80,15 @@ func paramHeaderValue(raw json.RawMessage) (string, bool) {
 
 // learnTools records the annotations of a tools/list result and returns
 // the message with the tools whose annotations are invalid removed (msg
-// itself when nothing changes).
-func (f *Framer) learnTools(msg []byte) []byte {
+// itself when nothing changes). req is the tools/list request.
+//
+// A listing that starts from the first page (no cursor) is gathered apart
+// as well (Framer.listing), and replaces what the framer knew once its
+// last page (no nextCursor) is in: a tool the server no longer lists is
+// forgotten. Before, every tool ever listed was kept for the connection's
+// life, and a server that named new tools in every list (on every
+// list_changed) grew the client without bound.
+func (f *Framer) learnTools(msg, req []byte) []byte {
 	var env map[string]json.RawMessage
 	if json.Unmarshal(msg, &env) != nil {
 		return msg
@@ -94,11 +101,16 @@ func (f *Framer) learnTools(msg []byte) []byte {
 	if json.Unmarshal(result["tools"], &tools) != nil {
 		return msg
 	}
+	var next string
+	_ = json.Unmarshal(result["nextCursor"], &next)
 	kept := tools[:0:0]
 	dropped := false
 	f.mu.Lock()
 	if f.params == nil {
 		f.params = map[string]map[string]string{}
+	}
+	if requestCursor(req) == "" {
+		f.listing = map[string]map[string]string{}
 	}
 	for _, t := range tools {
 		var head struct {
@@ -118,10 +130,17 @@ func (f *Framer) learnTools(msg []byte) []byte {
 		}
 		if len(headers) > 0 {
 			f.params[head.Name] = headers
+			if f.listing != nil {
+				f.listing[head.Name] = headers
+			}
 		} else {
 			delete(f.params, head.Name)
+			delete(f.listing, head.Name)
 		}
 		kept = append(kept, t)
+	}
+	if next == "" && f.listing != nil {
+		f.params, f.listing = f.listing, nil
 	}
 	f.mu.Unlock()
 	if !dropped {
@@ -152,4 +171,15 @@ func addParamHeaders(h http.Header, m *outMsg, headers map[string]string) {
 			h.Set("Mcp-Param-"+name, v)
 		}
 	}
+}
+
+// requestCursor is the cursor of a list request; empty for the first page.
+func requestCursor(req []byte) string {
+	var r struct {
+		Params struct {
+			Cursor string `json:"cursor"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(req, &r)
+	return r.Params.Cursor
 }
