@@ -67,6 +67,21 @@ func TestAwaitAgainstHostileServers(t *testing.T) {
 		}
 	})
 
+	t.Run("input required without a question does not make the client spin", func(t *testing.T) {
+		asking := strings.Replace(task, "working", "input_required", 1)
+		c, gets := hostileTaskServer(t, `{"resultType":"task",`+task+`,"ttlMs":300}`,
+			func(int64) string { return `{"resultType":"complete",` + asking + `,"ttlMs":300,"inputRequests":{}}` })
+		_, err := c.CallTool(ctx, "x", nil)
+		if !errors.Is(err, client.ErrTimeout) {
+			t.Fatalf("a task asking nothing past its TTL: %v", err)
+		}
+		// Polled at the task's interval (1 s here, none given): one or
+		// two polls in its 300 ms, not one per round trip.
+		if n := gets.Load(); n > 10 {
+			t.Errorf("%d polls in the task's 300 ms TTL", n)
+		}
+	})
+
 	t.Run("an answer for another task", func(t *testing.T) {
 		c, _ := hostileTaskServer(t, `{"resultType":"task",`+task+`,"ttlMs":60000}`,
 			func(int64) string {
