@@ -1,7 +1,11 @@
 package mcphttp
 
 import (
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -24,5 +28,38 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 	t = t.Clone()
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 2*DefaultMaxIdleConnsPerHost)
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: sameOriginRedirect}
 })
+
+// maxRedirects is net/http's own bound on the redirects of one request.
+const maxRedirects = 10
+
+// sameOriginRedirect follows a redirect within the origin of the first
+// request only (scheme, host and port). net/http forwards every header
+// along a redirect except Authorization and cookies, and those only to
+// the same domain: the framer's ClientOptions.Header (an API key), the
+// session id and the message itself would go to any host the server
+// names, and from https to plain http. Another origin's redirect is the
+// request's response, which fails the call with its status.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	first := via[0].URL
+	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(originHost(req.URL), originHost(first)) {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// originHost is u's host and port, the port made explicit.
+func originHost(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if strings.EqualFold(u.Scheme, "https") {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
