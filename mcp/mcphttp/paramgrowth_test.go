@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,13 +16,10 @@ import (
 	"github.com/winbridge/winbridge/transport"
 )
 
-// A server whose every tools/list names tools never named before, each
-// with a parameter header, made the framer remember the headers of every
-// tool it ever listed, for the connection's life: memory without bound
-// for a client that lists again on each list_changed. A listing from its
-// first page replaces what the last one taught, once its last page is in.
-func TestParamHeadersForgetToolsNoLongerListed(t *testing.T) {
-	const perList, lists = 100, 20
+// toolsServer answers initialize (legacy) and each tools/list with
+// {"tools":[TOOLS]NEXT} from page(n, cursor), n counting the lists.
+func toolsServer(t *testing.T, page func(n int64, cursor string) (tools []string, next string)) *httptest.Server {
+	t.Helper()
 	var listed atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -40,15 +38,13 @@ func TestParamHeadersForgetToolsNoLongerListed(t *testing.T) {
 		case "initialize":
 			result = `{"protocolVersion":"` + mcp.LatestLegacyVersion + `","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`
 		case "tools/list":
-			// Two pages a list, every tool a new name.
-			n := listed.Add(1)
-			tools := make([]string, perList/2)
-			for i := range tools {
-				tools[i] = fmt.Sprintf(`{"name":"t%d-%d","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`, n, i)
-			}
-			next := ""
+			n := listed.Load()
 			if req.Params.Cursor == "" {
-				next = `,"nextCursor":"2"`
+				n = listed.Add(1)
+			}
+			tools, next := page(n, req.Params.Cursor)
+			if next != "" {
+				next = `,"nextCursor":"` + next + `"`
 			}
 			result = `{"tools":[` + strings.Join(tools, ",") + `]` + next + `}`
 		default:
@@ -57,17 +53,46 @@ func TestParamHeadersForgetToolsNoLongerListed(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// toolsConn is an initialized connection over a framer to url.
+func toolsConn(t *testing.T, url string, opts *mcphttp.ClientOptions) (*mcphttp.Framer, *transport.Conn) {
+	t.Helper()
 	ctx := context.Background()
-	f, err := mcphttp.NewFramer(ctx, srv.URL, &mcphttp.ClientOptions{NoListen: true})
+	f, err := mcphttp.NewFramer(ctx, url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	conn := transport.NewConn(transport.NewStream(f, nil), nil, nil)
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	if err := conn.Call(ctx, "initialize", &mcp.InitializeParams{ProtocolVersion: mcp.LatestLegacyVersion}, nil); err != nil {
 		t.Fatal(err)
 	}
+	return f, conn
+}
+
+// A server whose every tools/list names tools never named before, each
+// with a parameter header, made the framer remember the headers of every
+// tool it ever listed, for the connection's life: memory without bound
+// for a client that lists again on each list_changed. A listing from its
+// first page replaces what the last one taught, once its last page is in.
+func TestParamHeadersForgetToolsNoLongerListed(t *testing.T) {
+	const perList, lists = 100, 20
+	srv := toolsServer(t, func(n int64, cursor string) ([]string, string) {
+		// Two pages a list, every tool a new name.
+		tools := make([]string, perList/2)
+		for i := range tools {
+			tools[i] = fmt.Sprintf(`{"name":"t%d-%s-%d","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`, n, cursor, i)
+		}
+		if cursor == "" {
+			return tools, "2"
+		}
+		return tools, ""
+	})
+	f, conn := toolsConn(t, srv.URL, &mcphttp.ClientOptions{NoListen: true})
+	ctx := context.Background()
 	for range lists {
 		cursor := ""
 		for {
@@ -85,5 +110,44 @@ func TestParamHeadersForgetToolsNoLongerListed(t *testing.T) {
 	}
 	if n := f.ParamTools(); n > 2*perList {
 		t.Errorf("the framer keeps the headers of %d tools after %d lists of %d", n, lists, perList)
+	}
+}
+
+// countWarnings counts the records logged at Warn and above.
+type countWarnings struct{ n *atomic.Int64 }
+
+func (h countWarnings) Enabled(context.Context, slog.Level) bool { return true }
+func (h countWarnings) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		h.n.Add(1)
+	}
+	return nil
+}
+func (h countWarnings) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h countWarnings) WithGroup(string) slog.Handler      { return h }
+
+// A tools/list of thousands of tools with invalid annotations is one
+// warning, with the count, not one per tool: a list of tiny such tools
+// wrote more bytes of log than the server sent.
+func TestInvalidParamHeadersWarnOncePerList(t *testing.T) {
+	const bad = 2000
+	srv := toolsServer(t, func(int64, string) ([]string, string) {
+		tools := make([]string, bad, bad+1)
+		for i := range tools {
+			tools[i] = fmt.Sprintf(`{"name":"b%d","inputSchema":{"type":"object","properties":{"p":{"type":"string","x-mcp-header":""}}}}`, i)
+		}
+		return append(tools, `{"name":"ok","inputSchema":{"type":"object"}}`), ""
+	})
+	var warned atomic.Int64
+	_, conn := toolsConn(t, srv.URL, &mcphttp.ClientOptions{NoListen: true, Logger: slog.New(countWarnings{&warned})})
+	var res mcp.ListToolsResult
+	if err := conn.Call(context.Background(), "tools/list", &mcp.PaginatedParams{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Name != "ok" {
+		t.Fatalf("%d tools, want only ok", len(res.Tools))
+	}
+	if n := warned.Load(); n != 1 {
+		t.Errorf("%d warnings for a list of %d invalid tools, want 1", n, bad)
 	}
 }

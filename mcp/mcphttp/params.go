@@ -105,6 +105,9 @@ func (f *Framer) learnTools(msg, req []byte) []byte {
 	_ = json.Unmarshal(result["nextCursor"], &next)
 	kept := tools[:0:0]
 	dropped := false
+	// One warning a response, naming the first: one a tool let a list
+	// of tiny invalid tools write more to the log than the server sent.
+	invalid, firstName, firstErr := 0, "", error(nil)
 	f.mu.Lock()
 	if f.params == nil {
 		f.params = map[string]map[string]string{}
@@ -123,8 +126,11 @@ func (f *Framer) learnTools(msg, req []byte) []byte {
 		}
 		headers, err := toolParamHeaders(head.InputSchema)
 		if err != nil {
-			f.log.Warn("mcphttp: leaving out a tool with an invalid x-mcp-header annotation", "tool", head.Name, "err", err)
+			if invalid++; invalid == 1 {
+				firstName, firstErr = head.Name, err
+			}
 			delete(f.params, head.Name)
+			delete(f.listing, head.Name)
 			dropped = true
 			continue
 		}
@@ -143,6 +149,9 @@ func (f *Framer) learnTools(msg, req []byte) []byte {
 		f.params, f.listing = f.listing, nil
 	}
 	f.mu.Unlock()
+	if invalid > 0 {
+		f.log.Warn("mcphttp: leaving out tools with an invalid x-mcp-header annotation", "tools", invalid, "first", firstName, "err", firstErr)
+	}
 	if !dropped {
 		return msg
 	}
