@@ -111,21 +111,24 @@ func (c *Client) serve(ctx context.Context, conn *transport.Conn, r *transport.R
 		c.served[key] = cancel
 	}
 	c.mu.Unlock()
-	done := func() {
+	// Unregistered before the answer goes: once it has, the server may
+	// use the id again, for a request that must be cancellable.
+	unregister := func() {
 		if !dup {
 			c.mu.Lock()
 			delete(c.served, key)
 			c.mu.Unlock()
 		}
-		cancel(nil)
 	}
 	job := func() {
-		defer done()
+		defer cancel(nil)
 		if context.Cause(rctx) == errCancelledByServer {
+			unregister()
 			conn.Release(r) // cancelled before its turn
 			return
 		}
 		res, err := answer(rctx)
+		unregister()
 		switch {
 		case context.Cause(rctx) == errCancelledByServer:
 			conn.Release(r)
@@ -142,7 +145,8 @@ func (c *Client) serve(ctx context.Context, conn *transport.Conn, r *transport.R
 	if c.pool.submit(job) {
 		return
 	}
-	done()                                        // ends rctx: the refusal is written under ctx
+	unregister()
+	cancel(nil)                                   // the refusal is written under ctx, not rctx
 	if n := c.pool.refused.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th...
 		c.log.Warn("mcp client: refused requests from the server: too many in progress", "method", r.Method, "refused", n, "limit", c.pool.max+c.pool.queued)
 	}
