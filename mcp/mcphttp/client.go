@@ -131,8 +131,8 @@ type Framer struct {
 	closing   bool                         // shutdown began: no new background work
 	sessionID string                       // from the initialize response
 	version   string                       // negotiated by initialize
-	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name
-	listing   map[string]map[string]string // params of the tools/list under way since its first page (learnTools)
+	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name, of the last complete tools/list
+	listing   map[string]map[string]string // the same of the tools/list under way; nil for a tool without (learnTools)
 	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration
@@ -504,7 +504,7 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	f.mu.Lock()
 	h.sid, h.version, h.sv = f.sessionID, f.version, f.stateless
 	if m != nil && m.method == "tools/call" && m.hasName {
-		h.params = f.params[m.name]
+		h.params = f.paramsOf(m.name)
 	}
 	if f.shareHeader && m != nil && method == http.MethodPost && lastEventID == "" && len(h.params) == 0 {
 		// A POST's headers depend on the message only through its

@@ -151,3 +151,34 @@ func TestInvalidParamHeadersWarnOncePerList(t *testing.T) {
 		t.Errorf("%d warnings for a list of %d invalid tools, want 1", n, bad)
 	}
 }
+
+// A server whose lists never end (a nextCursor on every page) makes the
+// client give each up at its bound (client.Options.MaxListBytes) and list
+// again: what the framer learnt of the pages of lists given up must not
+// add up either.
+func TestParamHeadersOfEndlessListsDoNotAddUp(t *testing.T) {
+	const perPage, pages, lists = 50, 4, 20
+	srv := toolsServer(t, func(n int64, cursor string) ([]string, string) {
+		tools := make([]string, perPage)
+		for i := range tools {
+			tools[i] = fmt.Sprintf(`{"name":"t%d-%s-%d","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`, n, cursor, i)
+		}
+		return tools, cursor + "x"
+	})
+	f, conn := toolsConn(t, srv.URL, &mcphttp.ClientOptions{NoListen: true})
+	ctx := context.Background()
+	for range lists {
+		cursor := ""
+		for range pages { // then given up
+			var res mcp.ListToolsResult
+			if err := conn.Call(ctx, "tools/list", &mcp.PaginatedParams{Cursor: cursor}, &res); err != nil {
+				t.Fatal(err)
+			}
+			cursor = res.NextCursor
+		}
+	}
+	// The list under way and the last one complete (none here) at most.
+	if n := f.ParamTools(); n > 2*perPage*pages {
+		t.Errorf("the framer keeps the headers of %d tools after %d lists given up after %d pages of %d", n, lists, pages, perPage)
+	}
+}

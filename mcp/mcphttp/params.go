@@ -82,12 +82,15 @@ func paramHeaderValue(raw json.RawMessage) (string, bool) {
 // the message with the tools whose annotations are invalid removed (msg
 // itself when nothing changes). req is the tools/list request.
 //
-// A listing that starts from the first page (no cursor) is gathered apart
-// as well (Framer.listing), and replaces what the framer knew once its
-// last page (no nextCursor) is in: a tool the server no longer lists is
-// forgotten. Before, every tool ever listed was kept for the connection's
-// life, and a server that named new tools in every list (on every
-// list_changed) grew the client without bound.
+// What a listing teaches goes to Framer.listing, from its first page (no
+// cursor), which starts it afresh, to its last (no nextCursor), which
+// makes it the framer's Framer.params, the headers of the last complete
+// list; a tool's headers are looked up in the listing under way first
+// (paramsOf). So the framer holds at most two lists: a tool the server no
+// longer lists is forgotten, and pages of lists given up (a server whose
+// cursors never end) are dropped with the next list. Before, every tool
+// ever listed was kept for the connection's life, and a server that named
+// new tools in every list grew the client without bound.
 func (f *Framer) learnTools(msg, req []byte) []byte {
 	var env map[string]json.RawMessage
 	if json.Unmarshal(msg, &env) != nil {
@@ -109,10 +112,7 @@ func (f *Framer) learnTools(msg, req []byte) []byte {
 	// of tiny invalid tools write more to the log than the server sent.
 	invalid, firstName, firstErr := 0, "", error(nil)
 	f.mu.Lock()
-	if f.params == nil {
-		f.params = map[string]map[string]string{}
-	}
-	if requestCursor(req) == "" {
+	if f.listing == nil || requestCursor(req) == "" {
 		f.listing = map[string]map[string]string{}
 	}
 	for _, t := range tools {
@@ -129,23 +129,22 @@ func (f *Framer) learnTools(msg, req []byte) []byte {
 			if invalid++; invalid == 1 {
 				firstName, firstErr = head.Name, err
 			}
-			delete(f.params, head.Name)
-			delete(f.listing, head.Name)
+			f.listing[head.Name] = nil // known, and without headers
 			dropped = true
 			continue
 		}
-		if len(headers) > 0 {
-			f.params[head.Name] = headers
-			if f.listing != nil {
-				f.listing[head.Name] = headers
-			}
-		} else {
-			delete(f.params, head.Name)
-			delete(f.listing, head.Name)
+		if len(headers) == 0 {
+			headers = nil
 		}
+		f.listing[head.Name] = headers
 		kept = append(kept, t)
 	}
-	if next == "" && f.listing != nil {
+	if next == "" {
+		for name, h := range f.listing {
+			if h == nil {
+				delete(f.listing, name) // the list is all there is now
+			}
+		}
 		f.params, f.listing = f.listing, nil
 	}
 	f.mu.Unlock()
@@ -191,4 +190,14 @@ func requestCursor(req []byte) string {
 	}
 	_ = json.Unmarshal(req, &r)
 	return r.Params.Cursor
+}
+
+// paramsOf returns the parameter headers of tool name: as the listing
+// under way has them, or else as the last complete list had them. The
+// caller holds f.mu.
+func (f *Framer) paramsOf(name string) map[string]string {
+	if h, ok := f.listing[name]; ok {
+		return h
+	}
+	return f.params[name]
 }
