@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -230,5 +231,46 @@ func TestServerCancelsItsRequest(t *testing.T) {
 	}
 	if n := ran.Load(); n != 1 {
 		t.Errorf("%d handlers ran, want 1: a request cancelled before its turn must not run", n)
+	}
+}
+
+// With a winbridge server: a tool that stops waiting for the user's
+// answer (its context ends) cancels its elicitation, and the client's
+// handler sees its context end instead of prompting on.
+func TestServerGivesUpOnElicitation(t *testing.T) {
+	started := make(chan struct{}) // the client's handler has the question
+	srv := mcp.NewServer(&mcp.Implementation{Name: "impatient", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		go func() {
+			<-started
+			cancel() // the tool gives up once the user is being asked
+		}()
+		if _, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "?", RequestedSchema: &mcp.ElicitationSchema{Type: "object"}}); err == nil {
+			return nil, nil, errors.New("an answer, want none")
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "gave up"}}}, nil, nil
+	})
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	ended := make(chan struct{})
+	c, err := client.Connect(context.Background(), a, &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
+		OnElicitation: func(ctx context.Context, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			close(started)
+			<-ctx.Done()
+			close(ended)
+			return nil, ctx.Err()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if res, err := c.CallTool(context.Background(), "ask", nil); err != nil || len(res.Content) == 0 {
+		t.Fatalf("CallTool: %v %v", res, err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler's context did not end when the server gave up")
 	}
 }
