@@ -23,7 +23,7 @@ const DefaultMaxIdleConnsPerHost = 64
 var defaultClient = sync.OnceValue(func() *http.Client {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
-		return &http.Client{} // replaced by the program: use it as it is
+		return &http.Client{CheckRedirect: sameOriginRedirect} // replaced by the program: use it as it is
 	}
 	t = t.Clone()
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost

@@ -108,8 +108,9 @@ func (f *Framer) learnTools(msg, req []byte) []byte {
 	_ = json.Unmarshal(result["nextCursor"], &next)
 	kept := tools[:0:0]
 	dropped := false
-	// One warning a response, naming the first: one a tool let a list
-	// of tiny invalid tools write more to the log than the server sent.
+	// One warning per response, naming the first tool: one per tool let
+	// a list of tiny invalid tools write more to the log than the server
+	// sent.
 	invalid, firstName, firstErr := 0, "", error(nil)
 	f.mu.Lock()
 	if f.listing == nil || requestCursor(req) == "" {
