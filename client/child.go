@@ -396,9 +396,14 @@ func (f *childFramer) ReadFrame() ([]byte, error) {
 			return nil, f.end(err)
 		}
 		if (b[0] != '{' && b[0] != '[') || (len(b) <= maxJunkCheck && !json.Valid(b)) {
-			f.dropped.Add(1)
-			f.log.Warn("mcp client: server wrote a non-JSON line to stdout; skipped",
-				"server", f.ch.name, "line", truncate(b, 200))
+			// Warned of for the 1st, 2nd, 4th, 8th... line only: a server
+			// writing junk without end (two bytes a line) would otherwise
+			// write a record a line into the user's log, a hundred times
+			// the bytes it sent, as long as it ran.
+			if n := f.dropped.Add(1); n&(n-1) == 0 {
+				f.log.Warn("mcp client: server wrote a non-JSON line to stdout; skipped",
+					"server", f.ch.name, "line", truncate(b, 200), "skipped", n)
+			}
 			continue
 		}
 		if f.ch.firstFrame != nil {

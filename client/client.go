@@ -51,7 +51,9 @@ type Options struct {
 	// subscribed resources.
 	OnResourceUpdated func(uri string)
 	// OnSampling, OnElicitation and OnRoots answer what the server asks of
-	// the client; setting one declares the capability.
+	// the client; setting one declares the capability. A handler's context
+	// ends when the server cancels its request (the answer is then not
+	// sent) or the connection closes.
 	OnSampling    SamplingHandler
 	OnElicitation ElicitationHandler
 	OnRoots       RootsHandler
@@ -125,6 +127,10 @@ type Client struct {
 	instructions string
 
 	pool *serverRequests // answers the server's requests
+	// served cancels, by id key, the server's requests in the pool, for
+	// its notifications/cancelled (serve); under mu, at most as many as
+	// the pool holds.
+	served map[string]context.CancelCauseFunc
 
 	// timeoutErr is the cause of a call's end at the client's timeout,
 	// made once instead of per call.
@@ -138,7 +144,7 @@ type Client struct {
 // Connect starts a client on stream and performs the handshake of the
 // chosen protocol era. On failure the stream is closed.
 func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Client, error) {
-	c := &Client{progress: map[string]func(*mcp.ProgressParams){}}
+	c := &Client{progress: map[string]func(*mcp.ProgressParams){}, served: map[string]context.CancelCauseFunc{}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -278,9 +284,11 @@ func (c *Client) Conn() *transport.Conn { return c.conn }
 func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.Request) {
 	switch r.Method {
 	case "ping":
-		c.serve(ctx, conn, r, func() { _ = conn.Reply(ctx, r, struct{}{}) })
+		c.serve(ctx, conn, r, func(context.Context) (any, error) { return struct{}{}, nil })
 	case "sampling/createMessage", "elicitation/create", "roots/list":
-		c.serve(ctx, conn, r, func() { c.serveInput(ctx, conn, r) })
+		c.serve(ctx, conn, r, func(ctx context.Context) (any, error) { return c.serveInput(ctx, r) })
+	case "notifications/cancelled":
+		c.cancelServed(r.Params)
 	case "notifications/progress":
 		var p mcp.ProgressParams
 		if json.Unmarshal(r.Params, &p) != nil {
@@ -316,8 +324,8 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 		}
 	default:
 		if !r.IsNotification() {
-			c.serve(ctx, conn, r, func() {
-				_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + truncate([]byte(r.Method), 128)})
+			c.serve(ctx, conn, r, func(context.Context) (any, error) {
+				return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + truncate([]byte(r.Method), 128)}
 			})
 		}
 	}

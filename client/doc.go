@@ -11,7 +11,8 @@
 //     its context (the server is then sent notifications/cancelled), and is
 //     available as a blocking method or as a Future. Server-to-client
 //     requests (sampling, elicitation, roots) reach the handlers of Options,
-//     and the multi round-trip input of 2026-07-28 is driven automatically.
+//     whose context ends if the server cancels the request, and the multi
+//     round-trip input of 2026-07-28 is driven automatically.
 //   - Process (Launch, Npx) is a server running as a child process that
 //     the client owns: its stderr is drained and kept as a tail, its exit
 //     fails pending calls at once with the status, it can be restarted with

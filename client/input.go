@@ -30,6 +30,14 @@ type RootsHandler func(ctx context.Context) (*mcp.ListRootsResult, error)
 // that keeps asking is broken, and the loop must end.
 const maxRounds = 16
 
+// maxInputs bounds the input requests answered for one request, over all
+// its rounds, as maxTaskInputs does for a task. maxRounds alone did not:
+// one round may hold as many requests as a message has room for (tens of
+// thousands), and each is a prompt to the user or a sampling of the model.
+// The count is checked before a round's requests are answered, so a round
+// beyond it answers none of them.
+const maxInputs = 64
+
 // capabilities adds what the handlers imply to the declared capabilities.
 func (o *Options) capabilities() mcp.ClientCapabilities {
 	c := o.Capabilities
@@ -93,8 +101,9 @@ func applyDefaults(p *mcp.ElicitParams, res *mcp.ElicitResult) {
 	}
 }
 
-// serveInput answers a server's legacy-era request for input.
-func (c *Client) serveInput(ctx context.Context, conn *transport.Conn, r *transport.Request) {
+// serveInput answers a server's legacy-era request for input; serve
+// sends the answer.
+func (c *Client) serveInput(ctx context.Context, r *transport.Request) (any, error) {
 	var params any
 	switch r.Method {
 	case "sampling/createMessage":
@@ -104,20 +113,10 @@ func (c *Client) serveInput(ctx context.Context, conn *transport.Conn, r *transp
 	}
 	if params != nil && len(r.Params) > 0 {
 		if err := json.Unmarshal(r.Params, params); err != nil {
-			_ = conn.ReplyError(ctx, r, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params for " + r.Method + ": " + err.Error()})
-			return
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params for " + r.Method + ": " + err.Error()}
 		}
 	}
-	res, err := c.fulfil(ctx, r.Method, params)
-	if err != nil {
-		e, ok := err.(*mcp.Error)
-		if !ok {
-			e = &mcp.Error{Code: mcp.CodeInternalError, Message: err.Error()}
-		}
-		_ = conn.ReplyError(ctx, r, e)
-		return
-	}
-	_ = conn.Reply(ctx, r, res)
+	return c.fulfil(ctx, r.Method, params)
 }
 
 // retryable are the params of requests that may need input (2026-07-28).
@@ -142,6 +141,7 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 	if !c.stateless || responses == nil {
 		return c.call(ctx, method, params, result, opts...)
 	}
+	inputs := 0
 	for range maxRounds {
 		r := round{result: result}
 		if err := c.call(ctx, method, params, &r, opts...); err != nil {
@@ -176,6 +176,9 @@ func (c *Client) callWithInput(ctx context.Context, method string, params, resul
 				return fmt.Errorf("%s: decoding the result: %w", method, err)
 			}
 			return nil
+		}
+		if inputs += len(head.InputRequests); inputs > maxInputs {
+			return fmt.Errorf("%s: the server asked for input more than %d times", method, maxInputs)
 		}
 		answers := mcp.InputResponses{}
 		for key, in := range head.InputRequests {

@@ -25,8 +25,11 @@ const maxPages = 10000
 // page is counted in bytes before it is decoded: a server whose cursors
 // never end, or whose pages are each as large as a message may be, would
 // otherwise make the client gather pages times the message size.
-func listAll[R any, T any](ctx context.Context, c *Client, method string, items func(*R) ([]T, string), opts []CallOption) ([]T, error) {
-	var all []T
+//
+// A null among a page's items is dropped: a caller ranging over the list
+// (the Manager naming its tools) would dereference it.
+func listAll[R any, T any](ctx context.Context, c *Client, method string, items func(*R) ([]*T, string), opts []CallOption) ([]*T, error) {
+	var all []*T
 	cursor := ""
 	var total int64
 	for range maxPages {
@@ -44,7 +47,11 @@ func listAll[R any, T any](ctx context.Context, c *Client, method string, items 
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		page, next := items(&res)
-		all = append(all, page...)
+		for _, item := range page {
+			if item != nil {
+				all = append(all, item)
+			}
+		}
 		if next == "" {
 			return all, nil
 		}

@@ -331,3 +331,28 @@ func TestManagerRefusesURLServers(t *testing.T) {
 		}
 	}
 }
+
+// A server whose tools/list holds null among its tools: the Manager lists
+// the others, and its own tools, instead of dereferencing the null (which
+// panicked in Tools and took the host down).
+func TestManagerToolsSkipsNullTools(t *testing.T) {
+	noLeaks(t)
+	null := helperServerJSON(t, nil, "WB_TOOLS=[null,{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"}},null]")
+	null["env"].(map[string]any)[helperEnv] = "junk"
+	cfg := parseConfig(t, map[string]any{"nulls": null, "alpha": helperServerJSON(t, nil)})
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "nulls__t") || !slices.Contains(names, "alpha__echo") {
+		t.Errorf("tools %v, want nulls__t and alpha__echo among them", names)
+	}
+}

@@ -153,7 +153,8 @@ func floodStderr(n int) {
 }
 
 // junkServer answers by hand, with lines of junk on stdout around every
-// response: banners, broken JSON, blank lines.
+// response: banners, broken JSON, blank lines. WB_TOOLS=JSON is the array
+// of tools its tools/list answers.
 func junkServer() int {
 	out := bufio.NewWriter(os.Stdout)
 	junk := func() {
@@ -181,6 +182,9 @@ func junkServer() int {
 			result = `{"content":[{"type":"text","text":"ok"}]}`
 		case "tools/list":
 			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`
+			if tools := os.Getenv("WB_TOOLS"); tools != "" {
+				result = `{"tools":` + tools + `}`
+			}
 		case "ping":
 			result = `{}`
 		default:

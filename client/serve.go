@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -85,16 +87,87 @@ func (p *serverRequests) work() {
 	}
 }
 
+// errCancelledByServer is the cause of a served request's context when
+// the server cancelled the request (notifications/cancelled).
+var errCancelledByServer = errors.New("client: the server cancelled its request")
+
 // serve runs the answer to the server's request r on the pool, or refuses
 // r with CodeBusy when the pool is full. The refusal is written on the
 // read loop; a server that floods the client without reading the answers
 // then stalls that write, which the write timeout bounds.
-func (c *Client) serve(ctx context.Context, conn *transport.Conn, r *transport.Request, answer func()) {
-	if c.pool.submit(answer) {
+//
+// The request can be cancelled by the server (notifications/cancelled,
+// see cancelServed) until it is answered: its context then ends, it gets
+// no answer, as MCP asks, and, if it is still waiting for its turn, it is
+// not run at all. Without it, a question the server had given up on kept
+// the user's prompt (or the model's sampling) going, and one of the pool's
+// places held, until the user answered.
+func (c *Client) serve(ctx context.Context, conn *transport.Conn, r *transport.Request, answer func(context.Context) (any, error)) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	key := r.ID.Key()
+	c.mu.Lock()
+	_, dup := c.served[key] // the stream refuses ids in flight; just in case
+	if !dup {
+		c.served[key] = cancel
+	}
+	c.mu.Unlock()
+	// Unregistered before the answer goes: once it has, the server may
+	// use the id again, for a request that must be cancellable.
+	unregister := func() {
+		if !dup {
+			c.mu.Lock()
+			delete(c.served, key)
+			c.mu.Unlock()
+		}
+	}
+	job := func() {
+		defer cancel(nil)
+		if context.Cause(rctx) == errCancelledByServer {
+			unregister()
+			conn.Release(r) // cancelled before its turn
+			return
+		}
+		res, err := answer(rctx)
+		unregister()
+		switch {
+		case context.Cause(rctx) == errCancelledByServer:
+			conn.Release(r)
+		case err != nil:
+			e, ok := err.(*mcp.Error)
+			if !ok {
+				e = &mcp.Error{Code: mcp.CodeInternalError, Message: err.Error()}
+			}
+			_ = conn.ReplyError(rctx, r, e)
+		default:
+			_ = conn.Reply(rctx, r, res)
+		}
+	}
+	if c.pool.submit(job) {
 		return
 	}
+	unregister()
+	cancel(nil)                                   // the refusal is written under ctx, not rctx
 	if n := c.pool.refused.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th...
 		c.log.Warn("mcp client: refused requests from the server: too many in progress", "method", r.Method, "refused", n, "limit", c.pool.max+c.pool.queued)
 	}
 	_ = conn.ReplyError(ctx, r, &mcp.Error{Code: CodeBusy, Message: "client busy: too many requests from the server in progress"})
+}
+
+// cancelServed ends the server's request that notifications/cancelled
+// names, if it is being served or waits for its turn.
+func (c *Client) cancelServed(params json.RawMessage) {
+	var p mcp.CancelledParams
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := transport.ParseID(p.RequestID)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.served[id.Key()]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelledByServer)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -180,5 +181,96 @@ func TestServerPingFlood(t *testing.T) {
 	}
 	if g := peak - before; g > client.DefaultMaxServerRequests+8 {
 		t.Errorf("%d more goroutines during the flood, want at most the %d workers and a few", g, client.DefaultMaxServerRequests)
+	}
+}
+
+// The server's notifications/cancelled reaches the client's handler of
+// the request it names: its context ends, no answer is sent (as MCP asks
+// of a cancelled request), and its place in the pool is free at once. A
+// request cancelled while it waits for its turn is not run at all. Before,
+// the client ignored the notification: an elicitation the server gave up
+// on kept prompting the user, and held one of MaxServerRequests, until
+// the user answered.
+func TestServerCancelsItsRequest(t *testing.T) {
+	started := make(chan int, 2)
+	var ran atomic.Int64
+	p, _ := newFloodPeer(t, &client.Options{MaxServerRequests: 1, OnElicitation: func(ctx context.Context, e *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ran.Add(1)
+		var n int
+		fmt.Sscan(e.Message, &n)
+		started <- n
+		if n == 1 {
+			<-ctx.Done() // the user takes their time
+			return nil, ctx.Err()
+		}
+		return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil
+	}})
+	write := func(format string, args ...any) {
+		t.Helper()
+		if _, err := fmt.Fprintf(p.conn, format+"\n", args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elicit := `{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"message":"%d","requestedSchema":{"type":"object","properties":{}}}}`
+	write(elicit, 1, 1)
+	if n := <-started; n != 1 {
+		t.Fatalf("handler of request %d ran first", n)
+	}
+	// Request 2 waits for the only worker, and is cancelled there.
+	write(elicit, 2, 2)
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"gave up"}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"gave up"}}`)
+	write(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	select {
+	case a := <-p.answers:
+		if a.ID != 3 || a.Error != nil {
+			t.Fatalf("first answer %+v, want the ping's (3): cancelled requests get none", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer to the ping: the cancelled request still holds the only worker")
+	}
+	if n := ran.Load(); n != 1 {
+		t.Errorf("%d handlers ran, want 1: a request cancelled before its turn must not run", n)
+	}
+}
+
+// With a winbridge server: a tool that stops waiting for the user's
+// answer (its context ends) cancels its elicitation, and the client's
+// handler sees its context end instead of prompting on.
+func TestServerGivesUpOnElicitation(t *testing.T) {
+	started := make(chan struct{}) // the client's handler has the question
+	srv := mcp.NewServer(&mcp.Implementation{Name: "impatient", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		go func() {
+			<-started
+			cancel() // the tool gives up once the user is being asked
+		}()
+		if _, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "?", RequestedSchema: &mcp.ElicitationSchema{Type: "object"}}); err == nil {
+			return nil, nil, errors.New("an answer, want none")
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "gave up"}}}, nil, nil
+	})
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	ended := make(chan struct{})
+	c, err := client.Connect(context.Background(), a, &client.Options{ProtocolVersion: mcp.LatestLegacyVersion,
+		OnElicitation: func(ctx context.Context, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			close(started)
+			<-ctx.Done()
+			close(ended)
+			return nil, ctx.Err()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if res, err := c.CallTool(context.Background(), "ask", nil); err != nil || len(res.Content) == 0 {
+		t.Fatalf("CallTool: %v %v", res, err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler's context did not end when the server gave up")
 	}
 }

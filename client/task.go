@@ -190,11 +190,17 @@ func (t *ToolTask) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 		case mcp.TaskCancelled:
 			return nil, ErrTaskCancelled
 		case mcp.TaskInputRequired:
-			if err := t.answer(ctx, st.InputRequests); err != nil {
+			sent, err := t.answer(ctx, st.InputRequests)
+			if err != nil {
 				return nil, err
 			}
-			timer.Reset(0) // the answers may have finished it
-			continue
+			if sent {
+				timer.Reset(0) // the answers may have finished it
+				continue
+			}
+			// Nothing was asked, so nothing answered: polling again at
+			// once would let a server that keeps a task input_required
+			// without questions make the client spin.
 		}
 		timer.Reset(interval)
 	}
@@ -215,14 +221,15 @@ func (t *ToolTask) AwaitAsync(ctx context.Context) *Future[*mcp.CallToolResult] 
 	return goFuture(func() (*mcp.CallToolResult, error) { return t.Await(ctx) })
 }
 
-// answer fulfils a task's input requests and sends the answers.
-func (t *ToolTask) answer(ctx context.Context, reqs mcp.InputRequests) error {
+// answer fulfils a task's input requests and sends the answers; it
+// reports whether it sent any (tasks/update).
+func (t *ToolTask) answer(ctx context.Context, reqs mcp.InputRequests) (bool, error) {
 	if len(reqs) == 0 {
-		return nil
+		return false, nil
 	}
 	t.inputs += len(reqs)
 	if t.inputs > maxTaskInputs {
-		return fmt.Errorf("task %s: the server asked for input more than %d times", t.task.TaskID, maxTaskInputs)
+		return false, fmt.Errorf("task %s: the server asked for input more than %d times", t.task.TaskID, maxTaskInputs)
 	}
 	answers := mcp.InputResponses{}
 	for key, in := range reqs {
@@ -231,17 +238,17 @@ func (t *ToolTask) answer(ctx context.Context, reqs mcp.InputRequests) error {
 		}
 		res, err := t.c.fulfil(ctx, in.Method, in.Params)
 		if err != nil {
-			return fmt.Errorf("task %s: answering the server's %s request %q: %w", t.task.TaskID, in.Method, key, err)
+			return false, fmt.Errorf("task %s: answering the server's %s request %q: %w", t.task.TaskID, in.Method, key, err)
 		}
 		if err := answers.Set(key, res); err != nil {
-			return err
+			return false, err
 		}
 	}
 	p := &mcp.UpdateTaskParams{TaskID: t.task.TaskID, InputResponses: answers}
 	if err := t.c.call(ctx, "tasks/update", p, nil); err != nil {
-		return fmt.Errorf("tasks/update %s: %w", t.task.TaskID, err)
+		return false, fmt.Errorf("tasks/update %s: %w", t.task.TaskID, err)
 	}
-	return nil
+	return true, nil
 }
 
 // awaitCall finishes CallTool when the server made the call a task: it

@@ -67,6 +67,21 @@ func TestAwaitAgainstHostileServers(t *testing.T) {
 		}
 	})
 
+	t.Run("input required without a question does not make the client spin", func(t *testing.T) {
+		asking := strings.Replace(task, "working", "input_required", 1)
+		c, gets := hostileTaskServer(t, `{"resultType":"task",`+task+`,"ttlMs":300}`,
+			func(int64) string { return `{"resultType":"complete",` + asking + `,"ttlMs":300,"inputRequests":{}}` })
+		_, err := c.CallTool(ctx, "x", nil)
+		if !errors.Is(err, client.ErrTimeout) {
+			t.Fatalf("a task asking nothing past its TTL: %v", err)
+		}
+		// Polled at the task's interval (1 s here, none given): one or
+		// two polls in its 300 ms, not one per round trip.
+		if n := gets.Load(); n > 10 {
+			t.Errorf("%d polls in the task's 300 ms TTL", n)
+		}
+	})
+
 	t.Run("an answer for another task", func(t *testing.T) {
 		c, _ := hostileTaskServer(t, `{"resultType":"task",`+task+`,"ttlMs":60000}`,
 			func(int64) string {
@@ -106,4 +121,53 @@ func TestAwaitAgainstHostileServers(t *testing.T) {
 			t.Errorf("%d polls", n)
 		}
 	})
+}
+
+// A stateless server that answers every tools/call with an
+// InputRequiredResult of n elicitations makes the client ask its user
+// (or model) no more than the bound on the input of one request, however
+// many questions one round holds: a single round of thousands used to run
+// the handler thousands of times, each a prompt to the user or a sampling
+// of the model.
+func TestInputRequestsPerCallAreBounded(t *testing.T) {
+	for _, n := range []int{5000, 10} {
+		t.Run(fmt.Sprintf("%d per round", n), func(t *testing.T) {
+			var rounds atomic.Int64
+			asks := make([]string, n)
+			for i := range asks {
+				asks[i] = fmt.Sprintf(`"q%d":{"method":"elicitation/create","params":{"message":"again?","requestedSchema":{"type":"object","properties":{}}}}`, i)
+			}
+			body := `{"resultType":"input_required","requestState":"s","inputRequests":{` + strings.Join(asks, ",") + `}}`
+			a, b := transport.Pipe(nil)
+			srv := transport.NewConn(b, transport.HandlerFunc(func(ctx context.Context, conn *transport.Conn, r *transport.Request) {
+				var res any = rawJSON(`{"resultType":"complete"}`)
+				switch r.Method {
+				case "server/discover":
+					res = &mcp.DiscoverResult{SupportedVersions: []string{mcp.Version20260728}}
+				case "tools/call":
+					rounds.Add(1)
+					res = rawJSON(body)
+				}
+				_ = conn.Reply(ctx, r, res)
+			}), nil)
+			defer srv.Close()
+			var asked atomic.Int64
+			c, err := client.Connect(context.Background(), a, &client.Options{ProtocolVersion: mcp.Version20260728,
+				OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					asked.Add(1)
+					return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_, err = c.CallTool(context.Background(), "x", nil)
+			if err == nil || !strings.Contains(err.Error(), "asked for input more than") {
+				t.Fatalf("want the input bound, got %v", err)
+			}
+			if got := asked.Load(); got > 64 {
+				t.Errorf("the user was asked %d times in %d rounds", got, rounds.Load())
+			}
+		})
+	}
 }

@@ -50,7 +50,10 @@ func connectRemote(ctx context.Context, f flags, r remote, copts *client.Options
 		static = static || strings.EqualFold(k, "Authorization")
 	}
 	s := &remoteSession{}
-	hc := &http.Client{} // no overall timeout: an SSE response lasts as long as its call
+	// No overall timeout: an SSE response lasts as long as its call.
+	// Redirects stay within the server's origin, where the -H headers
+	// may go (net/http forwards them to any host).
+	hc := &http.Client{CheckRedirect: mcphttp.SameOriginRedirect}
 	if !static {
 		lb, err := oauth.ListenLoopback(f.port)
 		if err != nil {

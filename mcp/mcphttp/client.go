@@ -27,9 +27,10 @@ type ClientOptions struct {
 	// Client sends the requests; nil means a client with no overall
 	// timeout (SSE responses last as long as their calls) over a clone
 	// of http.DefaultTransport that keeps DefaultMaxIdleConnsPerHost
-	// idle connections per host instead of 2. A client of your own
-	// serving many calls at once wants the same: each call in flight is
-	// a POST of its own.
+	// idle connections per host instead of 2, and that follows redirects
+	// within the URL's origin only (the headers, Header's included, would
+	// go along to any host). A client of your own serving many calls at
+	// once wants the same: each call in flight is a POST of its own.
 	Client *http.Client
 	// Header is added to every request, for example Authorization.
 	Header http.Header
@@ -130,7 +131,8 @@ type Framer struct {
 	closing   bool                         // shutdown began: no new background work
 	sessionID string                       // from the initialize response
 	version   string                       // negotiated by initialize
-	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name
+	params    map[string]map[string]string // tool -> parameter -> x-mcp-header name, of the last complete tools/list
+	listing   map[string]map[string]string // the same of the tools/list under way; nil for a tool without (learnTools)
 	stateless string                       // the stateless version last used, for messages without _meta
 	listening bool
 	retryHint time.Duration
@@ -502,7 +504,7 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 	f.mu.Lock()
 	h.sid, h.version, h.sv = f.sessionID, f.version, f.stateless
 	if m != nil && m.method == "tools/call" && m.hasName {
-		h.params = f.params[m.name]
+		h.params = f.paramsOf(m.name)
 	}
 	if f.shareHeader && m != nil && method == http.MethodPost && lastEventID == "" && len(h.params) == 0 {
 		// A POST's headers depend on the message only through its

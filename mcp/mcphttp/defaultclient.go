@@ -1,7 +1,11 @@
 package mcphttp
 
 import (
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -19,10 +23,45 @@ const DefaultMaxIdleConnsPerHost = 64
 var defaultClient = sync.OnceValue(func() *http.Client {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
-		return &http.Client{} // replaced by the program: use it as it is
+		return &http.Client{CheckRedirect: SameOriginRedirect} // replaced by the program: use it as it is
 	}
 	t = t.Clone()
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 2*DefaultMaxIdleConnsPerHost)
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirect}
 })
+
+// maxRedirects is net/http's own bound on the redirects of one request.
+const maxRedirects = 10
+
+// SameOriginRedirect is an http.Client.CheckRedirect that follows a
+// redirect within the origin of the first request only (scheme, host and
+// port); the framer's own client has it. net/http forwards every header
+// along a redirect except Authorization and cookies, and those only to
+// the same domain: the framer's ClientOptions.Header (an API key), the
+// session id and the message itself would go to any host the server
+// names, and from https to plain http. Another origin's redirect is the
+// request's response, which fails the call with its status. A client of
+// your own given to ClientOptions.Client can use it too.
+func SameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	first := via[0].URL
+	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(originHost(req.URL), originHost(first)) {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// originHost is u's host and port, the port made explicit.
+func originHost(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if strings.EqualFold(u.Scheme, "https") {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}

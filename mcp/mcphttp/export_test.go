@@ -41,3 +41,11 @@ var (
 // OnAbandoned sets a function called once a POST whose client went away
 // while its request ran has let go of its session.
 func (h *Handler) OnAbandoned(f func()) { h.testHookAbandoned.Store(&f) }
+
+// ParamTools is how many tools the framer keeps parameter headers for,
+// of the last complete tools/list and of the one under way.
+func (f *Framer) ParamTools() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.params) + len(f.listing)
+}

@@ -80,8 +80,18 @@ func paramHeaderValue(raw json.RawMessage) (string, bool) {
 
 // learnTools records the annotations of a tools/list result and returns
 // the message with the tools whose annotations are invalid removed (msg
-// itself when nothing changes).
-func (f *Framer) learnTools(msg []byte) []byte {
+// itself when nothing changes). req is the tools/list request.
+//
+// What a listing teaches goes to Framer.listing, from its first page (no
+// cursor), which starts it afresh, to its last (no nextCursor), which
+// makes it the framer's Framer.params, the headers of the last complete
+// list; a tool's headers are looked up in the listing under way first
+// (paramsOf). So the framer holds at most two lists: a tool the server no
+// longer lists is forgotten, and pages of lists given up (a server whose
+// cursors never end) are dropped with the next list. Before, every tool
+// ever listed was kept for the connection's life, and a server that named
+// new tools in every list grew the client without bound.
+func (f *Framer) learnTools(msg, req []byte) []byte {
 	var env map[string]json.RawMessage
 	if json.Unmarshal(msg, &env) != nil {
 		return msg
@@ -94,11 +104,17 @@ func (f *Framer) learnTools(msg []byte) []byte {
 	if json.Unmarshal(result["tools"], &tools) != nil {
 		return msg
 	}
+	var next string
+	_ = json.Unmarshal(result["nextCursor"], &next)
 	kept := tools[:0:0]
 	dropped := false
+	// One warning per response, naming the first tool: one per tool let
+	// a list of tiny invalid tools write more to the log than the server
+	// sent.
+	invalid, firstName, firstErr := 0, "", error(nil)
 	f.mu.Lock()
-	if f.params == nil {
-		f.params = map[string]map[string]string{}
+	if f.listing == nil || requestCursor(req) == "" {
+		f.listing = map[string]map[string]string{}
 	}
 	for _, t := range tools {
 		var head struct {
@@ -111,19 +127,31 @@ func (f *Framer) learnTools(msg []byte) []byte {
 		}
 		headers, err := toolParamHeaders(head.InputSchema)
 		if err != nil {
-			f.log.Warn("mcphttp: leaving out a tool with an invalid x-mcp-header annotation", "tool", head.Name, "err", err)
-			delete(f.params, head.Name)
+			if invalid++; invalid == 1 {
+				firstName, firstErr = head.Name, err
+			}
+			f.listing[head.Name] = nil // known, and without headers
 			dropped = true
 			continue
 		}
-		if len(headers) > 0 {
-			f.params[head.Name] = headers
-		} else {
-			delete(f.params, head.Name)
+		if len(headers) == 0 {
+			headers = nil
 		}
+		f.listing[head.Name] = headers
 		kept = append(kept, t)
 	}
+	if next == "" {
+		for name, h := range f.listing {
+			if h == nil {
+				delete(f.listing, name) // the list is all there is now
+			}
+		}
+		f.params, f.listing = f.listing, nil
+	}
 	f.mu.Unlock()
+	if invalid > 0 {
+		f.log.Warn("mcphttp: leaving out tools with an invalid x-mcp-header annotation", "tools", invalid, "first", firstName, "err", firstErr)
+	}
 	if !dropped {
 		return msg
 	}
@@ -152,4 +180,25 @@ func addParamHeaders(h http.Header, m *outMsg, headers map[string]string) {
 			h.Set("Mcp-Param-"+name, v)
 		}
 	}
+}
+
+// requestCursor is the cursor of a list request; empty for the first page.
+func requestCursor(req []byte) string {
+	var r struct {
+		Params struct {
+			Cursor string `json:"cursor"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(req, &r)
+	return r.Params.Cursor
+}
+
+// paramsOf returns the parameter headers of tool name: as the listing
+// under way has them, or else as the last complete list had them. The
+// caller holds f.mu.
+func (f *Framer) paramsOf(name string) map[string]string {
+	if h, ok := f.listing[name]; ok {
+		return h
+	}
+	return f.params[name]
 }

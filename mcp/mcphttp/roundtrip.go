@@ -208,7 +208,7 @@ func (f *Framer) learnEnv(msg []byte, m *outMsg) ([]byte, inEnvelope, bool) {
 		}
 	}
 	if isResp && m.method == "tools/list" {
-		msg = f.learnTools(msg)
+		msg = f.learnTools(msg, m.raw)
 	}
 	if isResp && m.method == "initialize" {
 		env.readVersion()
