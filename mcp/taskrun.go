@@ -84,8 +84,8 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 		// A legacy session's task is its own, and may ask for a shorter
 		// TTL than the server's.
 		run.owner, run.task.owner = req.Session, req.Session
-		if tm := req.Params.Task; tm != nil && tm.TTL != nil && *tm.TTL > 0 {
-			run.task.TTL = min(run.task.TTL, time.Duration(*tm.TTL)*time.Millisecond)
+		if tm := req.Params.Task; tm != nil && tm.TTL != nil {
+			run.task.TTL = shorterTTL(run.task.TTL, *tm.TTL)
 		}
 	}
 	if err := s.tasks.Put(ctx, &run.task); err != nil {
@@ -366,4 +366,16 @@ func (s *Server) CancelTasks() {
 	for _, run := range runs {
 		run.cancelRun()
 	}
+}
+
+// shorterTTL is the server's TTL, or the client's ttl (milliseconds) where
+// that is positive and shorter. It compares in milliseconds: the client's
+// number converted to a Duration first could overflow and wrap to a
+// negative TTL (a ttl past 9.2e12 ms, about 292 years), which would end
+// the task at once.
+func shorterTTL(server time.Duration, ms int64) time.Duration {
+	if ms > 0 && ms < int64(server/time.Millisecond) {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return server
 }
