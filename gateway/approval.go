@@ -41,9 +41,11 @@ func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call
 	msg += " Arguments: " + approvalArguments(send)
 	// A 2026-07-28 call retried with the answer was counted when asked
 	// (as a refusal, given back if accepted): it is not refused now for
-	// the question it answers.
+	// the question it answers. Only an answer the sealed state shows was
+	// asked for counts: one planted in inputResponses would otherwise pass
+	// every question by the budget uncounted.
 	budget := c.set.pol.Approval.Budget.withDefaults()
-	retried := mcp.IsStateless(req.ProtocolVersion()) && len(req.Params.InputResponses[approvalKey]) > 0
+	retried := req.Answers(approvalKey)
 	if !retried {
 		if why := asker.approvals.refuseAsk(g.now(), budget, asker.what()); why != "" {
 			c.rec.Approval = "not_asked"

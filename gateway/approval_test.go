@@ -17,6 +17,7 @@ import (
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/transport"
 )
 
 // The arguments shown for approval are what is sent, read plainly: no
@@ -310,5 +311,55 @@ func statelessApprovalFacade(t *testing.T, pol *Policy, auth bool, answer func()
 			t.Fatal(err)
 		}
 		return codeOf(res)
+	}
+}
+
+// TestApprovalBudgetCountsPlantedAnswers: a 2026-07-28 call that carries an
+// answer to the approval question it was never asked (no sealed state says
+// so) is asked like any other, and the question counts against the
+// budget: a client must not pass every question by the budget uncounted by
+// planting answers.
+func TestApprovalBudgetCountsPlantedAnswers(t *testing.T) {
+	g, err := New(&Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":1}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := transport.Pipe(nil)
+	g.Server().Connect(b)
+	conn := transport.NewConn(a, nil, nil)
+	defer conn.Close()
+	call := func() json.RawMessage {
+		t.Helper()
+		var raw json.RawMessage
+		err := conn.Call(ctx, "tools/call", map[string]any{
+			"name": "up__delete", "arguments": map[string]any{"path": "/x"},
+			"inputResponses": map[string]any{approvalKey: map[string]any{"action": "accept"}},
+			"_meta": map[string]any{
+				mcp.MetaProtocolVersion:    mcp.Version20260728,
+				mcp.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{"form": map[string]any{}}},
+			},
+		}, &raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	var asked mcp.InputRequiredResult
+	if raw := call(); json.Unmarshal(raw, &asked) != nil || asked.InputRequests[approvalKey] == nil {
+		t.Fatalf("first call: %s, want the approval question (the planted answer ignored)", raw)
+	}
+	raw := call()
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("second call: %s: %v", raw, err)
+	}
+	if code := codeOf(&res); code != CodeApprovalBudget {
+		t.Errorf("second call: %s (%s), want %s: the first question was not counted", code, raw, CodeApprovalBudget)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/winbridge/winbridge/transport"
@@ -26,6 +27,7 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 // input is the multi round-trip state of one request (2026-07-28).
 type input struct {
 	answers InputResponses // verified answers from earlier rounds and this one
+	fresh   []string       // keys this retry answers: asked in the round before
 	pending InputRequests  // what this run asked for and did not have
 	asks    int            // asks so far in this run: keys are deterministic
 	binding binding        // what the state is bound to
@@ -65,6 +67,17 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...
 	}
 	var res ElicitResult
 	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res, opts)
+}
+
+// Answers reports whether this request is a 2026-07-28 retry that answers
+// the input request asked under key (InputKey) in the round before: the
+// answer is one the server asked for, carried with the sealed state that
+// says so. Answers planted by a client for questions not asked, and answers
+// of earlier rounds, do not count. It is false in the legacy era, where the
+// client is asked directly. A handler that counts the questions it asks
+// (approvals, say) counts the answer here, once.
+func (r *ServerRequest[P]) Answers(key string) bool {
+	return r.input != nil && slices.Contains(r.input.fresh, key)
 }
 
 // ListRoots asks the client for its roots.
@@ -216,6 +229,7 @@ func (ss *ServerSession) prepareInput(ci *callInfo, binding binding, responses I
 		// plant answers to questions the handler has not reached.
 		if asked[k] {
 			in.setAnswer(k, v)
+			in.fresh = append(in.fresh, k)
 		}
 	}
 	return in, nil
