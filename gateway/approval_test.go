@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -268,49 +265,16 @@ func TestApprovalFloodStateless(t *testing.T) {
 // client that answers approval questions with answer().
 func statelessApprovalFacade(t *testing.T, pol *Policy, auth bool, answer func() string) func(token string) Code {
 	t.Helper()
-	g, err := New(&Options{Servers: inproc(), Policy: pol})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	if err := g.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h := mcphttp.NewHandler(g.Server(), nil)
-	t.Cleanup(func() { h.Shutdown(context.Background()) })
-	var srv http.Handler = h
-	if auth {
-		srv = mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
-			return &mcphttp.AuthInfo{Subject: tok, ClientID: "test"}, nil
-		})}, h)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
+	_, url, ctx := serveFacade(t, pol, auth)
 	return func(token string) Code {
 		t.Helper()
-		hdr := http.Header{}
-		if auth {
-			hdr.Set("Authorization", "Bearer "+token)
+		if !auth {
+			token = ""
 		}
-		stream, err := mcphttp.NewStream(ctx, ts.URL, &mcphttp.ClientOptions{Header: hdr, NoListen: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := client.Connect(ctx, stream, &client.Options{ProtocolVersion: mcp.Version20260728,
+		return statelessCall(ctx, t, url, token, &client.Options{
 			OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: answer()}, nil
-			}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		res, err := c.CallTool(ctx, "up__delete", map[string]any{"path": "/x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return codeOf(res)
+			}}, "up__delete", map[string]any{"path": "/x"})
 	}
 }
 

@@ -20,6 +20,18 @@ import (
 // token and returns the gateway's code.
 func statelessFacade(t *testing.T, pol *Policy, auth bool) (*Gateway, func(token string) Code) {
 	t.Helper()
+	g, url, ctx := serveFacade(t, pol, auth)
+	return g, func(token string) Code {
+		t.Helper()
+		return statelessCall(ctx, t, url, token, &client.Options{}, "up__echo", map[string]any{"text": "x"})
+	}
+}
+
+// serveFacade starts a gateway over pol and serves it over Streamable
+// HTTP, behind RequireAuth when auth is true (the token is the subject).
+// It returns the gateway, its URL and a context for calls to it.
+func serveFacade(t *testing.T, pol *Policy, auth bool) (*Gateway, string, context.Context) {
+	t.Helper()
 	g, err := New(&Options{Servers: inproc(), Policy: pol})
 	if err != nil {
 		t.Fatal(err)
@@ -40,27 +52,33 @@ func statelessFacade(t *testing.T, pol *Policy, auth bool) (*Gateway, func(token
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return g, func(token string) Code {
-		t.Helper()
-		hdr := http.Header{}
-		if token != "" {
-			hdr.Set("Authorization", "Bearer "+token)
-		}
-		stream, err := mcphttp.NewStream(ctx, ts.URL, &mcphttp.ClientOptions{Header: hdr, NoListen: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := client.Connect(ctx, stream, &client.Options{ProtocolVersion: mcp.Version20260728})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		res, err := c.CallTool(ctx, "up__echo", map[string]any{"text": "x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return codeOf(res)
+	return g, ts.URL, ctx
+}
+
+// statelessCall makes one stateless (2026-07-28) call of tool with a
+// client of its own over copts, with token as its bearer token if not
+// empty, and returns the gateway's code.
+func statelessCall(ctx context.Context, t *testing.T, url, token string, copts *client.Options, tool string, args any) Code {
+	t.Helper()
+	hdr := http.Header{}
+	if token != "" {
+		hdr.Set("Authorization", "Bearer "+token)
 	}
+	stream, err := mcphttp.NewStream(ctx, url, &mcphttp.ClientOptions{Header: hdr, NoListen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copts.ProtocolVersion = mcp.Version20260728
+	c, err := client.Connect(ctx, stream, copts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, tool, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codeOf(res)
 }
 
 // TestStatelessBudgetAnonymous: stateless requests without an
