@@ -602,20 +602,7 @@ func TestReplicasGetStreamCatchesUpWithoutARelay(t *testing.T) {
 // effect: it is replayed again by a later catch-up, not counted as
 // applied, or this replica would differ from the record for good.
 func TestReplicasBusyReplayIsReplayedAgain(t *testing.T) {
-	store := &mcphttp.MemoryStore{}
-	var subscribed [2]atomic.Int32
-	var urls []string
-	for i := range 2 {
-		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, MaxInFlight: 1,
-			Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
-				subscribed[i].Add(1)
-				return nil
-			}})
-		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store})
-		urls = append(urls, u)
-	}
-	sid := replicatest.Initialize(t, urls[0])
-	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+	urls, subscribed, sid := busyReplicas(t)
 
 	// On B, a call holds the one slot, waiting for the client's answer.
 	answer := callWaitingOnClient(t, urls[1], sid)
@@ -705,20 +692,7 @@ func pingUntilServed(t *testing.T, url, sid string, id int) {
 // refused it replays it at its next catch-up like theirs, rather than
 // count it as applied and differ from every other replica for good.
 func TestReplicasOwnChangeRefusedAsBusyIsReplayed(t *testing.T) {
-	store := &mcphttp.MemoryStore{}
-	var subscribed [2]atomic.Int32
-	var urls []string
-	for i := range 2 {
-		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, MaxInFlight: 1,
-			Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
-				subscribed[i].Add(1)
-				return nil
-			}})
-		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store})
-		urls = append(urls, u)
-	}
-	sid := replicatest.Initialize(t, urls[0])
-	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+	urls, subscribed, sid := busyReplicas(t)
 
 	answer := callWaitingOnClient(t, urls[1], sid)
 	r := replicatest.Post(t, urls[1], sid, "2025-11-25",
@@ -738,4 +712,25 @@ func TestReplicasOwnChangeRefusedAsBusyIsReplayed(t *testing.T) {
 	if a, b := subscribed[0].Load(), subscribed[1].Load(); a != 1 || b != 1 {
 		t.Fatalf("the Subscribe hooks ran %d times on A and %d on B, want once each: the replicas differ on the record's subscribe", a, b)
 	}
+}
+
+// busyReplicas serves two replicas on one MemoryStore, each with one
+// in-flight slot and a count of the Subscribe calls it served, and a
+// session initialized on the first and served by the second too.
+func busyReplicas(t *testing.T) (urls []string, subscribed *[2]atomic.Int32, sid string) {
+	t.Helper()
+	store := &mcphttp.MemoryStore{}
+	subscribed = new([2]atomic.Int32)
+	for i := range 2 {
+		srv := replicatest.Server(&mcp.ServerOptions{Logger: quietLog, MaxInFlight: 1,
+			Subscribe: func(context.Context, *mcp.ServerSession, string, bool) error {
+				subscribed[i].Add(1)
+				return nil
+			}})
+		_, u := serveHTTP(t, srv, &mcphttp.HandlerOptions{Sessions: store})
+		urls = append(urls, u)
+	}
+	sid = replicatest.Initialize(t, urls[0])
+	replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+	return urls, subscribed, sid
 }
