@@ -224,6 +224,13 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)
 		}
 	}
+	if n := len(listed) + len(def.OutputSchema); n > st.limits.MaxSchemaBytes {
+		// Prose in a schema reaches the model as surely as a
+		// description, and cutting a schema changes what it means.
+		e.Withheld = fmt.Sprintf("its listed schemas are %d bytes, past limits.maxSchemaBytes (%d)", n, st.limits.MaxSchemaBytes)
+		g.log.Warn("gateway: a tool whose schemas pass the cap is withheld", "server", u.name, "tool", t.Name, "bytes", n, "cap", st.limits.MaxSchemaBytes)
+		return e
+	}
 	if r.Title != "" {
 		def.Title = r.Title
 	}
