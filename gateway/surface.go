@@ -17,6 +17,10 @@ import (
 // description goes into every prompt of the model.
 const maxDescriptionBytes = 4096
 
+// maxIcons bounds the icons listed with a tool, resource, template or
+// prompt.
+const maxIcons = 8
+
 // surface is what the model sees, rebuilt whenever an upstream changes;
 // calls read the one current when they start.
 type surface struct {
@@ -215,7 +219,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		return e
 	}
 	e.nulls = nulls
-	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: t.Icons}
+	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
 		if out, err := compileSchema(t.OutputSchema, false); err == nil {
 			e.output = out
@@ -341,6 +345,7 @@ func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) b
 // syncResources registers the upstreams' resources and templates; a URI
 // offered by two servers goes to the first by name.
 func (v *view) syncResources(ups []*upstream) {
+	g := v.g
 	wantRes := map[string]bool{}
 	wantTmpl := map[string]bool{}
 	owner := map[string]*upstream{}
@@ -348,6 +353,10 @@ func (v *view) syncResources(ups []*upstream) {
 		_, _, resources, templates, _ := u.snapshot()
 		for _, r := range resources {
 			if r == nil || r.URI == "" || r.Name == "" || wantRes[r.URI] {
+				continue
+			}
+			if r = listedResource(r); r == nil {
+				g.log.Warn("gateway: a resource whose URI passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
 				continue
 			}
 			wantRes[r.URI] = true
@@ -358,6 +367,10 @@ func (v *view) syncResources(ups []*upstream) {
 		}
 		for _, t := range templates {
 			if t == nil || t.URITemplate == "" || t.Name == "" || wantTmpl[t.URITemplate] {
+				continue
+			}
+			if t = listedTemplate(t); t == nil {
+				g.log.Warn("gateway: a resource template that passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
 				continue
 			}
 			if !v.tmplURIs[t.URITemplate] && !v.addTemplate(t, u) {
@@ -426,6 +439,10 @@ func (g *Gateway) buildPrompts(s *surface, ups []*upstream) {
 			if p == nil || p.Name == "" {
 				continue
 			}
+			if !promptOffered(p) {
+				g.log.Warn("gateway: a prompt whose arguments pass the caps is not offered", "upstream", name, "arguments", len(p.Arguments), "maxArguments", maxPromptArgs, "maxNameBytes", maxPromptArgNameBytes)
+				continue
+			}
 			if st.pol.PromptsRequireTemplate && st.pol.Prompts[name+"/"+p.Name] == nil {
 				continue // undeclared prompt text is not offered
 			}
@@ -459,6 +476,7 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 			if n, ok := byRoute[promptRoute{name, p.Name}]; ok {
 				pp := *p
 				pp.Name = n
+				listedPrompt(&pp)
 				b, _ := json.Marshal(&pp)
 				want[n] = string(b)
 				defs[n] = &pp
@@ -497,6 +515,7 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 					}
 				}
 				capPrompt(res, lim.MaxBlockBytes, lim.MaxResultBytes)
+				res.Description = cutListed(res.Description)
 				return res, nil
 			})
 		}
