@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -30,10 +31,13 @@ const (
 	maxPromptArgNameBytes = 256
 )
 
+// cutListedMarker ends a cut listed text.
+const cutListedMarker = " [...]"
+
 // cutListed cuts a listed title or description at maxDescriptionBytes.
 func cutListed(s string) string {
 	if len(s) > maxDescriptionBytes {
-		return cutUTF8(s, maxDescriptionBytes) + " [...]"
+		return cutUTF8(s, maxDescriptionBytes) + cutListedMarker
 	}
 	return s
 }
@@ -136,4 +140,66 @@ func listedPrompt(p *mcp.Prompt) {
 	if p.Arguments != nil {
 		p.Arguments = args
 	}
+}
+
+// cutSchemaProse cuts the description and title strings of a listed
+// schema at maxDescriptionBytes, as a tool's description is. Values that
+// are data (default, const, enum, examples) are left exactly as sent:
+// cutting one would change what the schema means. raw is returned as it
+// is when nothing is cut (or it does not decode: the caller's checks
+// handle that).
+func cutSchemaProse(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= maxDescriptionBytes {
+		return raw // no string in it can pass the cap
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil || !cutProse(doc, false, maxDescriptionBytes) {
+		return raw
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<" stays one byte, as the upstream sent it
+	if enc.Encode(doc) != nil {
+		return raw
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// schemaData are the keywords whose values are instances, not schemas.
+var schemaData = map[string]bool{"default": true, "const": true, "enum": true, "examples": true, "example": true}
+
+// schemaMaps are the keywords whose values map names to schemas: a
+// property named "default" or "description" is a schema like any other.
+var schemaMaps = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
+
+// cutProse cuts in place the prose strings past limit bytes (at
+// maxDescriptionBytes, with cutListed); names says v maps names to
+// schemas. It reports whether anything was cut.
+func cutProse(v any, names bool, limit int) bool {
+	cut := false
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if names {
+				cut = cutProse(x, false, limit) || cut
+				continue
+			}
+			if schemaData[k] {
+				continue
+			}
+			if s, ok := x.(string); ok && (k == "description" || k == "title") && len(s) > limit {
+				v[k] = cutListed(s)
+				cut = true
+				continue
+			}
+			cut = cutProse(x, schemaMaps[k], limit) || cut
+		}
+	case []any:
+		for _, x := range v {
+			cut = cutProse(x, false, limit) || cut
+		}
+	}
+	return cut
 }

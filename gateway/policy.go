@@ -188,9 +188,10 @@ type Limits struct {
 	// MaxSchemaBytes bounds a listed tool's inputSchema (as cleaned for
 	// the target) and outputSchema together, encoded (default 64 KiB).
 	// Descriptions, titles, examples, defaults and enums inside a schema
-	// go into the model's context with the tool; a schema cannot be cut
-	// without changing what it means, so a tool past the cap is withheld
-	// (logged, and "withheld" in the plan), not cut.
+	// go into the model's context with the tool. Description and title
+	// strings are cut at 4096 bytes first; the rest cannot be cut without
+	// changing what the schema means, so a tool still past the cap is
+	// withheld (logged, and "withheld" in the plan).
 	MaxSchemaBytes int
 }
 

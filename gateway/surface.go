@@ -219,11 +219,12 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		return e
 	}
 	e.nulls = nulls
+	listed = cutSchemaProse(listed)
 	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
 		if out, err := compileSchema(t.OutputSchema, false); err == nil {
 			e.output = out
-			def.OutputSchema = t.OutputSchema
+			def.OutputSchema = cutSchemaProse(t.OutputSchema)
 		} else {
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)
 		}
