@@ -192,6 +192,13 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		ann = r.Annotations
 	}
 	e.Risk = riskOf(ann)
+	if ann != nil && len(ann.Title) > maxDescriptionBytes {
+		// Listed as surely as the title; cut on a copy (ann may be an
+		// in-process server's own value).
+		ca := *ann
+		ca.Title = cutListed(ann.Title)
+		ann = &ca
+	}
 	e.Denied = st.denial(u.name, t.Name, r)
 	e.Approval = st.needsApproval(u.name, t.Name, r, e.Risk)
 	e.Budgets = r.Budgets.or(st.pol.Budgets).or(defaultBudgets)

@@ -320,3 +320,21 @@ func FuzzCutSchemaProse(f *testing.F) {
 		}
 	})
 }
+
+// TestAnnotationTitleCut: a tool's annotations.title is listed as surely
+// as its title, and is cut as it is; the upstream's value is not changed.
+func TestAnnotationTitleCut(t *testing.T) {
+	mega := strings.Repeat("t", 1<<20)
+	ann := &mcp.ToolAnnotations{Title: mega, ReadOnlyHint: mcp.Ptr(true)}
+	s := mcp.NewServer(&mcp.Implementation{Name: "h"}, nil)
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: ann}, noop)
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"h": s}}, nil)
+	tl := f.names(t)["h__t"]
+	if tl == nil || tl.Annotations == nil || tl.Annotations.ReadOnlyHint == nil || !*tl.Annotations.ReadOnlyHint {
+		t.Fatalf("%+v", tl)
+	}
+	checkText(t, "annotations.title", tl.Annotations.Title)
+	if len(ann.Title) != 1<<20 {
+		t.Fatal("the upstream's annotations were changed")
+	}
+}
