@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
@@ -41,11 +44,22 @@ func LoadConfig(path string) (*client.Config, map[string]*HTTPServer, error) {
 // which reads both kinds of entry, and splits it: entries with "command"
 // stay in the client.Config, entries with "url" become HTTPServers.
 // Errors are *client.ConfigError values naming the JSON path, all
-// reported, joined.
+// reported, joined. A server name may not contain "/": policy keys are
+// "server/tool", cut at the first "/" (checkServerName).
 func ParseConfig(data []byte) (*client.Config, map[string]*HTTPServer, error) {
 	cfg, err := client.ParseConfig(data)
 	if err != nil {
 		return nil, nil, err
+	}
+	var bad []error
+	for _, sc := range cfg.Servers {
+		if strings.Contains(sc.Name, "/") {
+			bad = append(bad, &client.ConfigError{Path: sc.Path(), Problem: `a server name may not contain "/" (policy keys are "server/tool")`})
+		}
+	}
+	if len(bad) > 0 {
+		slices.SortFunc(bad, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+		return nil, nil, errors.Join(bad...)
 	}
 	hs := map[string]*HTTPServer{}
 	for name, sc := range cfg.Servers {
@@ -60,4 +74,14 @@ func ParseConfig(data []byte) (*client.Config, map[string]*HTTPServer, error) {
 		delete(cfg.Servers, name)
 	}
 	return cfg, hs, nil
+}
+
+// checkServerName refuses a server name containing "/": policy keys
+// ("server/tool") are cut at the first "/", so rules could not name such
+// a server, and "a/b" + "c" would read as server "a", tool "b/c".
+func checkServerName(name string) error {
+	if strings.Contains(name, "/") {
+		return fmt.Errorf(`gateway: server name %q may not contain "/" (policy keys are "server/tool")`, name)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -122,6 +123,18 @@ func (u *upstream) allowed(p *pending, what string) error {
 	return nil
 }
 
+// fitsForward refuses an upstream's sampling or elicitation request
+// whose params pass limits.maxResultBytes of the call's policy: they go
+// into the user's model or onto their screen as surely as a result, and
+// cutting a question changes what is asked.
+func fitsForward(method string, params any, p *pending) error {
+	b, _ := json.Marshal(params)
+	if n, limit := len(b), p.set.limits.MaxResultBytes; n > limit {
+		return refuseForward("%s: the request is %d bytes, past the gateway's limits.maxResultBytes (%d)", method, n, limit)
+	}
+	return nil
+}
+
 // forward runs ask against the downstream call of p, ended by either the
 // upstream's request or the call.
 func forward[T any](ctx context.Context, u *upstream, method, what string, ask func(context.Context, *pending) (T, error)) (T, error) {
@@ -161,6 +174,9 @@ func (u *upstream) forwarders(o *client.Options) {
 	if r.Sampling != "deny" {
 		o.OnSampling = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return forward(ctx, u, "sampling/createMessage", "sampling", func(ctx context.Context, c *pending) (*mcp.CreateMessageResult, error) {
+				if err := fitsForward("sampling/createMessage", p, c); err != nil {
+					return nil, err
+				}
 				return c.req.CreateMessage(ctx, p)
 			})
 		}
@@ -168,6 +184,9 @@ func (u *upstream) forwarders(o *client.Options) {
 	if r.Elicitation != "deny" {
 		o.OnElicitation = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return forward(ctx, u, "elicitation/create", "elicitation", func(ctx context.Context, c *pending) (*mcp.ElicitResult, error) {
+				if err := fitsForward("elicitation/create", p, c); err != nil {
+					return nil, err
+				}
 				return c.req.Elicit(ctx, p)
 			})
 		}

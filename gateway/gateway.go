@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -320,6 +321,18 @@ func (g *Gateway) launch(u *upstream) {
 // newUpstreams makes the upstreams opts configures (none started).
 func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 	ups := map[string]*upstream{}
+	var names []string
+	if opts.Config != nil {
+		names = slices.AppendSeq(names, maps.Keys(opts.Config.Servers))
+	}
+	names = slices.AppendSeq(names, maps.Keys(opts.HTTP))
+	names = slices.AppendSeq(names, maps.Keys(opts.Servers))
+	slices.Sort(names)
+	for _, n := range names {
+		if err := checkServerName(n); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Config != nil {
 		for name, sc := range opts.Config.Servers {
 			if sc.Disabled {

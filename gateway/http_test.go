@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/peertest"
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // TestHTTPUpstream: examples/everything-server over Streamable HTTP
@@ -87,5 +89,27 @@ func TestParseConfigHTTP(t *testing.T) {
 	}
 	if _, _, err := ParseConfig([]byte(`{"other": {}}`)); err == nil || !strings.Contains(err.Error(), "mcpServers: missing") {
 		t.Errorf("no mcpServers: %v", err)
+	}
+}
+
+// TestServerNameSlash: policy keys are "server/tool", cut at the first
+// "/"; a server named "a/b" could never be addressed by its rules, and
+// "a/b" + "c" would read as server "a", tool "b/c". Such names are refused
+// when the configuration is read and when a Gateway is made.
+func TestServerNameSlash(t *testing.T) {
+	_, _, err := ParseConfig([]byte(`{"mcpServers":{"a/b":{"command":"x"},"ok":{"url":"http://h/mcp"},"c/d":{"url":"http://h/mcp"}}}`))
+	for _, want := range []string{`a/b`, `c/d`, `: a server name may not contain "/"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in %v", want, err)
+		}
+	}
+	for _, opts := range []*Options{
+		{Config: &client.Config{Servers: map[string]*client.ServerConfig{"a/b": {Command: "x"}}}},
+		{HTTP: map[string]*HTTPServer{"a/b": {URL: "http://h/mcp"}}},
+		{Servers: map[string]*mcp.Server{"a/b": mcp.NewServer(&mcp.Implementation{Name: "x"}, nil)}},
+	} {
+		if _, err := New(opts); err == nil || !strings.Contains(err.Error(), `server name "a/b" may not contain "/"`) {
+			t.Errorf("New: %v", err)
+		}
 	}
 }

@@ -23,18 +23,42 @@ type cutInfo struct {
 }
 
 // capResult applies the byte caps to the content blocks of res
-// (capBlocks) and records the cuts in _meta. res is not changed (it may
-// be an in-process tool's own value): a result with cuts is a copy. It
-// returns the result, the bytes kept and whether anything was cut.
+// (capBlocks) and to its top-level _meta (boundMeta), and records the
+// cuts in _meta. res is not changed (it may be an in-process tool's own
+// value): a result with cuts is a copy. It returns the result, the bytes
+// kept and whether anything was cut.
 func capResult(res *mcp.CallToolResult, blockCap, totalCap int) (*mcp.CallToolResult, int, bool) {
 	out, total, meta := capBlocks(res.Content, blockCap, totalCap)
+	keptMeta, meta := boundMeta(res.Meta, blockCap, totalCap, meta)
 	if meta == nil {
 		return res, total, false
 	}
 	cp := *res
 	cp.Content = out
-	cp.Meta = withCutMeta(res.Meta, meta)
+	cp.Meta = withCutMeta(keptMeta, meta)
 	return &cp, total, true
+}
+
+// boundMeta bounds an upstream's top-level _meta of a result: it reaches
+// the client with the result, and an upstream chooses all of it. One
+// whose encoding passes blockCap is removed whole (cutting inside it
+// would leave members that say something else), and cut, the account of
+// capBlocks (made when nil), says how many bytes with
+// "removedMetaBytes". It returns the _meta to keep and the account (nil
+// when nothing was cut).
+func boundMeta(m mcp.Meta, blockCap, totalCap int, cut map[string]any) (mcp.Meta, map[string]any) {
+	if len(m) == 0 {
+		return m, cut
+	}
+	b, _ := json.Marshal(m)
+	if len(b) <= blockCap {
+		return m, cut
+	}
+	if cut == nil {
+		cut = map[string]any{"cut": true, "blocks": []cutInfo{}, "droppedBlocks": 0, "blockCap": blockCap, "totalCap": totalCap}
+	}
+	cut["removedMetaBytes"] = len(b)
+	return nil, cut
 }
 
 // withCutMeta returns a copy of m with the facade's account of a cut.

@@ -207,6 +207,14 @@ type Limits struct {
 	// MaxUpstreamMessageBytes bounds a message from an upstream server,
 	// beyond which its response is discarded unread (default 32 MiB).
 	MaxUpstreamMessageBytes int
+	// MaxSchemaBytes bounds a listed tool's inputSchema (as cleaned for
+	// the target) and outputSchema together, encoded (default 64 KiB).
+	// Descriptions, titles, examples, defaults and enums inside a schema
+	// go into the model's context with the tool. Description and title
+	// strings are cut at 4096 bytes first; the rest cannot be cut without
+	// changing what the schema means, so a tool still past the cap is
+	// withheld (logged, and "withheld" in the plan).
+	MaxSchemaBytes int
 }
 
 // RiskWording is the text put before a tool's description per risk; an
@@ -226,6 +234,7 @@ const (
 	DefaultMaxBlockBytes     = 64 << 10
 	DefaultMaxResultBytes    = 256 << 10
 	DefaultMaxUpstreamBytes  = 32 << 20
+	DefaultMaxSchemaBytes    = 64 << 10
 	DefaultStatelessWindow   = time.Hour
 	DefaultAnonymousCalls    = 1000
 	DefaultApprovalRefusals  = 3
@@ -258,6 +267,7 @@ func (l Limits) withDefaults() Limits {
 	set(&l.MaxBlockBytes, DefaultMaxBlockBytes)
 	set(&l.MaxResultBytes, DefaultMaxResultBytes)
 	set(&l.MaxUpstreamMessageBytes, DefaultMaxUpstreamBytes)
+	set(&l.MaxSchemaBytes, DefaultMaxSchemaBytes)
 	return l
 }
 

@@ -393,7 +393,7 @@ func (pp *policyParser) budgets(path string, v any) Budgets {
 
 func (pp *policyParser) limits(path string, v any) Limits {
 	var l Limits
-	pp.object(path, v, []string{"maxArgumentBytes", "maxBlockBytes", "maxResultBytes", "maxUpstreamMessageBytes"}, func(name, path string, v any) {
+	pp.object(path, v, []string{"maxArgumentBytes", "maxBlockBytes", "maxResultBytes", "maxUpstreamMessageBytes", "maxSchemaBytes"}, func(name, path string, v any) {
 		n := pp.count(path, v, 1<<30)
 		switch name {
 		case "maxArgumentBytes":
@@ -404,6 +404,8 @@ func (pp *policyParser) limits(path string, v any) Limits {
 			l.MaxResultBytes = n
 		case "maxUpstreamMessageBytes":
 			l.MaxUpstreamMessageBytes = n
+		case "maxSchemaBytes":
+			l.MaxSchemaBytes = n
 		}
 	})
 	return l

@@ -22,13 +22,13 @@ func TestParsePolicyFull(t *testing.T) {
 		"roots": ["/home/u", "C:\\work"],
 		"approval": {"default": "always", "rules": [{"tool": "fs/*", "require": "never"}], "withoutElicitation": "allow"},
 		"budgets": {"callsPerSession": 10},
-		"limits": {"maxArgumentBytes": 1, "maxBlockBytes": 2, "maxResultBytes": 3, "maxUpstreamMessageBytes": 4},
+		"limits": {"maxArgumentBytes": 1, "maxBlockBytes": 2, "maxResultBytes": 3, "maxUpstreamMessageBytes": 4, "maxSchemaBytes": 5},
 		"risk": {"destructive": "D ", "openWorld": "O ", "writes": "W "}
 	}`)
 	r := p.Tools["fs/read_file"]
 	if p.Profile != "claude" || p.Profiles["claude"].MaxNameLength != 60 || !p.Profiles["claude"].NoRiskPrefixes ||
 		r.Name != "read" || len(r.PathArgs) != 3 || r.Budgets.Timeout != 1500*time.Millisecond || r.MaxArgumentBytes != 100 ||
-		p.Approval.Rules[0].Require != "never" || p.Limits.MaxUpstreamMessageBytes != 4 || p.Risk.Writes != "W " || len(p.Roots) != 2 {
+		p.Approval.Rules[0].Require != "never" || p.Limits.MaxUpstreamMessageBytes != 4 || p.Limits.MaxSchemaBytes != 5 || p.Risk.Writes != "W " || len(p.Roots) != 2 {
 		t.Fatalf("%+v", p)
 	}
 }
@@ -43,7 +43,7 @@ func TestParsePolicyErrors(t *testing.T) {
 		"roots": [""],
 		"approval": {"rules": [{"tool": "x"}]},
 		"budgets": {"timeoutMs": -1},
-		"limits": {"maxBlockBytes": "big"}
+		"limits": {"maxBlockBytes": "big", "maxSchemaBytes": -1}
 	}`))
 	if err == nil {
 		t.Fatal("accepted")
@@ -63,6 +63,7 @@ func TestParsePolicyErrors(t *testing.T) {
 		`approval.rules[0]: a rule needs "tool" and "require"`,
 		`budgets.timeoutMs: want an integer from 0`,
 		`limits.maxBlockBytes: want integer, got string`,
+		`limits.maxSchemaBytes: want an integer from 0`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)
@@ -84,6 +85,7 @@ func FuzzParsePolicy(f *testing.F) {
 	f.Add([]byte(`{"approval":{"rules":[{"tool":"*","require":"always"}]},"budgets":{"timeoutMs":1}}`))
 	f.Add([]byte(`{"approval":{"budget":{"refusals":3,"windowMs":600000,"concurrent":1}}}`))
 	f.Add([]byte(`{"approval":{"budget":{"refusals":-1,"windowMs":"x","concurrent":1e3,"other":1}}}`))
+	f.Add([]byte(`{"limits":{"maxSchemaBytes":65536,"maxBlockBytes":1}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ParsePolicy(b)
 		if err == nil && p == nil {

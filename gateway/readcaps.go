@@ -8,7 +8,8 @@ import "github.com/winbridge/winbridge/mcp"
 // upstream could otherwise fill it up to the upstream message cap.
 
 // capRead caps the contents of a resources/read result in place: each
-// contents entry counts as a block (its text, or its base64 blob).
+// contents entry counts as a block (its text, or its base64 blob); the
+// result's own _meta is bounded as a tool result's (boundMeta).
 func capRead(res *mcp.ReadResourceResult, blockCap, totalCap int) {
 	blocks := make([]mcp.Content, len(res.Contents))
 	for i, rc := range res.Contents {
@@ -19,6 +20,10 @@ func capRead(res *mcp.ReadResourceResult, blockCap, totalCap int) {
 	}
 	out, _, meta := capBlocks(blocks, blockCap, totalCap)
 	if meta == nil {
+		res.Meta, meta = boundMeta(res.Meta, blockCap, totalCap, nil)
+		if meta != nil {
+			res.Meta = withCutMeta(res.Meta, meta)
+		}
 		return
 	}
 	contents := make([]*mcp.ResourceContents, len(out))
@@ -38,11 +43,13 @@ func capRead(res *mcp.ReadResourceResult, blockCap, totalCap int) {
 		}
 	}
 	res.Contents = contents
+	res.Meta, meta = boundMeta(res.Meta, blockCap, totalCap, meta)
 	res.Meta = withCutMeta(res.Meta, meta)
 }
 
 // capPrompt caps the messages of a prompts/get result in place: each
-// message's content counts as a block. The note on dropped messages takes
+// message's content counts as a block; the result's own _meta is bounded
+// as a tool result's (boundMeta). The note on dropped messages takes
 // the role of the first message it stands for.
 func capPrompt(res *mcp.GetPromptResult, blockCap, totalCap int) {
 	blocks := make([]mcp.Content, len(res.Messages))
@@ -53,6 +60,10 @@ func capPrompt(res *mcp.GetPromptResult, blockCap, totalCap int) {
 	}
 	out, _, meta := capBlocks(blocks, blockCap, totalCap)
 	if meta == nil {
+		res.Meta, meta = boundMeta(res.Meta, blockCap, totalCap, nil)
+		if meta != nil {
+			res.Meta = withCutMeta(res.Meta, meta)
+		}
 		return
 	}
 	msgs := make([]*mcp.PromptMessage, len(out))
@@ -65,5 +76,6 @@ func capPrompt(res *mcp.GetPromptResult, blockCap, totalCap int) {
 		msgs[i] = m
 	}
 	res.Messages = msgs
+	res.Meta, meta = boundMeta(res.Meta, blockCap, totalCap, meta)
 	res.Meta = withCutMeta(res.Meta, meta)
 }

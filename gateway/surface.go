@@ -17,6 +17,10 @@ import (
 // description goes into every prompt of the model.
 const maxDescriptionBytes = 4096
 
+// maxIcons bounds the icons listed with a tool, resource, template or
+// prompt.
+const maxIcons = 8
+
 // surface is what the model sees, rebuilt whenever an upstream changes;
 // calls read the one current when they start.
 type surface struct {
@@ -189,6 +193,13 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		ann = r.Annotations
 	}
 	e.Risk = riskOf(ann)
+	if ann != nil && len(ann.Title) > maxDescriptionBytes {
+		// Listed as surely as the title; cut on a copy (ann may be an
+		// in-process server's own value).
+		ca := *ann
+		ca.Title = cutListed(ann.Title)
+		ann = &ca
+	}
 	e.Denied = st.denial(u.name, t.Name, r)
 	e.Approval = st.needsApproval(u.name, t.Name, r, e.Risk)
 	e.Budgets = r.Budgets.or(st.pol.Budgets).or(defaultBudgets)
@@ -217,14 +228,22 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		return e
 	}
 	e.nulls = nulls
-	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: t.Icons}
+	listed = cutSchemaProse(listed)
+	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
 		if out, err := compileSchema(t.OutputSchema, false); err == nil {
 			e.output = out
-			def.OutputSchema = t.OutputSchema
+			def.OutputSchema = cutSchemaProse(t.OutputSchema)
 		} else {
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)
 		}
+	}
+	if n := len(listed) + len(def.OutputSchema); n > st.limits.MaxSchemaBytes {
+		// Prose in a schema reaches the model as surely as a
+		// description, and cutting a schema changes what it means.
+		e.Withheld = fmt.Sprintf("its listed schemas are %d bytes, past limits.maxSchemaBytes (%d)", n, st.limits.MaxSchemaBytes)
+		g.log.Warn("gateway: a tool whose schemas pass the cap is withheld", "server", u.name, "tool", t.Name, "bytes", n, "cap", st.limits.MaxSchemaBytes)
+		return e
 	}
 	if r.Title != "" {
 		def.Title = r.Title
@@ -336,6 +355,7 @@ func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) b
 // syncResources registers the upstreams' resources and templates; a URI
 // offered by two servers goes to the first by name.
 func (v *view) syncResources(ups []*upstream) {
+	g := v.g
 	wantRes := map[string]bool{}
 	wantTmpl := map[string]bool{}
 	owner := map[string]*upstream{}
@@ -343,6 +363,10 @@ func (v *view) syncResources(ups []*upstream) {
 		_, _, resources, templates, _ := u.snapshot()
 		for _, r := range resources {
 			if r == nil || r.URI == "" || r.Name == "" || wantRes[r.URI] {
+				continue
+			}
+			if r = listedResource(r); r == nil {
+				g.log.Warn("gateway: a resource whose URI passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
 				continue
 			}
 			wantRes[r.URI] = true
@@ -353,6 +377,10 @@ func (v *view) syncResources(ups []*upstream) {
 		}
 		for _, t := range templates {
 			if t == nil || t.URITemplate == "" || t.Name == "" || wantTmpl[t.URITemplate] {
+				continue
+			}
+			if t = listedTemplate(t); t == nil {
+				g.log.Warn("gateway: a resource template that passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
 				continue
 			}
 			if !v.tmplURIs[t.URITemplate] && !v.addTemplate(t, u) {
@@ -421,6 +449,10 @@ func (g *Gateway) buildPrompts(s *surface, ups []*upstream) {
 			if p == nil || p.Name == "" {
 				continue
 			}
+			if !promptOffered(p) {
+				g.log.Warn("gateway: a prompt whose arguments pass the caps is not offered", "upstream", name, "arguments", len(p.Arguments), "maxArguments", maxPromptArgs, "maxNameBytes", maxPromptArgNameBytes)
+				continue
+			}
 			if st.pol.PromptsRequireTemplate && st.pol.Prompts[name+"/"+p.Name] == nil {
 				continue // undeclared prompt text is not offered
 			}
@@ -454,6 +486,7 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 			if n, ok := byRoute[promptRoute{name, p.Name}]; ok {
 				pp := *p
 				pp.Name = n
+				listedPrompt(&pp)
 				b, _ := json.Marshal(&pp)
 				want[n] = string(b)
 				defs[n] = &pp
@@ -492,6 +525,7 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 					}
 				}
 				capPrompt(res, lim.MaxBlockBytes, lim.MaxResultBytes)
+				res.Description = cutListed(res.Description)
 				return res, nil
 			})
 		}
