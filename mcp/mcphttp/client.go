@@ -28,8 +28,8 @@ type ClientOptions struct {
 	// timeout (SSE responses last as long as their calls) over a clone
 	// of http.DefaultTransport that keeps DefaultMaxIdleConnsPerHost
 	// idle connections per host instead of 2, and that follows redirects
-	// within the URL's origin only (the headers, Header's included, would
-	// go along to any host). A client of your own serving many calls at
+	// within the URL's origin, or from http to https on its host, only
+	// (the headers, Header's included, would go along to any host). A client of your own serving many calls at
 	// once wants the same: each call in flight is a POST of its own.
 	Client *http.Client
 	// Header is added to every request, for example Authorization.

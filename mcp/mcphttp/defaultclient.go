@@ -41,14 +41,20 @@ const maxRedirects = 10
 // the same domain: the framer's ClientOptions.Header (an API key), the
 // session id and the message itself would go to any host the server
 // names, and from https to plain http. Another origin's redirect is the
-// request's response, which fails the call with its status. A client of
-// your own given to ClientOptions.Client can use it too.
+// request's response, which fails the call with its status. One more is
+// followed: from http to https on the same host name (any port), the
+// upgrade a server behind TLS answers plain requests with; it sends the
+// headers to that host, encrypted now. A client of your own given to
+// ClientOptions.Client can use it too.
 func SameOriginRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
 	first := via[0].URL
-	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(originHost(req.URL), originHost(first)) {
+	same := strings.EqualFold(req.URL.Scheme, first.Scheme) && strings.EqualFold(originHost(req.URL), originHost(first))
+	upgrade := strings.EqualFold(first.Scheme, "http") && strings.EqualFold(req.URL.Scheme, "https") &&
+		strings.EqualFold(req.URL.Hostname(), first.Hostname())
+	if !same && !upgrade {
 		return http.ErrUseLastResponse
 	}
 	return nil

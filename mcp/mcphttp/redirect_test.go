@@ -70,3 +70,38 @@ func TestRedirectToAnotherOriginIsNotFollowed(t *testing.T) {
 		t.Errorf("the API key reached the other origin %d times", n)
 	}
 }
+
+// TestSameOriginRedirectRule: which redirects the rule follows, judged on
+// the URLs alone. An upgrade from http to https on the same host name is
+// followed (what a server behind TLS answers a plain request with); a
+// downgrade, another host and another port are not.
+func TestSameOriginRedirectRule(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		follow   bool
+	}{
+		{"http://h.example/mcp", "http://h.example/v2/mcp", true},
+		{"http://h.example/mcp", "http://H.EXAMPLE:80/mcp", true},
+		{"https://h.example/mcp", "https://h.example:443/x", true},
+		{"http://h.example/mcp", "https://h.example/mcp", true},
+		{"http://h.example:8080/mcp", "https://h.example:8443/mcp", true},
+		{"https://h.example/mcp", "http://h.example/mcp", false},
+		{"http://h.example/mcp", "http://other.example/mcp", false},
+		{"http://h.example/mcp", "https://other.example/mcp", false},
+		{"http://h.example/mcp", "http://h.example:8080/mcp", false},
+		{"https://h.example/mcp", "https://h.example.evil/mcp", false},
+	} {
+		first, err := http.NewRequest(http.MethodPost, c.from, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, err := http.NewRequest(http.MethodPost, c.to, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = mcphttp.SameOriginRedirect(next, []*http.Request{first})
+		if followed := err == nil; followed != c.follow {
+			t.Errorf("%s -> %s: followed %v (%v), want %v", c.from, c.to, followed, err, c.follow)
+		}
+	}
+}
