@@ -212,7 +212,9 @@ func (c *Client) discover(ctx context.Context, version string) error {
 	}
 	if !supported {
 		c.version, c.stateless = "", false
-		return &mcp.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: fmt.Sprintf("server does not support %s (it supports %v)", version, res.SupportedVersions)}
+		// The server's list, quoted and cut: it is the server's text, as
+		// long as a message may be.
+		return &mcp.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: fmt.Sprintf("server does not support %s (it supports %s)", version, truncate(fmt.Appendf(nil, "%q", res.SupportedVersions), 256))}
 	}
 	c.capabilities, c.instructions = res.Capabilities, res.Instructions
 	res.Meta.DecodeEntry(mcp.MetaServerInfo, &c.serverInfo)
@@ -234,7 +236,7 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 		supported = supported || (v == res.ProtocolVersion && !mcp.IsStateless(v))
 	}
 	if !supported {
-		return fmt.Errorf("initialize: server chose protocol version %q, which this client does not speak", res.ProtocolVersion)
+		return fmt.Errorf("initialize: server chose protocol version %s, which this client does not speak", truncate(strconv.AppendQuote(nil, res.ProtocolVersion), 64))
 	}
 	c.version, c.serverInfo, c.capabilities, c.instructions = res.ProtocolVersion, res.ServerInfo, res.Capabilities, res.Instructions
 	if err := c.conn.Notify(ctx, "notifications/initialized", &struct{}{}); err != nil {
