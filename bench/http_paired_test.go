@@ -33,6 +33,9 @@ const pairedSliceCalls = 400
 const pairedConcurrentCalls = 16
 
 var httpPairs = []struct{ name, a, b string }{
+	// The control: two sessions of the same library, whose ratio shows
+	// what the method itself adds (it should be 1).
+	{"control-winbridge-vs-winbridge", "winbridge", "winbridge"},
 	{"winbridge-vs-mcpgo", "winbridge", "mcpgo"},
 	{"stateless-vs-legacy", "winbridge-2026-07-28", "winbridge"},
 	{"stateless-vs-mcpgo-stateless", "winbridge-2026-07-28", "mcpgo-stateless"},

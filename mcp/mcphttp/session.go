@@ -85,7 +85,12 @@ func (h *Handler) newSession(id string) *httpSession {
 		h:  h,
 		id: id,
 	}
-	s.catchSem = make(chan struct{}, 1)
+	if id != "" {
+		// Only a legacy session has a record to catch up with; a
+		// stateless request's session is made per request, and the lock
+		// would be one more allocation on each.
+		s.catchSem = make(chan struct{}, 1)
+	}
 	if id != "" {
 		// A stateless session is never delivered anything (its one
 		// request goes through ServeDirect, and it takes no responses):
