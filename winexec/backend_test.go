@@ -66,7 +66,9 @@ func testExitCodes(t *testing.T, h *harness, codes []int64) {
 			}
 		}
 		if res.ExitCode != want {
-			t.Errorf("exit %d: ExitCode = %d, want %d (%d-bit backend)", code, res.ExitCode, want, h.exitBits)
+			// Stderr says why when a launcher or the job helper failed
+			// rather than the program (the helper exits 127 then).
+			t.Errorf("exit %d: ExitCode = %d, want %d (%d-bit backend); stderr %q", code, res.ExitCode, want, h.exitBits, res.Stderr.Bytes())
 		}
 	}
 }
