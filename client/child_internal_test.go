@@ -2,28 +2,14 @@ package client
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 
+	"github.com/winbridge/winbridge/internal/logrec"
 	"github.com/winbridge/winbridge/transport"
 )
-
-// countingHandler counts the records logged at Warn and above.
-type countingHandler struct{ n *atomic.Int64 }
-
-func (h countingHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h countingHandler) Handle(_ context.Context, r slog.Record) error {
-	if r.Level >= slog.LevelWarn {
-		h.n.Add(1)
-	}
-	return nil
-}
-func (h countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h countingHandler) WithGroup(string) slog.Handler      { return h }
 
 // stdoutPipe is a child's stdout as the framer reads it.
 type stdoutPipe struct{ io.Reader }
@@ -38,11 +24,11 @@ func (stdoutPipe) Close() error                { return nil }
 func TestJunkOnStdoutDoesNotFloodTheLog(t *testing.T) {
 	const lines = 100000
 	in := strings.Repeat("x\n", lines) + `{"jsonrpc":"2.0","method":"ping"}` + "\n"
-	var warned atomic.Int64
+	warned := &logrec.Counter{Min: slog.LevelWarn}
 	f := &childFramer{
 		lf:  transport.NewLineFramer(stdoutPipe{strings.NewReader(in)}, 0),
 		ch:  &child{name: "junk"},
-		log: slog.New(countingHandler{&warned}),
+		log: slog.New(warned),
 	}
 	b, err := f.ReadFrame()
 	if err != nil || !bytes.HasPrefix(b, []byte(`{"jsonrpc"`)) {
@@ -52,7 +38,7 @@ func TestJunkOnStdoutDoesNotFloodTheLog(t *testing.T) {
 		t.Errorf("dropped %d lines, want %d", got, lines)
 	}
 	// 1, 2, 4, ..., 65536: 17 warnings.
-	if n := warned.Load(); n < 1 || n > 17 {
+	if n := warned.Count(); n < 1 || n > 17 {
 		t.Errorf("%d warnings for %d junk lines", n, lines)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 )
 
 // Sink is a slog.Handler that keeps each record's message (under "msg")
@@ -41,3 +42,31 @@ func (s *Sink) All() []map[string]string {
 	defer s.mu.Unlock()
 	return append([]map[string]string(nil), s.recs...)
 }
+
+// Counter is a slog.Handler that counts the records at Min and above and
+// keeps nothing else: for tests that log floods, where a Sink would hold
+// every record. Its zero value counts every level from Info up.
+type Counter struct {
+	Min slog.Level
+	n   atomic.Int64
+}
+
+// Enabled reports true: a Counter sees every level.
+func (c *Counter) Enabled(context.Context, slog.Level) bool { return true }
+
+// WithAttrs returns c; attributes are not kept.
+func (c *Counter) WithAttrs([]slog.Attr) slog.Handler { return c }
+
+// WithGroup returns c; groups are not kept.
+func (c *Counter) WithGroup(string) slog.Handler { return c }
+
+// Handle counts r if it is at Min or above.
+func (c *Counter) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= c.Min {
+		c.n.Add(1)
+	}
+	return nil
+}
+
+// Count returns the records counted so far.
+func (c *Counter) Count() int64 { return c.n.Load() }

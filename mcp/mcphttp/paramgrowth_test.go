@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/winbridge/winbridge/internal/logrec"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/transport"
@@ -113,19 +114,6 @@ func TestParamHeadersForgetToolsNoLongerListed(t *testing.T) {
 	}
 }
 
-// countWarnings counts the records logged at Warn and above.
-type countWarnings struct{ n *atomic.Int64 }
-
-func (h countWarnings) Enabled(context.Context, slog.Level) bool { return true }
-func (h countWarnings) Handle(_ context.Context, r slog.Record) error {
-	if r.Level >= slog.LevelWarn {
-		h.n.Add(1)
-	}
-	return nil
-}
-func (h countWarnings) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h countWarnings) WithGroup(string) slog.Handler      { return h }
-
 // A tools/list of thousands of tools with invalid annotations is one
 // warning, with the count, not one per tool: a list of tiny such tools
 // wrote more bytes of log than the server sent.
@@ -138,8 +126,8 @@ func TestInvalidParamHeadersWarnOncePerList(t *testing.T) {
 		}
 		return append(tools, `{"name":"ok","inputSchema":{"type":"object"}}`), ""
 	})
-	var warned atomic.Int64
-	_, conn := toolsConn(t, srv.URL, &mcphttp.ClientOptions{NoListen: true, Logger: slog.New(countWarnings{&warned})})
+	warned := &logrec.Counter{Min: slog.LevelWarn}
+	_, conn := toolsConn(t, srv.URL, &mcphttp.ClientOptions{NoListen: true, Logger: slog.New(warned)})
 	var res mcp.ListToolsResult
 	if err := conn.Call(context.Background(), "tools/list", &mcp.PaginatedParams{}, &res); err != nil {
 		t.Fatal(err)
@@ -147,7 +135,7 @@ func TestInvalidParamHeadersWarnOncePerList(t *testing.T) {
 	if len(res.Tools) != 1 || res.Tools[0].Name != "ok" {
 		t.Fatalf("%d tools, want only ok", len(res.Tools))
 	}
-	if n := warned.Load(); n != 1 {
+	if n := warned.Count(); n != 1 {
 		t.Errorf("%d warnings for a list of %d invalid tools, want 1", n, bad)
 	}
 }
