@@ -565,8 +565,14 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) (int, *httpE
 	if err != nil {
 		// The outcome is unknown: a store whose reply was lost (a
 		// timeout) may have written the message, and then every other
-		// replica applies it. The answer follows what the record holds.
-		if n = s.findAppendedLocked(ctx, raw); n == 0 {
+		// replica applies it. The answer follows what the record holds;
+		// a record that is gone means the session is, whatever the
+		// append did.
+		var gone bool
+		if n, gone = s.findAppendedLocked(ctx, raw); gone {
+			return 0, errSessionGone()
+		}
+		if n == 0 {
 			return 0, s.h.storeError("append", err)
 		}
 		s.h.log.Debug("mcphttp: an append that failed is in the session's record", s.logRef(), "position", n, "err", err)
@@ -581,13 +587,14 @@ func (s *httpSession) appendLocked(ctx context.Context, raw []byte) (int, *httpE
 
 // findAppendedLocked returns the position of raw in the session's record
 // past every message this replica knew of before appending it, or 0 if
-// it is not there or the record cannot be read. What this replica knew
+// it is not there or the record cannot be read; gone reports that the
+// store holds no such session (deleted, or expired, meanwhile). What this replica knew
 // (applied, and its own appends) was there before: a message of the same
 // bytes recorded earlier is not taken for this one. One another replica
 // recorded meanwhile with the same bytes (the client sent the same
 // message twice at once) may be; each copy then applies one of the two,
 // as each replica would for a change that was recorded once.
-func (s *httpSession) findAppendedLocked(ctx context.Context, raw []byte) int {
+func (s *httpSession) findAppendedLocked(ctx context.Context, raw []byte) (n int, gone bool) {
 	known := s.applied
 	for n := range s.mine {
 		known = max(known, n)
@@ -595,14 +602,14 @@ func (s *httpSession) findAppendedLocked(ctx context.Context, raw []byte) int {
 	// Not kept alive by the check: the append, if it was written, did.
 	msgs, err := s.h.opts.Sessions.Load(ctx, s.id, 0)
 	if err != nil {
-		return 0
+		return 0, errors.Is(err, ErrNotFound)
 	}
 	for i := known; i < len(msgs); i++ {
 		if bytes.Equal(msgs[i], raw) {
-			return i + 1
+			return i + 1, false
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // forgetShared deletes a session from the store, for every replica.

@@ -459,6 +459,7 @@ func TestReplicasRecordBytesBoundHoldsAcrossReplicas(t *testing.T) {
 type lostReplyStore struct {
 	mcphttp.MemoryStore
 	armed, written atomic.Bool
+	deleted        atomic.Bool // the session is deleted (by another replica) as the reply is lost
 }
 
 func (st *lostReplyStore) Append(ctx context.Context, id string, msg []byte, ttl time.Duration) (int, error) {
@@ -467,6 +468,9 @@ func (st *lostReplyStore) Append(ctx context.Context, id string, msg []byte, ttl
 	}
 	if st.written.Load() {
 		_, _ = st.MemoryStore.Append(ctx, id, msg, ttl)
+	}
+	if st.deleted.Load() {
+		_ = st.MemoryStore.Delete(ctx, id)
 	}
 	return 0, context.DeadlineExceeded
 }
@@ -507,6 +511,37 @@ func TestReplicasStateChangeOfUnknownOutcome(t *testing.T) {
 			// The session goes on, on either replica.
 			replicatest.Sum(t, urls[0], sid, 100, 1, 2)
 			replicatest.Sum(t, urls[1], sid, 101, 1, 2)
+		})
+	}
+}
+
+// A state change whose append fails with an unknown outcome while another
+// replica deletes the session is answered 404, as when the append finds
+// the session gone: a 503 would send the client to retry on a session
+// that no longer exists. Every replica then forgets the session.
+func TestReplicasStateChangeOfUnknownOutcomeOnAGoneSession(t *testing.T) {
+	for _, written := range []bool{true, false} {
+		t.Run(fmt.Sprintf("written=%v", written), func(t *testing.T) {
+			store := &lostReplyStore{}
+			urls := replicasOf(t, 2, &mcphttp.HandlerOptions{Sessions: store})
+			sid := replicatest.Initialize(t, urls[0])
+			replicatest.Sum(t, urls[1], sid, 2, 1, 2) // B serves the session too
+			store.written.Store(written)
+			store.deleted.Store(true)
+			store.armed.Store(true)
+			r := replicatest.Post(t, urls[0], sid, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched"}}`, nil)
+			body, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			if r.StatusCode != http.StatusNotFound {
+				t.Fatalf("a subscribe on a session deleted as its append's reply was lost: status %d %s, want 404", r.StatusCode, body)
+			}
+			for i, u := range urls {
+				r := replicatest.Post(t, u, sid, "2025-11-25", `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, nil)
+				r.Body.Close()
+				if r.StatusCode != http.StatusNotFound {
+					t.Fatalf("replica %d after the session's deletion: status %d, want 404", i, r.StatusCode)
+				}
+			}
 		})
 	}
 }
