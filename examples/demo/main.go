@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command demo is the README's main job. It shows the bridge working end to
 // end on a machine with nothing but Go:
 //
