@@ -324,21 +324,35 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 	if hv == "" {
 		return mismatch("missing " + HeaderProtocolVersion + " header")
 	}
+	// Intermediaries act on these headers, the server on the body: a
+	// header sent twice has no one value to check (a proxy may take the
+	// last, or join them), and one wrapped as =?base64?...?= must decode
+	// strictly, as Mcp-Param-* values do, or a strict decoder upstream
+	// reads another value than the one checked here.
+	for _, name := range []string{HeaderProtocolVersion, HeaderMethod, HeaderName} {
+		if len(r.Header.Values(name)) > 1 {
+			return mismatch("more than one " + name + " header")
+		}
+	}
 	if m.response {
 		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: no request of this server awaits a response in "+hv).withID(m)
 	}
-	mh, ok := headerValue(r, HeaderMethod)
+	mh, ok, valid := strictHeaderValue(r, HeaderMethod)
 	switch {
 	case !ok:
 		return mismatch("missing " + HeaderMethod + " header")
+	case !valid:
+		return mismatch(HeaderMethod + " holds invalid Base64")
 	case mh != m.method:
 		return mismatch(HeaderMethod + " " + strconv.Quote(mh) + " does not match method " + strconv.Quote(m.method))
 	}
 	if name, ok := m.nameValue(); ok {
-		nh, present := headerValue(r, HeaderName)
+		nh, present, valid := strictHeaderValue(r, HeaderName)
 		switch {
 		case !present:
 			return mismatch("missing " + HeaderName + " header")
+		case !valid:
+			return mismatch(HeaderName + " holds invalid Base64")
 		case nh != name:
 			return mismatch(HeaderName + " " + strconv.Quote(nh) + " does not match " + strconv.Quote(name))
 		}
