@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,17 +102,31 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	h.exchange(w, r, s, m, p, settle)
 }
 
-// bodyChunk is the step in which a body of unknown length reserves
-// MaxBodyMemory as it arrives.
+// bodyChunk is the first step in which a body reserves MaxBodyMemory as
+// it arrives; each further step is as large as what the body holds.
 const bodyChunk = 64 << 10
 
 // readBody reads a POST body within MaxBodyBytes, MaxBodyMemory and the
 // read deadline of BodyTimeout, then lifts the deadline: what follows
 // (a long call, an SSE stream) is not bounded by it.
+//
+// A body reserves memory as it arrives, whether or not it declares its
+// length: a Content-Length is only the client's word, and a client that
+// declared the largest body and sent nothing would otherwise hold the
+// whole budget for BodyTimeout on one connection, while every other POST
+// waited BodyWait for room and got 503. The buffer grows with what is
+// reserved (to the Content-Length at most), doubling, so that a large
+// body is copied a few times, not once per step.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		return nil, h.tooLarge()
+	}
+	// The most the buffer grows to: the declared length, or one byte past
+	// the limit, which MaxBytesReader then refuses.
+	most := limit + 1
+	if r.ContentLength >= 0 {
+		most = r.ContentLength
 	}
 	// The BodyWait timer starts when the body first has to wait for room:
 	// most bodies never do, and need no timer.
@@ -126,14 +139,14 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 		h.bodies.release(reserved)
 	}()
 	reserve := func(n int64) *httpError {
-		if h.bodies.tryAcquire(n) {
+		if h.bodies.tryAcquire(n, reserved) {
 			reserved += n
 			return nil
 		}
 		if wait == nil {
 			wait = time.NewTimer(h.opts.BodyWait)
 		}
-		if !h.bodies.acquire(r.Context(), n, wait.C) {
+		if !h.bodies.acquire(r.Context(), n, reserved, wait.C) {
 			e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server busy: too many request bodies are being read at once; retry")
 			e.retryAfter, e.close = time.Second, true
 			return e
@@ -143,32 +156,31 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
 	var buf []byte
-	if r.ContentLength >= 0 {
-		// net/http delivers exactly Content-Length bytes or an error.
-		if e := reserve(r.ContentLength); e != nil {
-			return nil, e
-		}
-		buf = make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, h.readError(err)
-		}
-	} else {
-		for {
-			if len(buf) == cap(buf) {
-				n := min(bodyChunk, limit+1-int64(len(buf)))
-				if e := reserve(n); e != nil {
-					return nil, e
-				}
-				buf = slices.Grow(buf, int(n))
-			}
-			k, err := body.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+k]
-			if err == io.EOF {
+	for {
+		if len(buf) == cap(buf) {
+			if r.ContentLength >= 0 && int64(len(buf)) == most {
+				// net/http delivers exactly Content-Length bytes or an
+				// error.
 				break
 			}
-			if err != nil {
-				return nil, h.readError(err)
+			n := min(max(int64(len(buf)), bodyChunk), most-int64(len(buf)))
+			if e := reserve(n); e != nil {
+				return nil, e
 			}
+			grown := make([]byte, len(buf), int64(len(buf))+n)
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			if r.ContentLength >= 0 && int64(len(buf)) < most {
+				return nil, h.readError(io.ErrUnexpectedEOF)
+			}
+			break
+		}
+		if err != nil {
+			return nil, h.readError(err)
 		}
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
