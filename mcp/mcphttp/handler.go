@@ -84,7 +84,8 @@ type HandlerOptions struct {
 	// without. Zero means DefaultBodyTimeout (30 s).
 	BodyTimeout time.Duration
 	// WriteTimeout bounds each write to a client (an SSE event, a
-	// keep-alive, a JSON answer): a client that stops reading is cut off
+	// keep-alive, a JSON answer, the header of an answer without a body
+	// or of a stream): a client that stops reading is cut off
 	// after it, and its stream stays retained for resumption. It is a
 	// deadline per write, not per response, because SSE responses live
 	// as long as their session; set no http.Server.WriteTimeout, which

@@ -96,7 +96,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		defer settle(true)
 	}
 	if h.relay(r.Context(), s, m) {
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	h.exchange(w, r, s, m, p, settle)
@@ -317,7 +317,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 	if !m.isRequest() {
 		// Notifications have no session to reach: cancellation is the
 		// client closing the request's connection, which ends its session.
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	s := h.newSession("")
@@ -413,7 +413,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
 			return
 		}
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	if !m.isRequest() {
@@ -429,7 +429,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		if settle != nil {
 			settle(true)
 		}
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	if p == nil {
