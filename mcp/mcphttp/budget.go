@@ -23,14 +23,15 @@ func (b *budget) init(max int64) {
 	b.changed = make(chan struct{})
 }
 
-// acquire takes n bytes, waiting until they fit, ctx ends or expire
-// fires. A request is admitted whatever its size when nothing else is
-// being read, so that a budget below MaxBodyBytes still serves the
-// largest body, one at a time.
-func (b *budget) acquire(ctx context.Context, n int64, expire <-chan time.Time) bool {
+// acquire takes n more bytes for a body that holds held already,
+// waiting until they fit, ctx ends or expire fires. A body is admitted
+// whatever its size when no other is being read (all that is used is
+// its own), so that a budget below MaxBodyBytes still serves the largest
+// body, one at a time.
+func (b *budget) acquire(ctx context.Context, n, held int64, expire <-chan time.Time) bool {
 	for {
 		b.mu.Lock()
-		if b.used == 0 || b.used+n <= b.max {
+		if b.fitsLocked(n, held) {
 			b.used += n
 			b.mu.Unlock()
 			return true
@@ -55,15 +56,22 @@ func (b *budget) acquire(ctx context.Context, n int64, expire <-chan time.Time) 
 	}
 }
 
-// tryAcquire takes n bytes if they fit now, as acquire would.
-func (b *budget) tryAcquire(n int64) bool {
+// tryAcquire takes n more bytes for a body that holds held already, if
+// they fit now, as acquire would.
+func (b *budget) tryAcquire(n, held int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.used == 0 || b.used+n <= b.max {
+	if b.fitsLocked(n, held) {
 		b.used += n
 		return true
 	}
 	return false
+}
+
+// fitsLocked reports whether n more bytes may be taken by a body that
+// holds held of what is used.
+func (b *budget) fitsLocked(n, held int64) bool {
+	return b.used == held || b.used+n <= b.max
 }
 
 func (b *budget) release(n int64) {

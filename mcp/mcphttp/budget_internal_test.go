@@ -12,11 +12,11 @@ import (
 func TestBudgetWakesWaiter(t *testing.T) {
 	var b budget
 	b.init(100)
-	if !b.tryAcquire(80) {
+	if !b.tryAcquire(80, 0) {
 		t.Fatal("tryAcquire on an empty budget failed")
 	}
 	got := make(chan bool)
-	go func() { got <- b.acquire(context.Background(), 50, nil) }()
+	go func() { got <- b.acquire(context.Background(), 50, 0, nil) }()
 	for { // wait until the acquire waits: it counts itself under mu
 		b.mu.Lock()
 		w := b.waiters
@@ -35,7 +35,7 @@ func TestBudgetWakesWaiter(t *testing.T) {
 	}
 	before := b.changed
 	if allocs := testing.AllocsPerRun(100, func() {
-		b.tryAcquire(10)
+		b.tryAcquire(10, 0)
 		b.release(10)
 	}); allocs != 0 {
 		t.Fatalf("tryAcquire and release with no waiter: %v allocations", allocs)
@@ -50,15 +50,15 @@ func TestBudgetWakesWaiter(t *testing.T) {
 func TestBudgetWaiterGivesUp(t *testing.T) {
 	var b budget
 	b.init(10)
-	b.tryAcquire(10)
+	b.tryAcquire(10, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if b.acquire(ctx, 5, nil) {
+	if b.acquire(ctx, 5, 0, nil) {
 		t.Fatal("acquire with an ended context and no room succeeded")
 	}
 	expire := make(chan time.Time, 1)
 	expire <- time.Time{}
-	if b.acquire(context.Background(), 5, expire) {
+	if b.acquire(context.Background(), 5, 0, expire) {
 		t.Fatal("acquire past its wait succeeded")
 	}
 	if b.waiters != 0 {

@@ -15,6 +15,15 @@ type deadlineWriter struct {
 	wrote   bool
 }
 
+// WriteHeader starts the deadline too: a response with no body (202,
+// 204) or one that flushes its header before its first event (SSE) is
+// written under it, not under none.
+func (w *deadlineWriter) WriteHeader(code int) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
 func (w *deadlineWriter) Write(b []byte) (int, error) {
 	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
 	w.wrote = true
@@ -26,10 +35,26 @@ func (w *deadlineWriter) Write(b []byte) (int, error) {
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // finish sends what is buffered under the last deadline, then clears it,
-// so that it cannot fail the next response on the same connection.
+// so that it cannot fail the next response on the same connection. What
+// net/http writes after the handler returns is then only the end of a
+// chunked body: a client that stops reading holds no connection past
+// the deadline, even with an answer that has no body. (A bodiless
+// answer declares its length, writeAccepted, so that flushing it here
+// does not make it chunked.)
 func (w *deadlineWriter) finish() {
 	if w.wrote {
 		_ = w.rc.Flush()
 	}
 	_ = w.rc.SetWriteDeadline(time.Time{})
+}
+
+// zeroLength is the Content-Length of an answer without a body.
+var zeroLength = []string{"0"}
+
+// writeAccepted answers 202 with no body, its length declared: flushed
+// before the handler returns (deadlineWriter.finish), an answer of
+// unknown length would be sent chunked.
+func writeAccepted(w http.ResponseWriter) {
+	w.Header()["Content-Length"] = zeroLength
+	w.WriteHeader(http.StatusAccepted)
 }

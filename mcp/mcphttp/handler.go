@@ -63,15 +63,16 @@ type HandlerOptions struct {
 	MaxBodyBytes int64
 	// MaxBodyMemory bounds the bytes of all POST bodies being read at
 	// once, so that many concurrent large bodies cannot exhaust memory
-	// before any of them is refused. A body reserves its Content-Length
-	// (or 64 KiB at a time when it has none) before it is read; one that
-	// finds no room within BodyWait gets 503 with Retry-After. A body is
-	// always admitted when no other is being read. Zero means
-	// DefaultMaxBodyMemory (64 MiB).
+	// before any of them is refused. A body reserves room as it arrives,
+	// 64 KiB first and then as much again as it holds (never past its
+	// Content-Length), so that a declared length nobody sends holds
+	// nothing; one that finds no room within BodyWait gets 503 with
+	// Retry-After. A body is always admitted when no other is being
+	// read. Zero means DefaultMaxBodyMemory (64 MiB).
 	MaxBodyMemory int64
 	// BodyWait is how long a POST waits for room under MaxBodyMemory, in
-	// all, counted from the first time its body has to wait (a body of
-	// unknown length reserves 64 KiB at a time, and may wait for each).
+	// all, counted from the first time its body has to wait (a body
+	// reserves room step by step as it arrives, and may wait for each).
 	// Zero means DefaultBodyWait (5 s).
 	BodyWait time.Duration
 	// BodyTimeout is how long a request's body may take to arrive, from
@@ -83,7 +84,8 @@ type HandlerOptions struct {
 	// without. Zero means DefaultBodyTimeout (30 s).
 	BodyTimeout time.Duration
 	// WriteTimeout bounds each write to a client (an SSE event, a
-	// keep-alive, a JSON answer): a client that stops reading is cut off
+	// keep-alive, a JSON answer, the header of an answer without a body
+	// or of a stream): a client that stops reading is cut off
 	// after it, and its stream stays retained for resumption. It is a
 	// deadline per write, not per response, because SSE responses live
 	// as long as their session; set no http.Server.WriteTimeout, which

@@ -219,6 +219,20 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
+// strictHeaderValue returns the first value of a standard header that is
+// checked against the body, decoded as an Mcp-Param-* value is
+// (decodeParamHeader): a =?base64?...?= wrapper holds strict, padded
+// Base64. valid is false when it does not; headerValue would take such a
+// value as it is, or decode Base64 that a strict decoder refuses.
+func strictHeaderValue(r *http.Request, name string) (v string, present, valid bool) {
+	vs := r.Header.Values(name)
+	if len(vs) == 0 {
+		return "", false, false
+	}
+	v, valid = decodeParamHeader(vs[0])
+	return v, true, valid
+}
+
 // statusOfCode is the HTTP status of a stateless response's error code:
 // errors the transport specification pins (unknown method 404; bad
 // params, headers, versions 400) and internal errors 500; others 200.

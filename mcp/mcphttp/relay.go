@@ -18,6 +18,15 @@ const maxAsked = 1024
 // relayTimeout bounds handing a relayed message to a session.
 const relayTimeout = 5 * time.Second
 
+// maxRelaying bounds the relayed messages of one session being handed to
+// it at once, each on a goroutine for up to relayTimeout: while the
+// session reads nothing (its in-flight slots all taken), a client
+// POSTing cancellations to another replica, which answers each with a
+// 202 at once, would otherwise park goroutines here as fast as it
+// sends. Past it a message is dropped, as one that waited relayTimeout
+// is: only that session's client loses by it.
+const maxRelaying = 16
+
 // relayed is a message on the Relay: from which replica, for which session.
 type relayed struct {
 	From    string          `json:"from"`
@@ -96,7 +105,13 @@ func (h *Handler) relayed(b []byte) {
 		go h.catchUpShared(s)
 		return
 	}
+	if s.relaying.Add(1) > maxRelaying {
+		s.relaying.Add(-1)
+		h.log.Debug("mcphttp: dropped a relayed message: the session has taken none of the last ones", s.logRef(), "max", maxRelaying)
+		return
+	}
 	go func() {
+		defer s.relaying.Add(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
 		defer cancel()
 		s.deliver(ctx, m.raw)

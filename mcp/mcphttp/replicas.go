@@ -44,7 +44,8 @@ type replicated struct {
 	mine     map[int]bool  // positions of messages this replica recorded (and applied itself), past applied
 	replays  int           // ids of replayed requests
 
-	relayWaiting atomic.Bool // a relayed change's catch-up waits for the catch-up lock (catchUpShared)
+	relayWaiting atomic.Bool  // a relayed change's catch-up waits for the catch-up lock (catchUpShared)
+	relaying     atomic.Int32 // relayed messages being handed to the session (Handler.relayed), up to maxRelaying
 }
 
 // errSessionEnded is why a wait for a session's catch-up lock ends when

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,23 +96,37 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		defer settle(true)
 	}
 	if h.relay(r.Context(), s, m) {
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	h.exchange(w, r, s, m, p, settle)
 }
 
-// bodyChunk is the step in which a body of unknown length reserves
-// MaxBodyMemory as it arrives.
+// bodyChunk is the first step in which a body reserves MaxBodyMemory as
+// it arrives; each further step is as large as what the body holds.
 const bodyChunk = 64 << 10
 
 // readBody reads a POST body within MaxBodyBytes, MaxBodyMemory and the
 // read deadline of BodyTimeout, then lifts the deadline: what follows
 // (a long call, an SSE stream) is not bounded by it.
+//
+// A body reserves memory as it arrives, whether or not it declares its
+// length: a Content-Length is only the client's word, and a client that
+// declared the largest body and sent nothing would otherwise hold the
+// whole budget for BodyTimeout on one connection, while every other POST
+// waited BodyWait for room and got 503. The buffer grows with what is
+// reserved (to the Content-Length at most), doubling, so that a large
+// body is copied a few times, not once per step.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		return nil, h.tooLarge()
+	}
+	// The most the buffer grows to: the declared length, or one byte past
+	// the limit, which MaxBytesReader then refuses.
+	most := limit + 1
+	if r.ContentLength >= 0 {
+		most = r.ContentLength
 	}
 	// The BodyWait timer starts when the body first has to wait for room:
 	// most bodies never do, and need no timer.
@@ -126,14 +139,14 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 		h.bodies.release(reserved)
 	}()
 	reserve := func(n int64) *httpError {
-		if h.bodies.tryAcquire(n) {
+		if h.bodies.tryAcquire(n, reserved) {
 			reserved += n
 			return nil
 		}
 		if wait == nil {
 			wait = time.NewTimer(h.opts.BodyWait)
 		}
-		if !h.bodies.acquire(r.Context(), n, wait.C) {
+		if !h.bodies.acquire(r.Context(), n, reserved, wait.C) {
 			e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server busy: too many request bodies are being read at once; retry")
 			e.retryAfter, e.close = time.Second, true
 			return e
@@ -143,32 +156,31 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
 	var buf []byte
-	if r.ContentLength >= 0 {
-		// net/http delivers exactly Content-Length bytes or an error.
-		if e := reserve(r.ContentLength); e != nil {
-			return nil, e
-		}
-		buf = make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, h.readError(err)
-		}
-	} else {
-		for {
-			if len(buf) == cap(buf) {
-				n := min(bodyChunk, limit+1-int64(len(buf)))
-				if e := reserve(n); e != nil {
-					return nil, e
-				}
-				buf = slices.Grow(buf, int(n))
-			}
-			k, err := body.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+k]
-			if err == io.EOF {
+	for {
+		if len(buf) == cap(buf) {
+			if r.ContentLength >= 0 && int64(len(buf)) == most {
+				// net/http delivers exactly Content-Length bytes or an
+				// error.
 				break
 			}
-			if err != nil {
-				return nil, h.readError(err)
+			n := min(max(int64(len(buf)), bodyChunk), most-int64(len(buf)))
+			if e := reserve(n); e != nil {
+				return nil, e
 			}
+			grown := make([]byte, len(buf), int64(len(buf))+n)
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			if r.ContentLength >= 0 && int64(len(buf)) < most {
+				return nil, h.readError(io.ErrUnexpectedEOF)
+			}
+			break
+		}
+		if err != nil {
+			return nil, h.readError(err)
 		}
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
@@ -305,7 +317,7 @@ func (h *Handler) postStateless(w http.ResponseWriter, r *http.Request, m *rpcMe
 	if !m.isRequest() {
 		// Notifications have no session to reach: cancellation is the
 		// client closing the request's connection, which ends its session.
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	s := h.newSession("")
@@ -324,21 +336,35 @@ func checkStateless(r *http.Request, m *rpcMessage, hv string) *httpError {
 	if hv == "" {
 		return mismatch("missing " + HeaderProtocolVersion + " header")
 	}
+	// Intermediaries act on these headers, the server on the body: a
+	// header sent twice has no one value to check (a proxy may take the
+	// last, or join them), and one wrapped as =?base64?...?= must decode
+	// strictly, as Mcp-Param-* values do, or a strict decoder upstream
+	// reads another value than the one checked here.
+	for _, name := range []string{HeaderProtocolVersion, HeaderMethod, HeaderName} {
+		if len(r.Header.Values(name)) > 1 {
+			return mismatch("more than one " + name + " header")
+		}
+	}
 	if m.response {
 		return httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest, "invalid request: no request of this server awaits a response in "+hv).withID(m)
 	}
-	mh, ok := headerValue(r, HeaderMethod)
+	mh, ok, valid := strictHeaderValue(r, HeaderMethod)
 	switch {
 	case !ok:
 		return mismatch("missing " + HeaderMethod + " header")
+	case !valid:
+		return mismatch(HeaderMethod + " holds invalid Base64")
 	case mh != m.method:
 		return mismatch(HeaderMethod + " " + strconv.Quote(mh) + " does not match method " + strconv.Quote(m.method))
 	}
 	if name, ok := m.nameValue(); ok {
-		nh, present := headerValue(r, HeaderName)
+		nh, present, valid := strictHeaderValue(r, HeaderName)
 		switch {
 		case !present:
 			return mismatch("missing " + HeaderName + " header")
+		case !valid:
+			return mismatch(HeaderName + " holds invalid Base64")
 		case nh != name:
 			return mismatch(HeaderName + " " + strconv.Quote(nh) + " does not match " + strconv.Quote(name))
 		}
@@ -387,7 +413,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 			writeHTTPError(w, httpErr(http.StatusNotFound, mcp.CodeInvalidRequest, "session not found: it ended"))
 			return
 		}
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	if !m.isRequest() {
@@ -403,7 +429,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		if settle != nil {
 			settle(true)
 		}
-		w.WriteHeader(http.StatusAccepted)
+		writeAccepted(w)
 		return
 	}
 	if p == nil {
