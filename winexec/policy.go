@@ -139,7 +139,10 @@ func (p *Policy) envAllowed(name string) bool {
 // XDG_CONFIG_HOME, ...), the variables that name a command outright
 // (EDITOR, PAGER, LESSOPEN, GIT_*), the debuggers' symbol and extension
 // paths (_NT_*: a symbol path can name a symbol server DLL to load) and
-// PowerShell's module path. "*" does not cover them; they must be listed
+// PowerShell's module path, OpenSSL's configuration (it loads engine and
+// provider DLLs), __COMPAT_LAYER (shims the loader applies) and the
+// program-files and program-data directories (expanded in COM servers'
+// registered paths). "*" does not cover them; they must be listed
 // by name. The list names the mechanisms known to us, not every program's:
 // a program on the allowlist may read others.
 func launcherEnv(name string) bool {
@@ -199,7 +202,17 @@ func launcherEnv(name string) bool {
 		// Plug-ins loaded into programs: PowerShell imports modules from
 		// PSModulePath automatically when a command of theirs is used;
 		// GLib's GIO and GTK load modules named or found here.
-		"PSMODULEPATH", "GIO_EXTRA_MODULES", "GTK_MODULES", "GTK_PATH", "QT_PLUGIN_PATH":
+		"PSMODULEPATH", "GIO_EXTRA_MODULES", "GTK_MODULES", "GTK_PATH", "QT_PLUGIN_PATH",
+		// OpenSSL's configuration, read at start by every program that
+		// initialises it, loads engines and providers from any DLL or
+		// shared object it names; the other two are where it finds them.
+		"OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+		// The Windows loader applies the compatibility shims it names.
+		"__COMPAT_LAYER",
+		// Expanded, like SYSTEMROOT, in the registered paths of the COM
+		// servers and other DLLs Windows loads into a process.
+		"PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432",
+		"COMMONPROGRAMFILES", "COMMONPROGRAMFILES(X86)", "COMMONPROGRAMW6432", "PROGRAMDATA":
 		return true
 	}
 	return false

@@ -136,7 +136,7 @@ func TestPolicyRefusesWSLENVSyntax(t *testing.T) {
 			t.Errorf("name %q: err = %v, want ErrInvalidEnv", name, err)
 		}
 	}
-	if err := p.CheckEnv(map[string]string{"HDC_SERVER_PORT": "1", "ProgramFiles(x86)": "x"}); err != nil {
+	if err := p.CheckEnv(map[string]string{"HDC_SERVER_PORT": "1", "MyTool(x86)": "x"}); err != nil {
 		t.Errorf("plain names refused: %v", err)
 	}
 }
