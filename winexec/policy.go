@@ -36,7 +36,8 @@ type Policy struct {
 	// Perl, Ruby and bash startup variables, PATH, PATHEXT, COMSPEC,
 	// SystemRoot, windir; see docs/WINDOWS.md), which
 	// must be listed by name. Names with "=", ":" or "/" (which WSLENV would read
-	// as its own syntax) or control characters are never allowed.
+	// as its own syntax), '"' or '^' (which would undo cmd.exe's literal
+	// tokens) or control characters are never allowed.
 	AllowEnv []string
 }
 
@@ -221,13 +222,17 @@ func launcherEnv(name string) bool {
 // checkEnvName refuses names that cannot be one environment variable on
 // both sides: empty, "=" (the name's end in an environment block), ":" and
 // "/" (WSLENV is NAME/flags:NAME, so "A:PATH" would export the server's
-// PATH to Windows), control characters and NUL.
+// PATH to Windows), control characters and NUL. It also refuses '"' and
+// '^': cmd.exe's literal tokens stay literal only because no variable is
+// named like the text between two of their % signs, which always holds a
+// quote (CmdCommandLine) or starts with a caret (CmdEscape); a request
+// defining `^"^"x` made %x% expand, in Windows' order, into syntax.
 func checkEnvName(name string) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty name", ErrInvalidEnv)
 	}
 	for _, r := range name {
-		if r == '=' || r == ':' || r == '/' || r < 0x20 || r == 0x7f {
+		if r == '=' || r == ':' || r == '/' || r == '"' || r == '^' || r < 0x20 || r == 0x7f {
 			return fmt.Errorf("%w %q: %q is not allowed in a name", ErrInvalidEnv, name, r)
 		}
 	}
