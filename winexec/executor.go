@@ -110,7 +110,8 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 	if res != nil && e.cfg.CodePage != 0 {
 		res.CodePage = e.cfg.CodePage
 	}
-	e.log.Debug("winexec: run", "exe", req.Exe, "backend", e.name, "err", err)
+	// Not err itself: some backend errors quote the arguments.
+	e.log.Debug("winexec: run", "exe", req.Exe, "backend", e.name, "err", logErr(err))
 	return res, err
 }
 
