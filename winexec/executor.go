@@ -88,6 +88,9 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := checkBatchEnv(exe, req.Env); err != nil {
+		return nil, err
+	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)
 		if err != nil {

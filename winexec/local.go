@@ -52,6 +52,7 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 		cmdline:   cmdline,
 		dir:       cwd,
 		env:       env,
+		reqEnv:    req.Env,
 		stdin:     req.Stdin,
 		timeout:   req.Timeout,
 		maxOutput: req.maxOutput(),

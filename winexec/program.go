@@ -277,6 +277,9 @@ func checkTarget(req *Request) (exe, cwd string, err error) {
 			return "", "", err
 		}
 	}
+	if err := checkBatchEnv(p.text, req.Env); err != nil {
+		return "", "", err
+	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)
 		if err != nil {
