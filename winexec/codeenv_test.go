@@ -166,3 +166,27 @@ func TestPolicyStarSparesLibraryAndShimEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyStarSparesCmdDynamicDirs: cmd.exe's dynamic variables
+// %__APPDIR__% (cmd.exe's own directory, which scripts put before the
+// system tools they run: %__APPDIR__%findstr.exe) and %__CD__% yield to
+// a variable of that name in the environment, so setting one chooses the
+// program an allowed batch file runs. "*" must not hand them to a model;
+// listed by name they pass.
+func TestPolicyStarSparesCmdDynamicDirs(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{"__APPDIR__", "__appdir__", "__CD__"} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: `C:\planted\`}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+	for _, name := range []string{"APPDIR", "__APP__", "CDX"} {
+		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
+		}
+	}
+}

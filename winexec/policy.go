@@ -210,6 +210,10 @@ func launcherEnv(name string) bool {
 		"OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
 		// The Windows loader applies the compatibility shims it names.
 		"__COMPAT_LAYER",
+		// cmd.exe's dynamic directories yield to a variable of the same
+		// name, and scripts put them before the programs they run
+		// (%__APPDIR__%findstr.exe).
+		"__APPDIR__", "__CD__",
 		// Expanded, like SYSTEMROOT, in the registered paths of the COM
 		// servers and other DLLs Windows loads into a process.
 		"PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432",
