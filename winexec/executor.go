@@ -46,13 +46,13 @@ func New(cfg Config) (*Executor, error) {
 	if name == "" || name == BackendAuto {
 		name = AutoBackend(&cfg)
 	}
-	ps := PowerShell{Exe: cfg.powerShellExe(), WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, Logger: log}
+	ps := PowerShell{Exe: cfg.powerShellExe(), WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, Logger: log}
 	var b Backend
 	switch name {
 	case BackendLocal:
-		b = &Local{Logger: log}
+		b = &Local{HideEnv: cfg.HideEnv, Logger: log}
 	case BackendDirect:
-		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, Logger: log}
+		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, Logger: log}
 	case BackendPowerShell:
 		b = &ps
 	case BackendPSHost:
