@@ -134,5 +134,13 @@ func modelShareOrDevice(p string) bool {
 	if i := strings.IndexAny(host, `\/`); i >= 0 {
 		host = host[:i]
 	}
-	return !strings.EqualFold(host, "wsl.localhost") && !strings.EqualFold(host, "wsl$")
+	// ASCII case only, as Windows compares: strings.EqualFold would take
+	// U+017F (long s) for "s".
+	h := strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, host)
+	return h != "wsl.localhost" && h != "wsl$"
 }

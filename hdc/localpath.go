@@ -30,7 +30,7 @@ func checkWindowsLocal(p string) error {
 		switch {
 		case len(parts) > 0 && (parts[0] == "?" || parts[0] == "."):
 			return fmt.Errorf("%q is a device path; give an absolute path such as C:\\dir\\file", p)
-		case len(parts) < 2 || !strings.EqualFold(parts[0], "wsl.localhost") && !strings.EqualFold(parts[0], "wsl$"):
+		case len(parts) < 2 || !isWSLHost(parts[0]):
 			return fmt.Errorf("%q is a network share: Windows would connect and authenticate to that host; "+
 				"only drive paths and \\\\wsl.localhost\\ or \\\\wsl$\\ are accepted", p)
 		}
@@ -44,6 +44,20 @@ func checkWindowsLocal(p string) error {
 		return fmt.Errorf("%q is a device path; give an absolute path such as C:\\dir\\file", p)
 	}
 	return fmt.Errorf("%q is a relative Windows path; give an absolute path such as C:\\dir\\file", p)
+}
+
+// isWSLHost compares in ASCII case only, as Windows does: its upper-case
+// table maps no other character to an ASCII letter, but strings.EqualFold
+// takes U+017F (long s) for "s", which let \\wſl.localhost\ pass as WSL's
+// share though Windows would connect to a host of that name.
+func isWSLHost(h string) bool {
+	h = strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, h)
+	return h == "wsl.localhost" || h == "wsl$"
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

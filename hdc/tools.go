@@ -294,11 +294,13 @@ func newToolset(ex *winexec.Executor, opts *Options) *toolset {
 	}
 	backend := ex.BackendName()
 	// A Windows path without ".exe" (C:\sdk\hdc, which CreateProcess and
-	// wine complete) and any program under a launcher are Windows
+	// wine complete), any program under a launcher or on a Windows host,
+	// and a PE file by any name (WSL interop runs it) are Windows
 	// programs too: they read the ANSI code page and open shares.
 	t.windows = strings.HasSuffix(strings.ToLower(t.exe), ".exe") || winexec.IsWindowsPath(t.exe) ||
 		backend == winexec.BackendPowerShell || backend == winexec.BackendPSHost ||
-		backend == winexec.BackendDirect && len(ex.Config().Launcher) > 0
+		backend == winexec.BackendDirect && len(ex.Config().Launcher) > 0 ||
+		runtime.GOOS == "windows" || isPEFile(t.exe)
 	return t
 }
 

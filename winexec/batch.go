@@ -40,11 +40,37 @@ func checkBatchArgs(exe string, args []string) error {
 		return nil
 	}
 	for _, a := range args {
-		for _, r := range a {
-			if r < 0x20 || r == 0x7f || strings.ContainsRune(`"%!^&|<>()`, r) {
-				return fmt.Errorf("%w %q: %q has a meaning to cmd.exe, which runs %s", ErrBatchArg, a, r, exe)
-			}
+		if r, ok := batchSyntax(a); ok {
+			return fmt.Errorf("%w %q: %q has a meaning to cmd.exe, which runs %s", ErrBatchArg, a, r, exe)
 		}
 	}
 	return nil
+}
+
+// checkBatchEnv refuses, for a batch file, values of the request's
+// variables that are more than text to cmd.exe. A script reads them as
+// %NAME%, which cmd.exe expands before it parses the line: a value is
+// syntax there as an argument is (V="x & calc" runs calc from
+// `echo %V%`). They are held to the text checkBatchArgs allows.
+func checkBatchEnv(exe string, env map[string]string) error {
+	if !isBatch(exe) {
+		return nil
+	}
+	for k, v := range env {
+		if r, ok := batchSyntax(v); ok {
+			return fmt.Errorf("%w: the value of %s: %q has a meaning to cmd.exe, which runs %s and expands %%%s%% into its lines", ErrBatchArg, k, r, exe, k)
+		}
+	}
+	return nil
+}
+
+// batchSyntax returns the first character of s that cmd.exe would read
+// as more than text, if any.
+func batchSyntax(s string) (rune, bool) {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(`"%!^&|<>()`, r) {
+			return r, true
+		}
+	}
+	return 0, false
 }

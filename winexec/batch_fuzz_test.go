@@ -12,7 +12,8 @@ import (
 // metacharacter at all, and its quotes must be only the pairs
 // BuildCommandLine puts around the program and around an argument (no
 // argument may bring its own). The MSVCRT split then gives the arguments
-// back.
+// back. The same rule holds for the values of the request's variables,
+// which a script expands into its lines unquoted.
 func FuzzBatchArgs(f *testing.F) {
 	for _, s := range []string{"a\x00b c", `a" & calc & "`, "x\x00", `trailing\`, `a\"b`, "%PATH%", "a,b;c=d", "ünï"} {
 		f.Add(s)
@@ -23,6 +24,15 @@ func FuzzBatchArgs(f *testing.F) {
 		}
 		args := strings.Split(s, "\x00")
 		const bat = `C:\tools\run.cmd`
+		// A variable's value lands unquoted in a script line (%V%), where
+		// no metacharacter, quote or control character may be.
+		if checkBatchEnv(bat, map[string]string{"V": s}) == nil {
+			for _, r := range s {
+				if r < 0x20 || r == 0x7f || strings.ContainsRune(`"%!^&|<>()`, r) {
+					t.Fatalf("value %q holds %q, and %%V%% would put it in a script line", s, r)
+				}
+			}
+		}
 		if checkBatchArgs(bat, args) != nil {
 			return
 		}

@@ -88,3 +88,30 @@ func TestBatchArgsRefusedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchEnvValues: a batch file expands %NAME% before it parses the
+// line, so the request's variables reach cmd.exe's parser as its
+// arguments do, on every backend and through the Executor; values that
+// are plain text still pass (TestWineBatchEnv runs a script).
+func TestBatchEnvValues(t *testing.T) {
+	rec := &recordingBackend{}
+	ex := mustNew(t, Config{Runner: rec, Policy: Policy{AllowExe: []string{`C:\t\run.bat`, "hdc.exe"}, AllowEnv: []string{"V"}}})
+	for _, v := range batchInjections {
+		req := Request{Exe: `C:\t\run.bat`, Env: map[string]string{"V": v}}
+		if _, err := ex.Run(context.Background(), req); !errors.Is(err, ErrBatchArg) {
+			t.Errorf("Executor, V=%q: err = %v, want ErrBatchArg", v, err)
+		}
+		if _, _, err := checkTarget(&req); !errors.Is(err, ErrBatchArg) {
+			t.Errorf("backend check, V=%q: err = %v, want ErrBatchArg", v, err)
+		}
+		if _, err := ex.Run(context.Background(), Request{Exe: "hdc.exe", Env: map[string]string{"V": v}}); err != nil {
+			t.Errorf("not a batch file, V=%q: %v", v, err)
+		}
+	}
+	if len(rec.reqs) != len(batchInjections) {
+		t.Fatalf("backend ran %d times, want only the %d hdc.exe runs", len(rec.reqs), len(batchInjections))
+	}
+	if _, err := ex.Run(context.Background(), Request{Exe: `C:\t\run.bat`, Env: map[string]string{"V": "plain text, 1;2=3"}}); err != nil {
+		t.Errorf("plain value refused: %v", err)
+	}
+}

@@ -133,3 +133,60 @@ func TestPolicyStarSparesConfigAndCommandEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyStarSparesLibraryAndShimEnv: OpenSSL reads the configuration
+// OPENSSL_CONF names at start in every program that initialises it (git's
+// curl, Python's ssl, openssl.exe), and that configuration loads engines
+// and providers from any DLL or shared object it names (dynamic_path,
+// module=), also from OPENSSL_ENGINES and OPENSSL_MODULES; __COMPAT_LAYER
+// makes the Windows loader apply compatibility shims to the program; and
+// COM expands %ProgramFiles%, %CommonProgramFiles% and %ProgramData% in
+// the registered paths of the DLLs it loads into a process, as it does
+// %SystemRoot%. "*" must not hand those to a model; listed by name they
+// pass.
+func TestPolicyStarSparesLibraryAndShimEnv(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{
+		"OPENSSL_CONF", "openssl_conf", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+		"__COMPAT_LAYER", "__compat_layer",
+		"ProgramFiles", "PROGRAMFILES", "ProgramFiles(x86)", "ProgramW6432",
+		"CommonProgramFiles", "CommonProgramFiles(x86)", "CommonProgramW6432", "ProgramData",
+	} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: `C:\planted`}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+	for _, name := range []string{"OPENSSL_ia32cap", "SSL_CERT_FILE", "COMPAT", "ProgramFilesX", "PROGRAM"} {
+		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
+		}
+	}
+}
+
+// TestPolicyStarSparesCmdDynamicDirs: cmd.exe's dynamic variables
+// %__APPDIR__% (cmd.exe's own directory, which scripts put before the
+// system tools they run: %__APPDIR__%findstr.exe) and %__CD__% yield to
+// a variable of that name in the environment, so setting one chooses the
+// program an allowed batch file runs. "*" must not hand them to a model;
+// listed by name they pass.
+func TestPolicyStarSparesCmdDynamicDirs(t *testing.T) {
+	star := Policy{AllowEnv: []string{"*"}}
+	for _, name := range []string{"__APPDIR__", "__appdir__", "__CD__"} {
+		var na *NotAllowedError
+		if err := star.CheckEnv(map[string]string{name: `C:\planted\`}); !errors.As(err, &na) {
+			t.Errorf(`"*" allowed %s: %v`, name, err)
+		}
+		if err := (&Policy{AllowEnv: []string{name}}).CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf("%s listed by name refused: %v", name, err)
+		}
+	}
+	for _, name := range []string{"APPDIR", "__APP__", "CDX"} {
+		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
+			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
+		}
+	}
+}

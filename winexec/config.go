@@ -112,6 +112,14 @@ type Config struct {
 	// (WINBRIDGE_WIN_CWD), so that programs never start in a UNC path onto
 	// the Linux file system. Empty means C:\ .
 	WinCwd string
+
+	// HideEnv names variables of this process's environment that no
+	// program inherits, compared ignoring ASCII case: the server's own
+	// secrets (winbridge's HTTP token and Redis URL), which a program
+	// printing its environment would hand to the model. Every created
+	// backend applies it (local and direct pass this process's
+	// environment on, the PowerShell backends start PowerShell with it).
+	HideEnv []string
 }
 
 // ConfigFromEnv reads the configuration from the environment (see Config

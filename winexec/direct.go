@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -70,6 +69,10 @@ type Direct struct {
 	// Zero means 2 s.
 	WaitDelay time.Duration
 
+	// HideEnv names variables of this process's environment the program
+	// does not inherit (see Config.HideEnv).
+	HideEnv []string
+
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -113,7 +116,7 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	res, err := runProcess(ctx, runSpec{
 		argv:      argv,
 		dir:       dir,
-		env:       directEnv(req.Env),
+		env:       directEnv(req.Env, d.HideEnv),
 		stdin:     req.Stdin,
 		timeout:   req.Timeout,
 		maxOutput: req.maxOutput(),
@@ -238,9 +241,10 @@ func (d *Direct) dir(cwd string) (string, error) {
 // exactly them in WSLENV, which is how WSL interop decides what a Windows
 // process sees; an inherited WSLENV is replaced so nothing else leaks. Wine
 // has no such filter: a wine program sees the whole Linux environment.
-func directEnv(extra map[string]string) []string {
-	env := make([]string, 0, len(os.Environ())+len(extra)+1)
-	for _, kv := range os.Environ() {
+func directEnv(extra map[string]string, hide []string) []string {
+	inherited := inheritedEnv(hide)
+	env := make([]string, 0, len(inherited)+len(extra)+1)
+	for _, kv := range inherited {
 		if !strings.HasPrefix(kv, "WSLENV=") {
 			env = append(env, kv)
 		}

@@ -46,13 +46,13 @@ func New(cfg Config) (*Executor, error) {
 	if name == "" || name == BackendAuto {
 		name = AutoBackend(&cfg)
 	}
-	ps := PowerShell{Exe: cfg.powerShellExe(), WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, Logger: log}
+	ps := PowerShell{Exe: cfg.powerShellExe(), WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, Logger: log}
 	var b Backend
 	switch name {
 	case BackendLocal:
-		b = &Local{Logger: log}
+		b = &Local{HideEnv: cfg.HideEnv, Logger: log}
 	case BackendDirect:
-		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, Logger: log}
+		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, Logger: log}
 	case BackendPowerShell:
 		b = &ps
 	case BackendPSHost:
@@ -88,6 +88,9 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := checkBatchEnv(exe, req.Env); err != nil {
+		return nil, err
+	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)
 		if err != nil {
@@ -110,7 +113,8 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 	if res != nil && e.cfg.CodePage != 0 {
 		res.CodePage = e.cfg.CodePage
 	}
-	e.log.Debug("winexec: run", "exe", req.Exe, "backend", e.name, "err", err)
+	// Not err itself: some backend errors quote the arguments.
+	e.log.Debug("winexec: run", "exe", req.Exe, "backend", e.name, "err", logErr(err))
 	return res, err
 }
 

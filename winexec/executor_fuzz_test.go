@@ -114,7 +114,7 @@ func FuzzExecutorDecision(f *testing.F) {
 			if !isCmdExe(got.Exe) || got.Args != nil {
 				t.Fatalf("%+v: command line %q for %q with args %q", req, got.CommandLine, got.Exe, got.Args)
 			}
-			checkCmdDecision(t, args, got.CommandLine)
+			checkCmdDecision(t, args, got.CommandLine, got.Env)
 		} else if isCmdExe(got.Exe) && slices.ContainsFunc(args, func(a string) bool { return strings.EqualFold(a, "/c") || strings.EqualFold(a, "/k") }) {
 			t.Fatalf("cmd.exe %q ran without the rule's command line", args)
 		} else if !slices.Equal(got.Args, args) {
@@ -155,8 +155,9 @@ func allowedAs(entry string, asked, ran program) bool {
 
 // checkCmdDecision checks the command line the cmd.exe rule made of args:
 // one argument after /C or /K is the command as given; several reach the
-// program unchanged (echo: its text).
-func checkCmdDecision(t *testing.T, args []string, line string) {
+// program unchanged (echo: its text), with every variable defined that
+// the encodings allow and those the request defines (env) too.
+func checkCmdDecision(t *testing.T, args []string, line string, env map[string]string) {
 	t.Helper()
 	i := slices.IndexFunc(args, func(a string) bool { return strings.EqualFold(a, "/c") || strings.EqualFold(a, "/k") })
 	if i < 0 {
@@ -183,15 +184,23 @@ func checkCmdDecision(t *testing.T, args []string, line string) {
 	if !strings.HasSuffix(line[:j], "/v:off ") {
 		t.Fatalf("%q: literal tokens without /v:off: %q", args, line)
 	}
+	inEnv := func(base string) bool {
+		for k := range env {
+			if strings.EqualFold(k, base) {
+				return true
+			}
+		}
+		return false
+	}
 	if strings.EqualFold(rest[0], "echo") {
-		got, err := cmdModel(cmdSwitches+cmd, false, definedUnlessCaret)
+		got, err := cmdModel(cmdSwitches+cmd, false, func(b string) bool { return definedUnlessCaret(b) || inEnv(b) })
 		if want := rest[0] + " " + strings.Join(rest[1:], " "); err != nil || got != want {
 			t.Fatalf("%q: cmd.exe reads %q as %q (%v), want %q", args, line, got, err, want)
 		}
 		return
 	}
 	for _, wine := range []bool{false, true} {
-		got, err := cmdModel(cmdSwitches+cmd, wine, definedUnlessQuoted)
+		got, err := cmdModel(cmdSwitches+cmd, wine, func(b string) bool { return definedUnlessQuoted(b) || inEnv(b) })
 		if err != nil || strings.Contains(got, expandedMark) {
 			t.Fatalf("wine order %v: %q: %q, %v", wine, line, got, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -18,6 +17,10 @@ type Local struct {
 	// WaitDelay bounds the wait for output pipes after the program exited,
 	// when a descendant keeps them open. Zero means 2 s.
 	WaitDelay time.Duration
+
+	// HideEnv names variables of this process's environment the program
+	// does not inherit (see Config.HideEnv).
+	HideEnv []string
 
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
@@ -34,8 +37,8 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 	}
 	argv := append([]string{exe}, req.Args...)
 	var env []string
-	if len(req.Env) > 0 {
-		env = os.Environ()
+	if len(req.Env) > 0 || len(l.HideEnv) > 0 {
+		env = inheritedEnv(l.HideEnv)
 		for k, v := range req.Env {
 			env = append(env, k+"="+v)
 		}
@@ -52,6 +55,7 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 		cmdline:   cmdline,
 		dir:       cwd,
 		env:       env,
+		reqEnv:    req.Env,
 		stdin:     req.Stdin,
 		timeout:   req.Timeout,
 		maxOutput: req.maxOutput(),

@@ -36,7 +36,8 @@ type Policy struct {
 	// Perl, Ruby and bash startup variables, PATH, PATHEXT, COMSPEC,
 	// SystemRoot, windir; see docs/WINDOWS.md), which
 	// must be listed by name. Names with "=", ":" or "/" (which WSLENV would read
-	// as its own syntax) or control characters are never allowed.
+	// as its own syntax), '"' or '^' (which would undo cmd.exe's literal
+	// tokens) or control characters are never allowed.
 	AllowEnv []string
 }
 
@@ -139,7 +140,10 @@ func (p *Policy) envAllowed(name string) bool {
 // XDG_CONFIG_HOME, ...), the variables that name a command outright
 // (EDITOR, PAGER, LESSOPEN, GIT_*), the debuggers' symbol and extension
 // paths (_NT_*: a symbol path can name a symbol server DLL to load) and
-// PowerShell's module path. "*" does not cover them; they must be listed
+// PowerShell's module path, OpenSSL's configuration (it loads engine and
+// provider DLLs), __COMPAT_LAYER (shims the loader applies) and the
+// program-files and program-data directories (expanded in COM servers'
+// registered paths). "*" does not cover them; they must be listed
 // by name. The list names the mechanisms known to us, not every program's:
 // a program on the allowlist may read others.
 func launcherEnv(name string) bool {
@@ -199,7 +203,21 @@ func launcherEnv(name string) bool {
 		// Plug-ins loaded into programs: PowerShell imports modules from
 		// PSModulePath automatically when a command of theirs is used;
 		// GLib's GIO and GTK load modules named or found here.
-		"PSMODULEPATH", "GIO_EXTRA_MODULES", "GTK_MODULES", "GTK_PATH", "QT_PLUGIN_PATH":
+		"PSMODULEPATH", "GIO_EXTRA_MODULES", "GTK_MODULES", "GTK_PATH", "QT_PLUGIN_PATH",
+		// OpenSSL's configuration, read at start by every program that
+		// initialises it, loads engines and providers from any DLL or
+		// shared object it names; the other two are where it finds them.
+		"OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES",
+		// The Windows loader applies the compatibility shims it names.
+		"__COMPAT_LAYER",
+		// cmd.exe's dynamic directories yield to a variable of the same
+		// name, and scripts put them before the programs they run
+		// (%__APPDIR__%findstr.exe).
+		"__APPDIR__", "__CD__",
+		// Expanded, like SYSTEMROOT, in the registered paths of the COM
+		// servers and other DLLs Windows loads into a process.
+		"PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432",
+		"COMMONPROGRAMFILES", "COMMONPROGRAMFILES(X86)", "COMMONPROGRAMW6432", "PROGRAMDATA":
 		return true
 	}
 	return false
@@ -208,13 +226,17 @@ func launcherEnv(name string) bool {
 // checkEnvName refuses names that cannot be one environment variable on
 // both sides: empty, "=" (the name's end in an environment block), ":" and
 // "/" (WSLENV is NAME/flags:NAME, so "A:PATH" would export the server's
-// PATH to Windows), control characters and NUL.
+// PATH to Windows), control characters and NUL. It also refuses '"' and
+// '^': cmd.exe's literal tokens stay literal only because no variable is
+// named like the text between two of their % signs, which always holds a
+// quote (CmdCommandLine) or starts with a caret (CmdEscape); a request
+// defining `^"^"x` made %x% expand, in Windows' order, into syntax.
 func checkEnvName(name string) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty name", ErrInvalidEnv)
 	}
 	for _, r := range name {
-		if r == '=' || r == ':' || r == '/' || r < 0x20 || r == 0x7f {
+		if r == '=' || r == ':' || r == '/' || r == '"' || r == '^' || r < 0x20 || r == 0x7f {
 			return fmt.Errorf("%w %q: %q is not allowed in a name", ErrInvalidEnv, name, r)
 		}
 	}

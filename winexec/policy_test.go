@@ -136,7 +136,7 @@ func TestPolicyRefusesWSLENVSyntax(t *testing.T) {
 			t.Errorf("name %q: err = %v, want ErrInvalidEnv", name, err)
 		}
 	}
-	if err := p.CheckEnv(map[string]string{"HDC_SERVER_PORT": "1", "ProgramFiles(x86)": "x"}); err != nil {
+	if err := p.CheckEnv(map[string]string{"HDC_SERVER_PORT": "1", "MyTool(x86)": "x"}); err != nil {
 		t.Errorf("plain names refused: %v", err)
 	}
 }
@@ -231,6 +231,9 @@ func TestExecutorRefusesCwd(t *testing.T) {
 	for _, cwd := range []string{
 		`\\evil\share`, `//evil/share/x`, `\\?\C:\`, `\\.\C:\`, `\??\C:\`, `..\x`, "x", `C:x`, `C:\x"y`,
 		`C:\x\..\y`, "/tmp/../etc", "C:\\x\ny", `C:\x:ads`,
+		// Go's Unicode case folding takes U+017F (long s) for "s";
+		// Windows does not, and connects to the host "wſl.localhost".
+		"\\\\w\u017fl.localhost\\Ubuntu\\home", "\\\\w\u017fl$\\Ubuntu", "\\\\W\u017fL.LOCALHOST\\Ubuntu",
 	} {
 		if _, err := e.Run(context.Background(), Request{Exe: "hdc", Cwd: cwd}); !errors.Is(err, ErrInvalidCwd) {
 			t.Errorf("cwd %q: err = %v, want ErrInvalidCwd", cwd, err)

@@ -43,8 +43,22 @@ type PowerShell struct {
 	// means 5 s.
 	Grace time.Duration
 
+	// HideEnv names variables of this process's environment that
+	// PowerShell, and so every program, does not inherit (see
+	// Config.HideEnv).
+	HideEnv []string
+
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// env is the environment PowerShell starts with: nil (inherit all) unless
+// variables are hidden.
+func (p *PowerShell) env() []string {
+	if len(p.HideEnv) == 0 {
+		return nil
+	}
+	return inheritedEnv(p.HideEnv)
 }
 
 func (p *PowerShell) exe() string {
@@ -148,7 +162,7 @@ func (p *PowerShell) Run(ctx context.Context, req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := startSession(p.exe(), p.dir(), loggerOr(p.Logger))
+	s, err := startSession(p.exe(), p.dir(), p.env(), loggerOr(p.Logger))
 	if err != nil {
 		return nil, err
 	}

@@ -98,9 +98,15 @@ func parseDir(dir string) (program, error) {
 	return p, nil
 }
 
+// isWSLShare compares the host in ASCII case only: Windows compares host
+// names with its own upper-case table, which maps no other character to
+// an ASCII letter, while strings.EqualFold takes U+017F (long s) for "s",
+// so `\\wſl.localhost\` passed as WSL's share and Windows connected and
+// authenticated to a host of that name.
 func isWSLShare(unc string) bool {
 	host, _, _ := strings.Cut(unc[2:], `\`)
-	return strings.EqualFold(host, "wsl.localhost") || strings.EqualFold(host, "wsl$")
+	host = asciiLower(host)
+	return host == "wsl.localhost" || host == "wsl$"
 }
 
 // parsePath returns the parsed form of s, or the reason it is refused.
@@ -270,6 +276,9 @@ func checkTarget(req *Request) (exe, cwd string, err error) {
 		if err := checkBatchArgs(p.text, req.Args); err != nil {
 			return "", "", err
 		}
+	}
+	if err := checkBatchEnv(p.text, req.Env); err != nil {
+		return "", "", err
 	}
 	if req.Cwd != "" {
 		d, err := parseDir(req.Cwd)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // dotnetCommandLine is the line .NET's Process.Start hands CreateProcess
@@ -130,7 +131,7 @@ func FuzzCheckExe(f *testing.F) {
 // FuzzParseDir checks that an accepted working directory is absolute,
 // neither a device path nor a share other than WSL's, and canonical.
 func FuzzParseDir(f *testing.F) {
-	for _, s := range []string{`C:\`, `\\evil\share`, `\\wsl.localhost\Ubuntu\home`, `\\?\C:\`, "/mnt/c", "..", `C:x`, "/"} {
+	for _, s := range []string{`C:\`, `\\evil\share`, `\\wsl.localhost\Ubuntu\home`, `\\?\C:\`, "/mnt/c", "..", `C:x`, "/", "\\\\w\u017fl.localhost\\Ubuntu"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, dir string) {
@@ -144,7 +145,10 @@ func FuzzParseDir(f *testing.F) {
 		switch d.kind {
 		case kindDrive, kindLinux:
 		case kindUNC:
-			if !isWSLShare(d.text) {
+			// Judged apart from isWSLShare: the host must be WSL's in
+			// ASCII, which is all Windows folds (U+017F is no "s").
+			host, _, _ := strings.Cut(d.text[2:], `\`)
+			if h := strings.ToLower(host); !isASCII(host) || h != "wsl.localhost" && h != "wsl$" {
 				t.Fatalf("share %q accepted", dir)
 			}
 		default:
@@ -157,4 +161,13 @@ func FuzzParseDir(f *testing.F) {
 			t.Fatalf("%q accepted", dir)
 		}
 	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

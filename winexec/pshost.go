@@ -125,7 +125,7 @@ func (h *PSHost) get(ctx context.Context) (*psSession, error) {
 		s.kill(h.grace())
 	}
 	h.mu.Unlock()
-	s, err := startSession(h.exe(), h.dir(), loggerOr(h.Logger))
+	s, err := startSession(h.exe(), h.dir(), h.env(), loggerOr(h.Logger))
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ type psSession struct {
 
 // startSession starts exe with PowerShellArgs. Pipes are plain os.Pipe
 // files so that reading stdout never races with Wait.
-func startSession(exe, dir string, log *slog.Logger) (*psSession, error) {
+func startSession(exe, dir string, env []string, log *slog.Logger) (*psSession, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -52,6 +52,7 @@ func startSession(exe, dir string, log *slog.Logger) (*psSession, error) {
 	}
 	cmd := exec.Command(exe, PowerShellArgs()...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout = inR, outW
 	cmd.Stderr = lockedWriter{&s.smu, s.stderr}
 	s.cmd = cmd

@@ -17,7 +17,8 @@ type runSpec struct {
 	argv      []string
 	cmdline   string // raw Windows command line (native Windows only)
 	dir       string
-	env       []string // full environment; nil inherits
+	env       []string          // full environment; nil inherits
+	reqEnv    map[string]string // the request's own variables, within env
 	stdin     []byte
 	timeout   time.Duration
 	maxOutput int
@@ -30,10 +31,15 @@ type runSpec struct {
 // kills the whole process tree when the timeout expires or ctx is done.
 func runProcess(ctx context.Context, spec runSpec) (*Result, error) {
 	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
-	if runtime.GOOS == "windows" && spec.cmdline == "" {
+	if runtime.GOOS == "windows" {
 		// os/exec finds a name through PATHEXT, so "deploy" may be
 		// deploy.cmd: judge the file it found.
-		if err := checkBatchArgs(cmd.Path, spec.argv[1:]); err != nil {
+		if spec.cmdline == "" {
+			if err := checkBatchArgs(cmd.Path, spec.argv[1:]); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkBatchEnv(cmd.Path, spec.reqEnv); err != nil {
 			return nil, err
 		}
 	}

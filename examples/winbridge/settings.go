@@ -63,6 +63,11 @@ func envErrors(err error, set map[string]bool) error {
 	return errors.Join(out...)
 }
 
+// serverSecretEnv are the variables that carry winbridge's own secrets:
+// no program it runs inherits them (a program printing its environment
+// would hand the model the HTTP token, or the Redis password).
+var serverSecretEnv = []string{"WINBRIDGE_HTTP_TOKEN", "WINBRIDGE_REDIS_URL"}
+
 // parseSettings reads the environment (through getenv) and then the flags,
 // which win. Help output shows the values in effect.
 func parseSettings(args []string, getenv func(string) string, out io.Writer) (*settings, error) {
@@ -127,6 +132,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 		}
 	}
 	s.cfg.CodePage = *codepage
+	s.cfg.HideEnv = serverSecretEnv
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("-log-level (or WINBRIDGE_LOG_LEVEL): %w", err)
 	}
