@@ -99,6 +99,12 @@ var errInexact = errors.New("inexact number")
 // judged exactly only against a schema whose own numbers are exact
 // (bigExact).
 func decodeArgs(raw []byte) (v any, big string, err error) {
+	return decodeExact(raw, "argument")
+}
+
+// decodeExact is decodeArgs for any JSON value; what names its members
+// in errors ("argument", "structuredContent member").
+func decodeExact(raw []byte, what string) (v any, big string, err error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	if err := d.Decode(&v); err != nil {
@@ -107,15 +113,15 @@ func decodeArgs(raw []byte) (v any, big string, err error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, "", errors.New("invalid JSON: data after the value")
 	}
-	v, err = exactNumbers(v, "", &big)
+	v, err = exactNumbers(v, "", what, &big)
 	return v, big, err
 }
 
-func exactNumbers(v any, where string, big *string) (any, error) {
+func exactNumbers(v any, where, what string, big *string) (any, error) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, mv := range t {
-			nv, err := exactNumbers(mv, where+"."+k, big)
+			nv, err := exactNumbers(mv, where+"."+k, what, big)
 			if err != nil {
 				return nil, err
 			}
@@ -123,7 +129,7 @@ func exactNumbers(v any, where string, big *string) (any, error) {
 		}
 	case []any:
 		for i, e := range t {
-			nv, err := exactNumbers(e, where+"["+strconv.Itoa(i)+"]", big)
+			nv, err := exactNumbers(e, where+"["+strconv.Itoa(i)+"]", what, big)
 			if err != nil {
 				return nil, err
 			}
@@ -132,14 +138,23 @@ func exactNumbers(v any, where string, big *string) (any, error) {
 	case json.Number:
 		n, isBig, err := exactNumber(string(t))
 		if err != nil {
-			return nil, fmt.Errorf("argument %s: %w", cutUTF8(where[1:], maxAuditName), err)
+			return nil, fmt.Errorf("%s %s: %w", what, placeOf(where), err)
 		}
 		if isBig && *big == "" {
-			*big = cutUTF8(where[1:], maxAuditName)
+			*big = placeOf(where)
 		}
 		return n, nil
 	}
 	return v, nil
+}
+
+// placeOf is where a value is, as errors quote it: "" for the whole
+// value (a bare number), cut at maxAuditName (the sender chose the names).
+func placeOf(where string) string {
+	if where == "" {
+		return "(the whole value)"
+	}
+	return cutUTF8(where[1:], maxAuditName)
 }
 
 // exactNumber is s as int64, uint64 or float64 (see decodeArgs); big

@@ -158,3 +158,16 @@ func FuzzExactNumber(f *testing.F) {
 		}
 	})
 }
+
+// TestBareNumberArguments: arguments that are a bare number are refused
+// as not an object, whatever the number; locating a number in them must
+// not fail (the top level has no member name).
+func TestBareNumberArguments(t *testing.T) {
+	f := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	for _, a := range []string{"1e400", "9007199254740993", "5"} {
+		code, _ := f.rawCall(t, "up__echo", json.RawMessage(a))
+		if code != CodeInvalidArguments {
+			t.Errorf("%s: %s", a, code)
+		}
+	}
+}
