@@ -105,13 +105,22 @@ func decodeArgs(raw []byte) (v any, big string, err error) {
 // decodeExact is decodeArgs for any JSON value; what names its members
 // in errors ("argument", "structuredContent member").
 func decodeExact(raw []byte, what string) (v any, big string, err error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		return nil, "", err
+	// jsonscan.DecodeAny decodes as a json.Decoder with UseNumber does,
+	// in one pass and with no decoder to allocate; json.Decoder only
+	// says what is wrong with what it cannot decode.
+	ok := jsonscan.Valid(raw) // DecodeAny takes valid JSON only
+	if ok {
+		v, ok = jsonscan.DecodeAny(raw)
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, "", errors.New("invalid JSON: data after the value")
+	if !ok {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			return nil, "", err
+		}
+		if _, err := d.Token(); err != io.EOF {
+			return nil, "", errors.New("invalid JSON: data after the value")
+		}
 	}
 	v, err = exactNumbers(v, "", what, &big)
 	return v, big, err

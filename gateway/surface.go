@@ -59,6 +59,8 @@ type exposed struct {
 	nulls    *nullPlan
 	paths    []argPath
 	bigExact bool // input judges integers past 2^53 exactly (args.go)
+	// outBigExact: output judges integers past 2^53 exactly.
+	outBigExact bool
 }
 
 func (e *exposed) key() string { return e.Server + "/" + e.Tool }
@@ -233,6 +235,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	if t.OutputSchema != nil {
 		if out, err := compileSchema(t.OutputSchema, false); err == nil {
 			e.output = out
+			e.outBigExact = bigExact(t.OutputSchema)
 			def.OutputSchema = cutSchemaProse(t.OutputSchema)
 		} else {
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)

@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+)
+
+// exactOutSchema bounds numbers where float64 cannot tell them apart
+// from their neighbours.
+const exactOutSchema = `{"type":"object","properties":{
+	"n":{"type":"integer","maximum":9007199254740992},
+	"f":{"type":"number","maximum":0.1},
+	"z":{"type":"number","exclusiveMinimum":-1},
+	"s":{"type":"string"}}}`
+
+// rawUpstream is an upstream over Streamable HTTP whose tools "checked"
+// (with exactOutSchema as its outputSchema) and "free" (with none) answer
+// a call with the result bytes given as the argument "raw", verbatim: the
+// facade sees exactly what a server on the wire could send.
+func rawUpstream(t *testing.T) map[string]*HTTPServer {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "raw", Version: "1"}, nil)
+	in := json.RawMessage(`{"type":"object","properties":{"raw":{"type":"string"}},"required":["raw"]}`)
+	never := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errString("answered by the interceptor")
+	}
+	s.AddTool(&mcp.Tool{Name: "checked", InputSchema: in, OutputSchema: json.RawMessage(exactOutSchema)}, never)
+	s.AddTool(&mcp.Tool{Name: "free", InputSchema: in}, never)
+	h := mcphttp.NewHandler(s, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params struct {
+					Arguments struct {
+						Raw string `json:"raw"`
+					} `json:"arguments"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(body, &req) == nil && req.Method == "tools/call" {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+req.Params.Arguments.Raw+`}`)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return map[string]*HTTPServer{"raw": {URL: ts.URL}}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// TestOutputExact: the facade judges a remote tool's structuredContent
+// as the server wrote it, and forwards what it judged, byte for byte
+// but for white space.
+func TestOutputExact(t *testing.T) {
+	f := start(t, &Options{HTTP: rawUpstream(t), Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	res := func(sc string) string {
+		return `{"content":[{"type":"text","text":"x"}],"structuredContent":` + sc + `}`
+	}
+	for _, tc := range []struct {
+		tool, result string
+		code         Code
+		forwarded    string // "" when refused
+	}{
+		// Past 2^53: float64 rounds ...993 down to the maximum.
+		{"checked", res(`{"n":9007199254740993}`), CodeOutputSchema, ""},
+		{"checked", res(`{"n":9007199254740992}`), CodeOK, `{"n":9007199254740992}`},
+		{"checked", res(`{"n":-9007199254740993, "s":"a"}`), CodeOK, `{"n":-9007199254740993,"s":"a"}`},
+		// Without a schema nothing is judged, and nothing is rounded.
+		{"free", res(`{"n":9007199254740993,"f":0.10000000000000000001,"e":1E+2,"m":-0}`), CodeOK, `{"n":9007199254740993,"f":0.10000000000000000001,"e":1E+2,"m":-0}`},
+		{"free", res(`[18446744073709551617]`), CodeOK, `[18446744073709551617]`},
+		// -0 is 0: it passes exclusiveMinimum -1 and is forwarded as written.
+		{"checked", res(`{"z":-0}`), CodeOK, `{"z":-0}`},
+		{"checked", res(`{"z":-1}`), CodeOutputSchema, ""},
+		// Past 64 bits, or past float64: refused rather than rounded.
+		{"checked", res(`{"n":18446744073709551617}`), CodeOutputSchema, ""},
+		{"checked", res(`{"z":1e400}`), CodeUpstreamMalformed, ""},
+		// A member given twice: parsers disagree on which one counts.
+		{"checked", res(`{"n":"x","n":1}`), CodeUpstreamMalformed, ""},
+		{"free", res(`{"a":{"n":"x","n":1}}`), CodeUpstreamMalformed, ""},
+		{"checked", `{"content":[],"structuredContent":{"n":"x"},"structuredContent":{"n":1}}`, CodeUpstreamMalformed, ""},
+		{"checked", `{"content":[],"structuredContent":{"n":"x"},"StructuredContent":{"n":1}}`, CodeUpstreamMalformed, ""},
+		{"checked", `{"content":[],"structuredContent":{"n":"x"},"ſtructuredContent":{"n":1}}`, CodeUpstreamMalformed, ""},
+		// A name that differs only in case counts as the member, as
+		// encoding/json reads it.
+		{"checked", `{"content":[],"StructuredContent":{"n":9007199254740993}}`, CodeOutputSchema, ""},
+		{"free", `{"content":[],"STRUCTUREDCONTENT":{"n":9007199254740993}}`, CodeOK, `{"n":9007199254740993}`},
+		// HTML-sensitive characters are escaped as the facade encodes
+		// them: the same string, never more bytes than the cap checked.
+		{"free", res(`{"s":"<&>"}`), CodeOK, `{"s":"\u003c\u0026\u003e"}`},
+		{"checked", res(`null`), CodeOutputSchema, ""},
+	} {
+		code, sc := f.rawCall(t, "raw__"+tc.tool, map[string]any{"raw": tc.result})
+		if code != tc.code {
+			t.Errorf("%s %s: code %s, want %s (forwarded %s)", tc.tool, tc.result, code, tc.code, sc)
+			continue
+		}
+		if tc.forwarded != "" && sc != tc.forwarded {
+			t.Errorf("%s %s: forwarded %s, want %s", tc.tool, tc.result, sc, tc.forwarded)
+		}
+	}
+}
+
+// TestOutputExactInProcess: an in-process tool's structuredContent is
+// judged exactly too, and what is forwarded is what was judged.
+func TestOutputExactInProcess(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "in", Version: "1"}, nil)
+	in := json.RawMessage(`{"type":"object","properties":{"raw":{"type":"string"}},"required":["raw"]}`)
+	give := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Raw string }
+		_ = json.Unmarshal(req.Params.Arguments, &a)
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(strings.ReplaceAll(a.Raw, "BAD", "\xff"))}, nil
+	}
+	s.AddTool(&mcp.Tool{Name: "checked", InputSchema: in, OutputSchema: json.RawMessage(exactOutSchema)}, give)
+	s.AddTool(&mcp.Tool{Name: "free", InputSchema: in}, give)
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"in": s}, Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	for _, tc := range []struct {
+		tool, sc  string
+		code      Code
+		forwarded string
+	}{
+		{"checked", `{"n":9007199254740993}`, CodeOutputSchema, ""},
+		{"checked", `{"n":9007199254740992}`, CodeOK, `{"n":9007199254740992}`},
+		{"free", `{"n": 9007199254740993}`, CodeOK, `{"n":9007199254740993}`},
+		// A Go value may hold what no wire message can: a member twice,
+		// a string that is not UTF-8 (the tool writes BAD as a byte 0xff).
+		{"checked", `{"n":"x","n":1}`, CodeUpstreamMalformed, ""},
+		{"checked", `{"s":"BAD"}`, CodeUpstreamMalformed, ""},
+		{"free", `{"s":"BAD"}`, CodeUpstreamMalformed, ""},
+	} {
+		code, sc := f.rawCall(t, "in__"+tc.tool, map[string]any{"raw": tc.sc})
+		if code != tc.code {
+			t.Errorf("%s %q: code %s, want %s (forwarded %s)", tc.tool, tc.sc, code, tc.code, sc)
+			continue
+		}
+		if tc.forwarded != "" && sc != tc.forwarded {
+			t.Errorf("%s %q: forwarded %s, want %s", tc.tool, tc.sc, sc, tc.forwarded)
+		}
+	}
+}

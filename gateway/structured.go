@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// The facade checks a tool's structuredContent and forwards it. Package
+// mcp decodes it into an any, numbers as float64: 9007199254740993 would
+// be judged, and forwarded, as 9007199254740992. So the facade keeps the
+// bytes the upstream sent (structuredMember), encodes them once as they
+// will be forwarded (checkStructured), judges that encoding with numbers
+// read exactly (decodeExact), and forwards the very bytes it judged.
+
+// structuredName is the member of a result that holds structured content.
+var structuredName = []byte("structuredContent")
+
+// structuredMember returns the raw value of the member of the result
+// object raw that encoding/json decodes into
+// mcp.CallToolResult.StructuredContent: the one whose name equals
+// "structuredContent" ignoring case, as encoding/json matches names. A
+// result with two such members is refused: encoding/json keeps the last,
+// other parsers the first, and the facade would judge one while a client
+// might read the other. raw must be valid JSON (it was decoded).
+func structuredMember(raw []byte) ([]byte, error) {
+	var v []byte
+	n := 0
+	err := jsonscan.MembersBytes(raw, func(k, mv []byte) bool {
+		if bytes.EqualFold(k, structuredName) {
+			v = mv
+			n++
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the server's result is not an object: %w", err)
+	case n > 1:
+		return nil, errors.New("the server's result gives structuredContent more than once")
+	}
+	return v, nil
+}
+
+// checkStructured checks res.StructuredContent (not nil) as step 9 of
+// the pipeline does, and returns res with it as the bytes it judged,
+// which are the bytes the client receives: encoding/json writes a
+// json.RawMessage as it is, but for white space and HTML escapes, which
+// the encoding here has already applied. res is not changed (it may be
+// an in-process tool's own value). On a refusal it returns the code and
+// the reason.
+func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.CallToolResult, Code, error) {
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return nil, CodeUpstreamMalformed, fmt.Errorf("returned structured content that cannot be encoded: %v", cutUTF8(err.Error(), 256))
+	}
+	if len(b) > maxBytes {
+		return nil, CodeResultTooLarge, fmt.Errorf("returned %d bytes of structured content; the cap is %d", len(b), maxBytes)
+	}
+	// A wire message is UTF-8 and the transport checked it; an
+	// in-process tool's json.RawMessage need not be, and the facade
+	// would judge its strings with U+FFFD where the bytes go out as sent.
+	if !utf8.Valid(b) {
+		return nil, CodeUpstreamMalformed, errors.New("returned structured content that is not valid UTF-8")
+	}
+	if d := dupIn(b); d != "" {
+		return nil, CodeUpstreamMalformed, fmt.Errorf("returned structured content with member %s given twice (parsers disagree on which one counts)", placeOf(d))
+	}
+	if e.output != nil && !res.IsError {
+		v, big, err := decodeExact(b, "structuredContent member")
+		switch {
+		case errors.Is(err, errInexact):
+			return nil, CodeOutputSchema, fmt.Errorf("returned structured content the facade cannot check exactly against its output schema: %w", err)
+		case err != nil:
+			return nil, CodeUpstreamMalformed, fmt.Errorf("returned structured content that does not decode: %v", cutUTF8(err.Error(), 256))
+		case big != "" && !e.outBigExact:
+			return nil, CodeOutputSchema, fmt.Errorf("returned structured content with member %s an integer of magnitude 2^53 or more, which the facade cannot check exactly against its output schema (it has multipleOf, or numbers a float64 does not hold)", big)
+		}
+		if err := e.output.Validate(v); err != nil {
+			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
+		}
+	}
+	if rm, ok := res.StructuredContent.(json.RawMessage); ok && bytes.Equal(rm, b) {
+		return res, CodeOK, nil
+	}
+	cp := *res
+	cp.StructuredContent = json.RawMessage(b)
+	return &cp, CodeOK, nil
+}
