@@ -98,13 +98,13 @@ var errInexact = errors.New("inexact number")
 // magnitude 2^53 or more, "" when there is none: such an integer is
 // judged exactly only against a schema whose own numbers are exact
 // (bigExact).
-func decodeArgs(raw []byte) (v any, big string, err error) {
-	return decodeExact(raw, "argument")
+func decodeArgs(raw []byte, near schemaNumbers) (v any, big string, err error) {
+	return decodeExact(raw, "argument", near)
 }
 
 // decodeExact is decodeArgs for any JSON value; what names its members
 // in errors ("argument", "structuredContent member").
-func decodeExact(raw []byte, what string) (v any, big string, err error) {
+func decodeExact(raw []byte, what string, near schemaNumbers) (v any, big string, err error) {
 	// jsonscan.DecodeAny decodes as a json.Decoder with UseNumber does,
 	// in one pass and with no decoder to allocate; json.Decoder only
 	// says what is wrong with what it cannot decode.
@@ -122,15 +122,15 @@ func decodeExact(raw []byte, what string) (v any, big string, err error) {
 			return nil, "", errors.New("invalid JSON: data after the value")
 		}
 	}
-	v, err = exactNumbers(v, "", what, &big)
+	v, err = exactNumbers(v, "", what, near, &big)
 	return v, big, err
 }
 
-func exactNumbers(v any, where, what string, big *string) (any, error) {
+func exactNumbers(v any, where, what string, near schemaNumbers, big *string) (any, error) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, mv := range t {
-			nv, err := exactNumbers(mv, where+"."+k, what, big)
+			nv, err := exactNumbers(mv, where+"."+k, what, near, big)
 			if err != nil {
 				return nil, err
 			}
@@ -138,7 +138,7 @@ func exactNumbers(v any, where, what string, big *string) (any, error) {
 		}
 	case []any:
 		for i, e := range t {
-			nv, err := exactNumbers(e, where+"["+strconv.Itoa(i)+"]", what, big)
+			nv, err := exactNumbers(e, where+"["+strconv.Itoa(i)+"]", what, near, big)
 			if err != nil {
 				return nil, err
 			}
@@ -146,6 +146,9 @@ func exactNumbers(v any, where, what string, big *string) (any, error) {
 		}
 	case json.Number:
 		n, isBig, err := exactNumber(string(t))
+		if err == nil && near != nil {
+			err = near.judgeable(string(t), n)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", what, placeOf(where), err)
 		}

@@ -101,7 +101,7 @@ func TestExactNumberLong(t *testing.T) {
 			t.Errorf("%.20s…: %.300v", s, err)
 		}
 	}
-	if _, _, err := decodeArgs([]byte(`{"` + strings.Repeat("k", 5000) + `":1e400}`)); !errors.Is(err, errInexact) || len(err.Error()) > maxAuditName+200 {
+	if _, _, err := decodeArgs([]byte(`{"`+strings.Repeat("k", 5000)+`":1e400}`), nil); !errors.Is(err, errInexact) || len(err.Error()) > maxAuditName+200 {
 		t.Errorf("long key: %.300v", err)
 	}
 }

@@ -137,7 +137,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		var big string
 		var err error
-		args, big, err = decodeArgs(raw)
+		args, big, err = decodeArgs(raw, e.inNear)
 		switch {
 		case errors.Is(err, errInexact):
 			return c.refuse(CodeInvalidArguments, "%v (the facade refuses numbers it cannot check exactly; send an integer of at most 64 bits, or a number a float64 holds)", err)

@@ -72,7 +72,7 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 		return nil, CodeUpstreamMalformed, fmt.Errorf("returned structured content with member %s given twice (parsers disagree on which one counts)", placeOf(d))
 	}
 	if e.output != nil && !res.IsError {
-		v, big, err := decodeExact(b, "structuredContent member")
+		v, big, err := decodeExact(b, "structuredContent member", e.outNear)
 		switch {
 		case errors.Is(err, errInexact):
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content the facade cannot check exactly against its output schema: %w", err)
