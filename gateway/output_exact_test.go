@@ -154,3 +154,31 @@ func TestOutputExactInProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownBlockExact: a content block of a type the facade does not
+// know is forwarded as the server wrote it, so it must read one way
+// only: a block that gives "type" twice is a text block to a parser that
+// keeps the first member, and an unknown one to the facade.
+func TestUnknownBlockExact(t *testing.T) {
+	f := start(t, &Options{HTTP: rawUpstream(t), Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	for result, want := range map[string]Code{
+		`{"content":[{"type":"text","type":"x-note","text":"hi"}]}`:        CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","data":{"a":1,"a":2}}]}`:             CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","data":{"n":9007199254740993}}]}`:    CodeOK,
+		`{"content":[{"type":"text","text":"a"},{"type":"x-note","a":1}]}`: CodeOK,
+	} {
+		if code, _ := f.rawCall(t, "raw__free", map[string]any{"raw": result}); code != want {
+			t.Errorf("%s: %s, want %s", result, code, want)
+		}
+	}
+
+	s := mcp.NewServer(&mcp.Implementation{Name: "in", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.UnknownContent{Type: "x-note", Raw: json.RawMessage("{\"type\":\"x-note\",\"s\":\"\xff\"}")}}}, nil
+		})
+	fi := start(t, &Options{Servers: map[string]*mcp.Server{"in": s}, Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	if code, _ := fi.rawCall(t, "in__t", map[string]any{}); code != CodeUpstreamMalformed {
+		t.Errorf("an in-process block that is not UTF-8: %s", code)
+	}
+}

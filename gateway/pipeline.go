@@ -268,6 +268,9 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	}
 
 	// 9. Output checks.
+	if err := checkRawBlocks(res.Content); err != nil {
+		return c.fail(CodeUpstreamMalformed, "tool %q returned a result the facade cannot forward as it read it: %v", name, err)
+	}
 	if res.StructuredContent != nil {
 		// What is forwarded is what was judged (structured.go).
 		var code Code

@@ -92,3 +92,26 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 	cp.StructuredContent = json.RawMessage(b)
 	return &cp, CodeOK, nil
 }
+
+// checkRawBlocks checks the content blocks of types the facade does not
+// know (mcp.UnknownContent), which are forwarded as received: like
+// structuredContent, each must read one way only. A member given twice
+// ("type" above all: the facade reads the last, a client may read the
+// first and take the block for text it never capped as text) or, for an
+// in-process tool's block, bytes that are not UTF-8 or not JSON would
+// let the client read what the facade did not.
+func checkRawBlocks(blocks []mcp.Content) error {
+	for i, c := range blocks {
+		u, ok := c.(*mcp.UnknownContent)
+		if !ok {
+			continue
+		}
+		switch {
+		case !utf8.Valid(u.Raw) || !jsonscan.Valid(u.Raw):
+			return fmt.Errorf("content block %d is not valid JSON in UTF-8", i)
+		case dupIn(u.Raw) != "":
+			return fmt.Errorf("content block %d gives member %s twice (parsers disagree on which one counts)", i, placeOf(dupIn(u.Raw)))
+		}
+	}
+	return nil
+}
