@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
@@ -180,5 +181,33 @@ func TestUnknownBlockExact(t *testing.T) {
 	fi := start(t, &Options{Servers: map[string]*mcp.Server{"in": s}, Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
 	if code, _ := fi.rawCall(t, "in__t", map[string]any{}); code != CodeUpstreamMalformed {
 		t.Errorf("an in-process block that is not UTF-8: %s", code)
+	}
+}
+
+// TestSamplingBlockExact: a tool result has no business carrying
+// sampling's tool_use and tool_result blocks, but one that does has them
+// forwarded as written: package mcp decodes their input and
+// structuredContent with numbers as float64, which the facade must not
+// pass on rounded.
+func TestSamplingBlockExact(t *testing.T) {
+	f := start(t, &Options{HTTP: rawUpstream(t), Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	for _, block := range []string{
+		`{"type":"tool_use","id":"1","name":"x","input":{"n":9007199254740993}}`,
+		`{"type":"tool_result","toolUseId":"1","content":[],"structuredContent":{"n":9007199254740993}}`,
+	} {
+		result := `{"content":[{"type":"text","text":"a"},` + block + `]}`
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		var raw json.RawMessage
+		err := f.c.Call(ctx, "tools/call", map[string]any{"name": "raw__free", "arguments": map[string]any{"raw": result}}, &raw)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(raw, []byte(block)) {
+			t.Errorf("%s forwarded as %s", block, raw)
+		}
+	}
+	if code, _ := f.rawCall(t, "raw__free", map[string]any{"raw": `{"content":[{"type":"tool_use","id":"1","id":"2","name":"x","input":{}}]}`}); code != CodeUpstreamMalformed {
+		t.Errorf("a tool_use block with a member twice: %s", code)
 	}
 }

@@ -320,6 +320,9 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 	if res.Content == nil && res.StructuredContent == nil {
 		return nil, CodeUpstreamMalformed, errors.New("the server's result has no content")
 	}
+	if err := keepSamplingBlocks(&res, raw); err != nil {
+		return nil, CodeUpstreamMalformed, err
+	}
 	if res.StructuredContent != nil {
 		// Decoded with numbers as float64: the facade judges and
 		// forwards the bytes the server sent instead (structured.go).

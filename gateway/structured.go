@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
@@ -29,22 +30,77 @@ var structuredName = []byte("structuredContent")
 // other parsers the first, and the facade would judge one while a client
 // might read the other. raw must be valid JSON (it was decoded).
 func structuredMember(raw []byte) ([]byte, error) {
+	v, n, err := memberFold(raw, structuredName)
+	switch {
+	case err != nil:
+		return nil, err
+	case n > 1:
+		return nil, errors.New("the server's result gives structuredContent more than once")
+	}
+	return v, nil
+}
+
+// memberFold returns the value of the last member of the object raw
+// whose name equals name ignoring case (the one encoding/json decodes
+// into the field of that name), and how many such members there are.
+func memberFold(raw, name []byte) ([]byte, int, error) {
 	var v []byte
 	n := 0
 	err := jsonscan.MembersBytes(raw, func(k, mv []byte) bool {
-		if bytes.EqualFold(k, structuredName) {
+		if bytes.EqualFold(k, name) {
 			v = mv
 			n++
 		}
 		return true
 	})
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("the server's result is not an object: %w", err)
-	case n > 1:
-		return nil, errors.New("the server's result gives structuredContent more than once")
+	if err != nil {
+		return nil, 0, fmt.Errorf("the server's result is not an object: %w", err)
 	}
-	return v, nil
+	return v, n, nil
+}
+
+var contentName = []byte("content")
+
+// keepSamplingBlocks replaces sampling's tool_use and tool_result
+// blocks in res, a result decoded from raw, by the bytes the server sent
+// for them (as mcp.UnknownContent, which is forwarded as it is): package
+// mcp decodes their input and structuredContent with numbers as float64,
+// and a tool result may not carry them at all, so the facade has nothing
+// to judge in them and must not round what it forwards. Other results
+// are left alone, at no cost.
+func keepSamplingBlocks(res *mcp.CallToolResult, raw []byte) error {
+	if !slices.ContainsFunc(res.Content, isSamplingBlock) {
+		return nil
+	}
+	list, _, err := memberFold(raw, contentName)
+	if err != nil {
+		return err
+	}
+	var blocks [][]byte
+	if err := jsonscan.Elements(list, func(b []byte) bool { blocks = append(blocks, b); return true }); err != nil || len(blocks) != len(res.Content) {
+		return errors.New("the server's content list does not read the same twice")
+	}
+	for i, c := range res.Content {
+		if isSamplingBlock(c) {
+			res.Content[i] = &mcp.UnknownContent{Type: blockType(c), Raw: bytes.Clone(blocks[i])}
+		}
+	}
+	return nil
+}
+
+func isSamplingBlock(c mcp.Content) bool {
+	switch c.(type) {
+	case *mcp.ToolUseContent, *mcp.ToolResultContent:
+		return true
+	}
+	return false
+}
+
+func blockType(c mcp.Content) string {
+	if _, ok := c.(*mcp.ToolUseContent); ok {
+		return "tool_use"
+	}
+	return "tool_result"
 }
 
 // checkStructured checks res.StructuredContent (not nil) as step 9 of
