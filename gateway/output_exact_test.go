@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -130,7 +131,15 @@ func TestOutputExactInProcess(t *testing.T) {
 	}
 	s.AddTool(&mcp.Tool{Name: "checked", InputSchema: in, OutputSchema: json.RawMessage(exactOutSchema)}, give)
 	s.AddTool(&mcp.Tool{Name: "free", InputSchema: in}, give)
+	s.AddTool(&mcp.Tool{Name: "nan", InputSchema: in}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"x": math.NaN()}}, nil
+	})
 	f := start(t, &Options{Servers: map[string]*mcp.Server{"in": s}, Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	// A value JSON cannot hold is the tool's fault, told as such: it
+	// would fail the facade's own encoding of the result.
+	if code, _ := f.rawCall(t, "in__nan", map[string]any{"raw": ""}); code != CodeUpstreamMalformed {
+		t.Errorf("NaN: %s", code)
+	}
 	for _, tc := range []struct {
 		tool, sc  string
 		code      Code
