@@ -22,22 +22,26 @@ import (
 // number differs from a number of the schema only past float64's
 // precision: no ordinary value is refused.
 
-// schemaNumber is a number written in a schema.
-type schemaNumber struct {
-	lit string
-	r   *bigpkg.Rat // its exact value; nil when not read exactly
-}
+// schemaNumbers are a schema's numbers by the float64 they read as;
+// nil when it has none. Of the numbers that read as one float64 only the
+// least and the greatest matter (judgeable), so a schema that repeats a
+// number costs a call nothing more.
+type schemaNumbers map[float64]*numberRange
 
-// schemaNumbers are a schema's numbers by the float64 they read as; nil
-// when it has none.
-type schemaNumbers map[float64][]schemaNumber
+// numberRange is the least and greatest exact value of the numbers that
+// read as one float64, and their literals, for refusals to quote.
+type numberRange struct {
+	lo, hi       *bigpkg.Rat
+	loLit, hiLit string
+	unread       string // a literal not read exactly, if any
+}
 
 // numbersOf returns the numbers written in schema, under any keyword:
 // minimum, maximum, their exclusive forms, const and enum are those the
 // validator compares with, and the others cost only a look-up. A number
 // too long to read exactly (maxExactDigits), or too small for float64
-// (1e-400), is kept with no exact value: an instance that reads as the
-// same float64 is refused.
+// (1e-400), makes a number of a call that reads as the same float64 be
+// refused.
 func numbersOf(schema []byte) schemaNumbers {
 	var out schemaNumbers
 	d := json.NewDecoder(bytes.NewReader(schema))
@@ -55,14 +59,25 @@ func numbersOf(schema []byte) schemaNumbers {
 		if err != nil {
 			continue // ±Inf: jsonschema-go does not compile the schema
 		}
-		sn := schemaNumber{lit: string(n)}
-		if r, ok := exactLiteral(string(n), f); ok {
-			sn.r = r
-		}
 		if out == nil {
 			out = schemaNumbers{}
 		}
-		out[f] = append(out[f], sn)
+		nr := out[f]
+		if nr == nil {
+			nr = &numberRange{}
+			out[f] = nr
+		}
+		r, ok := exactLiteral(string(n), f)
+		switch {
+		case !ok:
+			nr.unread = string(n)
+		case nr.lo == nil:
+			nr.lo, nr.hi, nr.loLit, nr.hiLit = r, r, string(n), string(n)
+		case r.Cmp(nr.lo) < 0:
+			nr.lo, nr.loLit = r, string(n)
+		case r.Cmp(nr.hi) > 0:
+			nr.hi, nr.hiLit = r, string(n)
+		}
 	}
 }
 
@@ -86,7 +101,11 @@ func exactLiteral(s string, f float64) (*bigpkg.Rat, bool) {
 
 // judgeable returns an error wrapping errInexact when the validator,
 // given inst (exactNumber's reading of the literal s), could answer
-// otherwise than the literals mean against a number of the schema.
+// otherwise than the literals mean against a number of the schema that
+// reads as the same float64. The validator compares inst with that
+// float64, read; the literals compare s with each such number. They
+// agree for all of them when s is above the greatest (inst above read),
+// below the least (inst below), or equal to all (inst equal).
 func (sn schemaNumbers) judgeable(s string, inst any) error {
 	var key float64
 	switch v := inst.(type) {
@@ -99,13 +118,16 @@ func (sn schemaNumbers) judgeable(s string, inst any) error {
 	default:
 		return nil
 	}
-	list, found := sn[key]
-	if !found {
+	nr := sn[key]
+	if nr == nil {
 		return nil
+	}
+	if nr.unread != "" {
+		return fmt.Errorf("%w: %s reads as the same float64 as the schema's %s, which the facade does not read exactly", errInexact, shortNumber(s), shortNumber(nr.unread))
 	}
 	exact, ok := exactLiteral(s, key)
 	if !ok {
-		return fmt.Errorf("%w: %s is too close to the schema's %s for the facade to read it exactly", errInexact, shortNumber(s), shortNumber(list[0].lit))
+		return fmt.Errorf("%w: %s is too close to the schema's %s for the facade to read it exactly", errInexact, shortNumber(s), shortNumber(nr.loLit))
 	}
 	seen := new(bigpkg.Rat) // what the validator compares: inst
 	switch v := inst.(type) {
@@ -116,11 +138,22 @@ func (sn schemaNumbers) judgeable(s string, inst any) error {
 	case float64:
 		seen.SetFloat64(v)
 	}
-	read := new(bigpkg.Rat).SetFloat64(key) // the schema's number as the validator reads it
-	for _, n := range list {
-		if n.r == nil || seen.Cmp(read) != exact.Cmp(n.r) {
-			return fmt.Errorf("%w: %s and the schema's %s read as the same float64, and the facade's validator would not compare them as written", errInexact, shortNumber(s), shortNumber(n.lit))
+	read := new(bigpkg.Rat).SetFloat64(key)
+	var agree bool
+	other := nr.loLit
+	switch seen.Cmp(read) {
+	case 1:
+		agree, other = exact.Cmp(nr.hi) > 0, nr.hiLit
+	case -1:
+		agree = exact.Cmp(nr.lo) < 0
+	default:
+		agree = exact.Cmp(nr.lo) == 0 && exact.Cmp(nr.hi) == 0
+		if exact.Cmp(nr.lo) == 0 {
+			other = nr.hiLit
 		}
+	}
+	if !agree {
+		return fmt.Errorf("%w: %s and the schema's %s read as the same float64, and the facade's validator would not compare them as written", errInexact, shortNumber(s), shortNumber(other))
 	}
 	return nil
 }

@@ -151,3 +151,31 @@ func judgeAgainst(t *testing.T, bound, inst string) {
 		}
 	}
 }
+
+// TestJudgeableRange: of the schema's numbers that read as one float64,
+// the least and the greatest decide.
+func TestJudgeableRange(t *testing.T) {
+	sn := numbersOf([]byte(`{"enum":[0.1,0.10000000000000000001,0.09999999999999999999,0.1,1.00000000000000000001,1]}`))
+	for s, ok := range map[string]bool{
+		"0.1":                     false, // the float64 0.1 equals none of them exactly but one
+		"0.100000000000000000015": false,
+		"0.2":                     true,
+		"1":                       false,
+		"2":                       true,
+	} {
+		n, _, err := exactNumber(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sn.judgeable(s, n); (err == nil) != ok {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	one := numbersOf([]byte(`{"minimum":0.1,"maximum":0.10}`))
+	if err := one.judgeable("0.1", 0.1); err != nil {
+		t.Errorf("0.1 against 0.1 and 0.10: %v", err)
+	}
+	if err := one.judgeable("0.10000000000000000001", 0.1); err == nil {
+		t.Error("0.10000000000000000001 against 0.1 let through")
+	}
+}
