@@ -93,6 +93,10 @@ func TestOutputExact(t *testing.T) {
 		// Past 64 bits, or past float64: refused rather than rounded.
 		{"checked", res(`{"n":18446744073709551617}`), CodeOutputSchema, ""},
 		{"checked", res(`{"z":1e400}`), CodeUpstreamMalformed, ""},
+		{"free", res(`{"z":1e400}`), CodeUpstreamMalformed, ""},
+		{"checked", res(`{"z":1e-400}`), CodeOutputSchema, ""},
+		{"checked", res(`{"z":0e99999999999}`), CodeOK, `{"z":0e99999999999}`},
+		{"free", res(`{"z":1e-400,"y":1.5e-99999999999}`), CodeOK, `{"z":1e-400,"y":1.5e-99999999999}`},
 		// A member given twice: parsers disagree on which one counts.
 		{"checked", res(`{"n":"x","n":1}`), CodeUpstreamMalformed, ""},
 		{"free", res(`{"a":{"n":"x","n":1}}`), CodeUpstreamMalformed, ""},
