@@ -12,12 +12,18 @@ import (
 	"github.com/winbridge/winbridge/mcp"
 )
 
-// The facade checks a tool's structuredContent and forwards it. Package
-// mcp decodes it into an any, numbers as float64: 9007199254740993 would
-// be judged, and forwarded, as 9007199254740992. So the facade keeps the
-// bytes the upstream sent (structuredMember), encodes them once as they
-// will be forwarded (checkStructured), judges that encoding with numbers
-// read exactly (decodeExact), and forwards the very bytes it judged.
+// The parts of a tool result the facade forwards as the server wrote
+// them. The rule: what the facade judges is what it forwards, in the
+// form it forwards it, and that form reads one way only.
+//
+// structuredContent: package mcp decodes it into an any, numbers as
+// float64, so 9007199254740993 would be judged, and forwarded, as
+// 9007199254740992. The facade keeps the bytes the upstream sent
+// (structuredMember), encodes them once as they will be forwarded
+// (checkStructured), judges that encoding with numbers read exactly
+// (decodeExact), and forwards the very bytes it judged. Blocks of
+// unknown types, and sampling blocks (keepSamplingBlocks), are forwarded
+// as received too, and checked to read one way (checkRawBlocks).
 
 // structuredName is the member of a result that holds structured content.
 var structuredName = []byte("structuredContent")
