@@ -101,7 +101,7 @@ func TestExactNumberLong(t *testing.T) {
 			t.Errorf("%.20s…: %.300v", s, err)
 		}
 	}
-	if _, _, err := decodeArgs([]byte(`{"` + strings.Repeat("k", 5000) + `":1e400}`)); !errors.Is(err, errInexact) || len(err.Error()) > maxAuditName+200 {
+	if _, _, err := decodeArgs([]byte(`{"`+strings.Repeat("k", 5000)+`":1e400}`), nil); !errors.Is(err, errInexact) || len(err.Error()) > maxAuditName+200 {
 		t.Errorf("long key: %.300v", err)
 	}
 }
@@ -157,4 +157,17 @@ func FuzzExactNumber(f *testing.F) {
 			t.Fatalf("%s: big %v", s, big)
 		}
 	})
+}
+
+// TestBareNumberArguments: arguments that are a bare number are refused
+// as not an object, whatever the number; locating a number in them must
+// not fail (the top level has no member name).
+func TestBareNumberArguments(t *testing.T) {
+	f := start(t, &Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
+	for _, a := range []string{"1e400", "9007199254740993", "5"} {
+		code, _ := f.rawCall(t, "up__echo", json.RawMessage(a))
+		if code != CodeInvalidArguments {
+			t.Errorf("%s: %s", a, code)
+		}
+	}
 }

@@ -121,7 +121,7 @@ func FuzzFlatSchema(f *testing.F) {
 			}
 		}
 		// As the pipeline decodes them: integers as int64 or uint64.
-		if exact, _, err := decodeArgs([]byte(args)); err == nil {
+		if exact, _, err := decodeArgs([]byte(args), nil); err == nil {
 			if m, ok := exact.(map[string]any); ok && fs.valid(m) {
 				if err := full.Validate(m); err != nil {
 					t.Fatalf("flat accepts exact numbers the full validator refuses: %s %s: %v", schema, args, err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -339,3 +340,21 @@ func changedClient() (*client.Options, chan struct{}) {
 }
 
 func transportPipe() (*transport.Stream, *transport.Stream) { return transport.Pipe(nil) }
+
+// rawCall calls a tool through the facade and returns the code and the
+// structuredContent as the client received it, undecoded.
+func (f *fixture) rawCall(t *testing.T, name string, args any) (Code, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var raw json.RawMessage
+	if err := f.c.Call(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &raw); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var res mcp.CallToolResult
+	if err := res.UnmarshalJSON(raw); err != nil {
+		t.Fatalf("%s: %v: %s", name, err, raw)
+	}
+	sc, _ := jsonscan.Member(raw, "structuredContent")
+	return codeOf(&res), string(sc)
+}

@@ -137,7 +137,7 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		var big string
 		var err error
-		args, big, err = decodeArgs(raw)
+		args, big, err = decodeArgs(raw, e.inNear)
 		switch {
 		case errors.Is(err, errInexact):
 			return c.refuse(CodeInvalidArguments, "%v (the facade refuses numbers it cannot check exactly; send an integer of at most 64 bits, or a number a float64 holds)", err)
@@ -268,17 +268,14 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	}
 
 	// 9. Output checks.
+	if err := checkRawBlocks(res.Content); err != nil {
+		return c.fail(CodeUpstreamMalformed, "tool %q returned a result the facade cannot forward as it read it: %v", name, err)
+	}
 	if res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		if len(b) > st.limits.MaxResultBytes {
-			return c.fail(CodeResultTooLarge, "tool %q returned %d bytes of structured content; the cap is %d", name, len(b), st.limits.MaxResultBytes)
-		}
-		if e.output != nil && !res.IsError {
-			var v any
-			_ = json.Unmarshal(b, &v)
-			if err := e.output.Validate(v); err != nil {
-				return c.fail(CodeOutputSchema, "tool %q returned structured content that does not match its output schema: %v", name, err)
-			}
+		// What is forwarded is what was judged (structured.go).
+		var code Code
+		if res, code, err = checkStructured(res, e, st.limits.MaxResultBytes); err != nil {
+			return c.fail(code, "tool %q %v", name, err)
 		}
 	} else if e.output != nil && !res.IsError {
 		return c.fail(CodeOutputSchema, "tool %q declares an output schema but returned no structured content", name)
@@ -322,6 +319,18 @@ func (g *Gateway) callUpstream(ctx context.Context, req *mcp.CallToolRequest, e 
 	}
 	if res.Content == nil && res.StructuredContent == nil {
 		return nil, CodeUpstreamMalformed, errors.New("the server's result has no content")
+	}
+	if err := keepSamplingBlocks(&res, raw); err != nil {
+		return nil, CodeUpstreamMalformed, err
+	}
+	if res.StructuredContent != nil {
+		// Decoded with numbers as float64: the facade judges and
+		// forwards the bytes the server sent instead (structured.go).
+		sc, err := structuredMember(raw)
+		if err != nil {
+			return nil, CodeUpstreamMalformed, err
+		}
+		res.StructuredContent = json.RawMessage(sc)
 	}
 	for _, b := range res.Content {
 		if b == nil {

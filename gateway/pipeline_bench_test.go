@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,14 +17,20 @@ import (
 // process ("facade"), with the audit going to a JSON handler that
 // discards its output. With no process and no system call in the way the
 // difference is the facade's own work, allocations included; it is the
-// benchmark to profile the facade's call path with.
+// benchmark to profile the facade's call path with. The "-structured"
+// modes call a tool with an outputSchema, whose structuredContent the
+// facade checks.
 func BenchmarkPipeline(b *testing.B) {
-	for _, mode := range []string{"direct", "facade"} {
+	for _, mode := range []string{"direct", "facade", "direct-structured", "facade-structured"} {
 		b.Run(mode, func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			srv, tool := upstreamServer(), "echo"
-			if mode == "facade" {
+			var args any = map[string]string{"text": "hello, world"}
+			if strings.HasSuffix(mode, "-structured") {
+				tool, args = "add", map[string]int{"a": 1, "b": 2}
+			}
+			if strings.HasPrefix(mode, "facade") {
 				g, err := New(&Options{Servers: map[string]*mcp.Server{"up": srv}, Logger: slog.New(slog.DiscardHandler),
 					Audit: slog.NewJSONHandler(discard{}, nil), Policy: &Policy{Budgets: Budgets{CallsPerSession: 1 << 30}}})
 				if err != nil {
@@ -33,7 +40,7 @@ func BenchmarkPipeline(b *testing.B) {
 				if err := g.Start(ctx); err != nil {
 					b.Fatal(err)
 				}
-				srv, tool = g.Server(), "up__echo"
+				srv, tool = g.Server(), "up__"+tool
 			}
 			a, bb := transport.Pipe(nil)
 			srv.Connect(a)
@@ -42,7 +49,6 @@ func BenchmarkPipeline(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			args := map[string]string{"text": "hello, world"}
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := c.CallTool(ctx, tool, args)

@@ -59,6 +59,11 @@ type exposed struct {
 	nulls    *nullPlan
 	paths    []argPath
 	bigExact bool // input judges integers past 2^53 exactly (args.go)
+	// inNear and outNear are the numbers of the input and output schemas
+	// (near.go).
+	inNear, outNear schemaNumbers
+	// outBigExact: output judges integers past 2^53 exactly.
+	outBigExact bool
 }
 
 func (e *exposed) key() string { return e.Server + "/" + e.Tool }
@@ -222,6 +227,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	e.input = in
 	e.flat = compileFlat(t.InputSchema)
 	e.bigExact = bigExact(t.InputSchema)
+	e.inNear = numbersOf(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
@@ -233,6 +239,8 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	if t.OutputSchema != nil {
 		if out, err := compileSchema(t.OutputSchema, false); err == nil {
 			e.output = out
+			e.outBigExact = bigExact(t.OutputSchema)
+			e.outNear = numbersOf(t.OutputSchema)
 			def.OutputSchema = cutSchemaProse(t.OutputSchema)
 		} else {
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)
