@@ -154,8 +154,12 @@ func floodStderr(n int) {
 
 // junkServer answers by hand, with lines of junk on stdout around every
 // response: banners, broken JSON, blank lines. WB_TOOLS=JSON is the array
-// of tools its tools/list answers.
+// of tools its tools/list answers. WB_PAGE_DELAY_MS=N makes tools/list
+// page slowly and without end: each page after N ms, with a next cursor
+// (but for the 50th, a stop for clients that would follow them all).
 func junkServer() int {
+	pageDelay, _ := strconv.Atoi(os.Getenv("WB_PAGE_DELAY_MS"))
+	pages := 0
 	out := bufio.NewWriter(os.Stdout)
 	junk := func() {
 		out.WriteString("Server running on stdio\n")
@@ -184,6 +188,12 @@ func junkServer() int {
 			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`
 			if tools := os.Getenv("WB_TOOLS"); tools != "" {
 				result = `{"tools":` + tools + `}`
+			}
+			if pageDelay > 0 {
+				time.Sleep(time.Duration(pageDelay) * time.Millisecond) // the server's slowness
+				if pages++; pages < 50 {
+					result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"more"}`
+				}
 			}
 		case "ping":
 			result = `{}`
