@@ -151,7 +151,8 @@ type Client struct {
 }
 
 // Connect starts a client on stream and performs the handshake of the
-// chosen protocol era. On failure the stream is closed.
+// chosen protocol era, all of it within Options.Timeout when ctx has no
+// deadline. On failure the stream is closed.
 func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Client, error) {
 	c := &Client{progress: map[string]func(*mcp.ProgressParams){}, served: map[string]context.CancelCauseFunc{}}
 	if opts != nil {
@@ -179,7 +180,13 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 		Logger:    c.log,
 		Abandoned: mcp.NotifyCancelled,
 	})
-	if err := c.handshake(ctx); err != nil {
+	// The handshake is one call: its requests (the server/discover probe,
+	// initialize, logging/setLevel) share one timeout, or a server
+	// answering each just in time would hold Connect for three times it.
+	hctx, cancel := c.bound(ctx, callOptions{})
+	err := c.handshake(hctx)
+	cancel()
+	if err != nil {
 		c.conn.Close()
 		return nil, err
 	}
