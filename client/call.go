@@ -116,14 +116,19 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 // when ctx has no deadline. The timeout error names the setting that
 // expired, so that the reader knows what to raise.
 func (c *Client) bound(ctx context.Context, o callOptions) (context.Context, context.CancelFunc) {
+	return bound(ctx, o, &c.opts, c.timeoutErr)
+}
+
+// bound is Client.bound for the client options opts; cause, if not nil,
+// is the error of opts' timeout, made beforehand.
+func bound(ctx context.Context, o callOptions, opts *Options, cause error) (context.Context, context.CancelFunc) {
 	if o.timeout > 0 {
 		return context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v (client.WithTimeout)", ErrTimeout, o.timeout))
 	}
-	if d := c.opts.timeout(); d > 0 {
+	if d := opts.timeout(); d > 0 {
 		if _, ok := ctx.Deadline(); !ok {
-			cause := c.timeoutErr
 			if cause == nil {
-				cause = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName())
+				cause = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, opts.timeoutName())
 			}
 			return context.WithTimeoutCause(ctx, d, cause)
 		}

@@ -726,8 +726,29 @@ func (p *Process) Stderr() []byte {
 // Command returns the command the Process runs.
 func (p *Process) Command() Command { return p.spec }
 
-// CallTool calls a tool on the server (see Client.CallTool).
+// bound applies the call's timeout (ProcessOptions.Client's Timeout, or
+// WithTimeout) from the start of a call, so that it bounds the wait for a
+// restart too: a call is one call, whether or not it had to wait for the
+// server. Without it a call whose context has no deadline waited for every
+// attempt of a server that kept failing to start.
+func (p *Process) bound(ctx context.Context, opts []CallOption) (context.Context, context.CancelFunc) {
+	var o callOptions
+	if len(opts) > 0 {
+		o = applyOptions(opts)
+	}
+	var copts Options
+	if p.opts.Client != nil {
+		copts = *p.opts.Client
+	}
+	return bound(ctx, o, &copts, nil)
+}
+
+// CallTool calls a tool on the server (see Client.CallTool). A call made
+// during a restart waits for it within the call's timeout, as do those of
+// Call, Ping and ListTools.
 func (p *Process) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	c, err := p.Client(ctx)
 	if err != nil {
 		return nil, err
@@ -737,6 +758,8 @@ func (p *Process) CallTool(ctx context.Context, name string, args any, opts ...C
 
 // Call makes a request the typed methods do not cover (see Client.Call).
 func (p *Process) Call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	c, err := p.Client(ctx)
 	if err != nil {
 		return err
@@ -746,6 +769,8 @@ func (p *Process) Call(ctx context.Context, method string, params, result any, o
 
 // Ping checks that the server answers (see Client.Ping).
 func (p *Process) Ping(ctx context.Context, opts ...CallOption) error {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	c, err := p.Client(ctx)
 	if err != nil {
 		return err
@@ -755,6 +780,8 @@ func (p *Process) Ping(ctx context.Context, opts ...CallOption) error {
 
 // ListTools asks the server for its tools and caches the list for Tools.
 func (p *Process) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool, error) {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	p.mu.Lock()
 	gen := p.toolsGen
 	p.mu.Unlock()
