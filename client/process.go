@@ -171,6 +171,10 @@ type Process struct {
 	ccfg   childConfig
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
+	// callOpts are the client's options as far as a call's timeout goes,
+	// and timeoutErr the error of its expiry, made once (bound).
+	callOpts   Options
+	timeoutErr error
 
 	mu       sync.Mutex
 	state    State
@@ -267,6 +271,12 @@ func newProcess(cmd *Command, opts *ProcessOptions) *Process {
 		p.log = slog.Default()
 	}
 	p.ccfg = childConfig{tail: o.StderrTail, onLine: o.OnStderr, log: p.log, lineLog: o.StderrLogger}
+	if o.Client != nil {
+		p.callOpts = Options{Timeout: o.Client.Timeout, timeoutSetting: o.Client.timeoutSetting}
+	}
+	if d := p.callOpts.timeout(); d > 0 {
+		p.timeoutErr = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, p.callOpts.timeoutName())
+	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	return p
 }
@@ -736,11 +746,7 @@ func (p *Process) bound(ctx context.Context, opts []CallOption) (context.Context
 	if len(opts) > 0 {
 		o = applyOptions(opts)
 	}
-	var copts Options
-	if p.opts.Client != nil {
-		copts = *p.opts.Client
-	}
-	return bound(ctx, o, &copts, nil)
+	return bound(ctx, o, &p.callOpts, p.timeoutErr)
 }
 
 // CallTool calls a tool on the server (see Client.CallTool). A call made
