@@ -92,28 +92,39 @@ func TestListTimeoutBoundsAllPages(t *testing.T) {
 
 // The timeout bounds the whole multi round-trip call of 2026-07-28: a
 // server that asks for input round after round, each round well within
-// the timeout, cannot hold CallTool for 16 rounds times the timeout.
-// Before, the call below ran its 16 rounds (1.6 s) and failed for the
-// rounds, not the timeout.
+// the timeout, cannot hold CallTool (GetPrompt, ReadResource) for 16
+// rounds times the timeout. Before, each call below ran its 16 rounds
+// (1.6 s) and failed for the rounds, not the timeout.
 func TestInputRoundsShareTheTimeout(t *testing.T) {
-	noLeaks(t)
-	opts := client.Options{
-		Timeout: 200 * time.Millisecond,
-		OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil
-		},
-	}
-	c := slowServer(t, true, &opts, 100*time.Millisecond, func(n int64, r *transport.Request) any {
-		return rawJSON(`{"resultType":"input_required","requestState":"s","inputRequests":{"q` + strconv.FormatInt(n, 10) + `":{"method":"elicitation/create","params":{"message":"again?","requestedSchema":{"type":"object","properties":{}}}}}}`)
-	})
-	start := time.Now()
-	_, err := c.CallTool(context.Background(), "x", nil)
-	elapsed := time.Since(start)
-	if !errors.Is(err, client.ErrTimeout) {
-		t.Fatalf("CallTool after %v: %v, want ErrTimeout", elapsed, err)
-	}
-	if elapsed > 2*time.Second {
-		t.Errorf("CallTool took %v with a timeout of 200ms", elapsed)
+	for _, tc := range []struct {
+		name string
+		call func(*client.Client) error
+	}{
+		{"CallTool", func(c *client.Client) error { _, err := c.CallTool(context.Background(), "x", nil); return err }},
+		{"GetPrompt", func(c *client.Client) error { _, err := c.GetPrompt(context.Background(), "p", nil); return err }},
+		{"ReadResource", func(c *client.Client) error { _, err := c.ReadResource(context.Background(), "x:r"); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			noLeaks(t)
+			opts := client.Options{
+				Timeout: 200 * time.Millisecond,
+				OnElicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: mcp.ElicitActionDecline}, nil
+				},
+			}
+			c := slowServer(t, true, &opts, 100*time.Millisecond, func(n int64, r *transport.Request) any {
+				return rawJSON(`{"resultType":"input_required","requestState":"s","inputRequests":{"q` + strconv.FormatInt(n, 10) + `":{"method":"elicitation/create","params":{"message":"again?","requestedSchema":{"type":"object","properties":{}}}}}}`)
+			})
+			start := time.Now()
+			err := tc.call(c)
+			elapsed := time.Since(start)
+			if !errors.Is(err, client.ErrTimeout) {
+				t.Fatalf("%s after %v: %v, want ErrTimeout", tc.name, elapsed, err)
+			}
+			if elapsed > 2*time.Second {
+				t.Errorf("%s took %v with a timeout of 200ms", tc.name, elapsed)
+			}
+		})
 	}
 }
 
