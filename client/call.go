@@ -20,7 +20,8 @@ type callOptions struct {
 	progress func(*mcp.ProgressParams)
 }
 
-// WithTimeout bounds this call instead of Options.Timeout. A deadline on
+// WithTimeout bounds this call instead of Options.Timeout: the whole
+// call, all of its pages or rounds (see Options.Timeout). A deadline on
 // the call's context still wins if it is earlier.
 func WithTimeout(d time.Duration) CallOption { return func(o *callOptions) { o.timeout = d } }
 
@@ -108,20 +109,52 @@ func (c *Client) prepare(ctx context.Context, method string, params any, opts []
 	if len(opts) > 0 {
 		o = applyOptions(opts)
 	}
-	pr := prepared{ctx: ctx, cancel: func() {}, cleanup: func() {}}
-	// The timeout error names the setting that expired, so that the reader
-	// knows what to raise.
+	return c.prepareWith(ctx, method, params, o)
+}
+
+// bound applies the call's timeout to ctx: WithTimeout's, or the client's
+// when ctx has no deadline. The timeout error names the setting that
+// expired, so that the reader knows what to raise.
+func (c *Client) bound(ctx context.Context, o callOptions) (context.Context, context.CancelFunc) {
+	return bound(ctx, o, &c.opts, c.timeoutErr)
+}
+
+// bound is Client.bound for the client options opts; cause, if not nil,
+// is the error of opts' timeout, made beforehand.
+func bound(ctx context.Context, o callOptions, opts *Options, cause error) (context.Context, context.CancelFunc) {
 	if o.timeout > 0 {
-		pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v (client.WithTimeout)", ErrTimeout, o.timeout))
-	} else if d := c.opts.timeout(); d > 0 {
+		return context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("%w after %v (client.WithTimeout)", ErrTimeout, o.timeout))
+	}
+	if d := opts.timeout(); d > 0 {
 		if _, ok := ctx.Deadline(); !ok {
-			cause := c.timeoutErr
 			if cause == nil {
-				cause = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName())
+				cause = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, opts.timeoutName())
 			}
-			pr.ctx, pr.cancel = context.WithTimeoutCause(ctx, d, cause)
+			return context.WithTimeoutCause(ctx, d, cause)
 		}
 	}
+	return ctx, func() {}
+}
+
+// operation starts a call that takes several requests (the pages of a
+// list, the rounds of a multi round-trip call, the polls of a task): the
+// call's timeout bounds them all, from now, instead of each. The options
+// returned have no timeout left, so that the requests do not bound
+// themselves again; ctx has a deadline, or no timeout applies.
+func (c *Client) operation(ctx context.Context, opts []CallOption) (context.Context, context.CancelFunc, callOptions) {
+	var o callOptions
+	if len(opts) > 0 {
+		o = applyOptions(opts)
+	}
+	ctx, cancel := c.bound(ctx, o)
+	o.timeout = 0
+	return ctx, cancel, o
+}
+
+// prepareWith is prepare with the options applied.
+func (c *Client) prepareWith(ctx context.Context, method string, params any, o callOptions) (prepared, error) {
+	pr := prepared{cleanup: func() {}}
+	pr.ctx, pr.cancel = c.bound(ctx, o)
 	var token string
 	if o.progress != nil {
 		token = "p" + strconv.FormatUint(c.tokens.Add(1), 10)
@@ -163,6 +196,16 @@ func applyOptions(opts []CallOption) callOptions {
 // goroutine per call.
 func (c *Client) call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
 	pr, err := c.prepare(ctx, method, params, opts)
+	if err != nil {
+		return err
+	}
+	defer pr.done()
+	return c.conn.Call(pr.ctx, method, pr.params, result)
+}
+
+// callWith is call with the options applied: a request of an operation.
+func (c *Client) callWith(ctx context.Context, method string, params, result any, o callOptions) error {
+	pr, err := c.prepareWith(ctx, method, params, o)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,16 @@ type Options struct {
 	// 2026-07-28: stateless only; a server that cannot speak it is an error.
 	ProtocolVersion string
 	// Timeout bounds each call whose context has no deadline; zero means
-	// 60 s, negative means none.
+	// 60 s, negative means none. It bounds the whole call the caller
+	// made, however many requests it takes: every page of ListTools (and
+	// the other lists), every round of a multi round-trip CallTool,
+	// GetPrompt or ReadResource, and the awaiting of a task the server
+	// makes of a CallTool share one deadline, as does the time the
+	// OnSampling, OnElicitation and OnRoots handlers take within it (as in
+	// the legacy era, where they answer during the call). A server that
+	// pages or asks again and again, slowly, thus cannot hold a call for
+	// a multiple of Timeout. Polling a task with ToolTask.Await is bounded
+	// per tasks/get; the task by its TTL and the caller's context.
 	Timeout time.Duration
 	// LogLevel asks the server for log messages of this level and above:
 	// logging/setLevel after initialize, or _meta in 2026-07-28.
@@ -142,7 +151,8 @@ type Client struct {
 }
 
 // Connect starts a client on stream and performs the handshake of the
-// chosen protocol era. On failure the stream is closed.
+// chosen protocol era, all of it within Options.Timeout when ctx has no
+// deadline. On failure the stream is closed.
 func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Client, error) {
 	c := &Client{progress: map[string]func(*mcp.ProgressParams){}, served: map[string]context.CancelCauseFunc{}}
 	if opts != nil {
@@ -170,7 +180,13 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 		Logger:    c.log,
 		Abandoned: mcp.NotifyCancelled,
 	})
-	if err := c.handshake(ctx); err != nil {
+	// The handshake is one call: its requests (the server/discover probe,
+	// initialize, logging/setLevel) share one timeout, or a server
+	// answering each just in time would hold Connect for three times it.
+	hctx, cancel := c.bound(ctx, callOptions{})
+	err := c.handshake(hctx)
+	cancel()
+	if err != nil {
 		c.conn.Close()
 		return nil, err
 	}

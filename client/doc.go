@@ -7,7 +7,8 @@
 //
 //   - Client (Connect) is one connection. Every call has a timeout
 //     (Options.Timeout, 60 s by default, overridden per call with
-//     WithTimeout; a deadline on the context wins), can be cancelled through
+//     WithTimeout; a deadline on the context wins), which bounds the whole
+//     call however many pages or input rounds it takes, can be cancelled through
 //     its context (the server is then sent notifications/cancelled), and is
 //     available as a blocking method or as a Future. Server-to-client
 //     requests (sampling, elicitation, roots) reach the handlers of Options,

@@ -136,15 +136,24 @@ func retryable(params any) (*mcp.InputResponses, *string) {
 
 // callWithInput makes a request and, in 2026-07-28, answers the server's
 // input requests and retries until the server completes it.
+//
+// The call's timeout bounds the whole call, every round (and the awaiting
+// of a task the server makes of it) sharing one deadline, as one request
+// of the legacy era is bounded while the client answers the server's
+// requests: bounding each round let a server that asks again and again,
+// slowly, hold the caller for rounds times the timeout. The handlers get
+// that deadline in their context.
 func (c *Client) callWithInput(ctx context.Context, method string, params, result any, opts ...CallOption) error {
 	responses, state := retryable(params)
 	if !c.stateless || responses == nil {
 		return c.call(ctx, method, params, result, opts...)
 	}
+	ctx, cancel, o := c.operation(ctx, opts)
+	defer cancel()
 	inputs := 0
 	for range maxRounds {
 		r := round{result: result}
-		if err := c.call(ctx, method, params, &r, opts...); err != nil {
+		if err := c.callWith(ctx, method, params, &r, o); err != nil {
 			return err
 		}
 		if r.complete {

@@ -28,13 +28,19 @@ const maxPages = 10000
 //
 // A null among a page's items is dropped: a caller ranging over the list
 // (the Manager naming its tools) would dereference it.
+//
+// The call's timeout bounds the whole list, every page sharing one
+// deadline: bounding each page let a server that pages slowly hold the
+// caller for pages times the timeout.
 func listAll[R any, T any](ctx context.Context, c *Client, method string, items func(*R) ([]*T, string), opts []CallOption) ([]*T, error) {
+	ctx, cancel, o := c.operation(ctx, opts)
+	defer cancel()
 	var all []*T
 	cursor := ""
 	var total int64
 	for range maxPages {
 		var raw json.RawMessage
-		if err := c.call(ctx, method, &mcp.PaginatedParams{Cursor: cursor}, &raw, opts...); err != nil {
+		if err := c.callWith(ctx, method, &mcp.PaginatedParams{Cursor: cursor}, &raw, o); err != nil {
 			return nil, err
 		}
 		total += int64(len(raw))

@@ -356,3 +356,38 @@ func TestManagerToolsSkipsNullTools(t *testing.T) {
 		t.Errorf("tools %v, want nulls__t and alpha__echo among them", names)
 	}
 }
+
+// A server that pages its tools slowly and without end holds Manager.Tools
+// no longer than its timeoutMs: the others' tools come back with an error
+// naming it. Before, each page had the timeout, so the aggregate waited
+// for all of the server's pages (here 50, 5 s; up to 10000).
+func TestManagerToolsBoundedBySlowServer(t *testing.T) {
+	noLeaks(t)
+	slow := helperServerJSON(t, map[string]any{"timeoutMs": 300}, "WB_PAGE_DELAY_MS=100")
+	slow["env"].(map[string]any)[helperEnv] = "junk"
+	cfg := parseConfig(t, map[string]any{"slow": slow, "alpha": helperServerJSON(t, nil)})
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := m.Start(ctx) // start-up is bounded apart, and not measured here
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	tools, err := m.Tools(context.Background()) // no deadline: each server's timeout applies
+	elapsed := time.Since(start)
+	if !errors.Is(err, client.ErrTimeout) || !strings.Contains(err.Error(), "slow") {
+		t.Fatalf("Tools after %v: %v, want the slow server's ErrTimeout", elapsed, err)
+	}
+	if elapsed > 3*time.Second {
+		t.Errorf("Tools took %v with a slow server whose timeoutMs is 300", elapsed)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "alpha__echo") {
+		t.Errorf("tools %v, want alpha__echo among them", names)
+	}
+}

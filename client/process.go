@@ -171,6 +171,10 @@ type Process struct {
 	ccfg   childConfig
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
+	// callOpts are the client's options as far as a call's timeout goes,
+	// and timeoutErr the error of its expiry, made once (bound).
+	callOpts   Options
+	timeoutErr error
 
 	mu       sync.Mutex
 	state    State
@@ -267,6 +271,12 @@ func newProcess(cmd *Command, opts *ProcessOptions) *Process {
 		p.log = slog.Default()
 	}
 	p.ccfg = childConfig{tail: o.StderrTail, onLine: o.OnStderr, log: p.log, lineLog: o.StderrLogger}
+	if o.Client != nil {
+		p.callOpts = Options{Timeout: o.Client.Timeout, timeoutSetting: o.Client.timeoutSetting}
+	}
+	if d := p.callOpts.timeout(); d > 0 {
+		p.timeoutErr = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, p.callOpts.timeoutName())
+	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	return p
 }
@@ -726,8 +736,25 @@ func (p *Process) Stderr() []byte {
 // Command returns the command the Process runs.
 func (p *Process) Command() Command { return p.spec }
 
-// CallTool calls a tool on the server (see Client.CallTool).
+// bound applies the call's timeout (ProcessOptions.Client's Timeout, or
+// WithTimeout) from the start of a call, so that it bounds the wait for a
+// restart too: a call is one call, whether or not it had to wait for the
+// server. Without it a call whose context has no deadline waited for every
+// attempt of a server that kept failing to start.
+func (p *Process) bound(ctx context.Context, opts []CallOption) (context.Context, context.CancelFunc) {
+	var o callOptions
+	if len(opts) > 0 {
+		o = applyOptions(opts)
+	}
+	return bound(ctx, o, &p.callOpts, p.timeoutErr)
+}
+
+// CallTool calls a tool on the server (see Client.CallTool). A call made
+// during a restart waits for it within the call's timeout, as do those of
+// Call, Ping and ListTools.
 func (p *Process) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	c, err := p.Client(ctx)
 	if err != nil {
 		return nil, err
@@ -737,6 +764,8 @@ func (p *Process) CallTool(ctx context.Context, name string, args any, opts ...C
 
 // Call makes a request the typed methods do not cover (see Client.Call).
 func (p *Process) Call(ctx context.Context, method string, params, result any, opts ...CallOption) error {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	c, err := p.Client(ctx)
 	if err != nil {
 		return err
@@ -746,6 +775,8 @@ func (p *Process) Call(ctx context.Context, method string, params, result any, o
 
 // Ping checks that the server answers (see Client.Ping).
 func (p *Process) Ping(ctx context.Context, opts ...CallOption) error {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	c, err := p.Client(ctx)
 	if err != nil {
 		return err
@@ -755,6 +786,8 @@ func (p *Process) Ping(ctx context.Context, opts ...CallOption) error {
 
 // ListTools asks the server for its tools and caches the list for Tools.
 func (p *Process) ListTools(ctx context.Context, opts ...CallOption) ([]*mcp.Tool, error) {
+	ctx, cancel := p.bound(ctx, opts)
+	defer cancel()
 	p.mu.Lock()
 	gen := p.toolsGen
 	p.mu.Unlock()

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -154,8 +153,12 @@ func floodStderr(n int) {
 
 // junkServer answers by hand, with lines of junk on stdout around every
 // response: banners, broken JSON, blank lines. WB_TOOLS=JSON is the array
-// of tools its tools/list answers.
+// of tools its tools/list answers. WB_PAGE_DELAY_MS=N makes tools/list
+// page slowly and without end: each page after N ms, with a next cursor
+// (but for the 50th, a stop for clients that would follow them all).
 func junkServer() int {
+	pageDelay, _ := strconv.Atoi(os.Getenv("WB_PAGE_DELAY_MS"))
+	pages := 0
 	out := bufio.NewWriter(os.Stdout)
 	junk := func() {
 		out.WriteString("Server running on stdio\n")
@@ -184,6 +187,12 @@ func junkServer() int {
 			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`
 			if tools := os.Getenv("WB_TOOLS"); tools != "" {
 				result = `{"tools":` + tools + `}`
+			}
+			if pageDelay > 0 {
+				time.Sleep(time.Duration(pageDelay) * time.Millisecond) // the server's slowness
+				if pages++; pages < 50 {
+					result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"more"}`
+				}
 			}
 		case "ping":
 			result = `{}`
@@ -260,50 +269,6 @@ func launch(t *testing.T, cmd *client.Command, opts *client.ProcessOptions) *cli
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
-}
-
-// noLeaks records the goroutines and descriptors now and checks, when the
-// test ends (after the cleanups registered later, which run first), that
-// their numbers came back down within a bounded poll.
-func noLeaks(t *testing.T) {
-	t.Helper()
-	g0, fd0 := runtime.NumGoroutine(), countFDs()
-	t.Cleanup(func() {
-		var g, fd int
-		ok := pollUntil(5*time.Second, func() bool {
-			g, fd = runtime.NumGoroutine(), countFDs()
-			return g <= g0 && fd <= fd0
-		})
-		if !ok {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Errorf("leak: %d goroutines (was %d), %d descriptors (was %d)\n%s", g, g0, fd, fd0, buf)
-		}
-	})
-}
-
-// countFDs counts this process's open descriptors (-1 where /proc is
-// missing, which makes the check vacuous).
-func countFDs() int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	return len(ents)
-}
-
-// pollUntil polls cond every few milliseconds until it holds or d passes.
-func pollUntil(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not synchronization
-	}
 }
 
 // processGone reports whether pid no longer runs: it does not exist, or

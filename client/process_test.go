@@ -485,3 +485,39 @@ func TestProcessInheritEnvPassesEverything(t *testing.T) {
 		t.Errorf("InheritEnv did not pass the whole environment")
 	}
 }
+
+// A call made while the server restarts waits for the restart within its
+// own timeout: the wait is part of the call. Before, a call without a
+// deadline waited for every attempt of a server that kept failing to
+// start (here 8, 400 ms apart), far past the client's 200 ms.
+func TestProcessCallDuringRestartKeepsItsTimeout(t *testing.T) {
+	noLeaks(t)
+	crashFile := filepath.Join(t.TempDir(), "crash")
+	p := launch(t, helperCommand(t, "server", "WB_CRASH_FILE="+crashFile), &client.ProcessOptions{
+		Client:  &client.Options{Timeout: 200 * time.Millisecond},
+		Restart: &client.RestartPolicy{InitialDelay: 400 * time.Millisecond, MaxDelay: 400 * time.Millisecond, MaxRestarts: 8},
+	})
+	if err := os.WriteFile(crashFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.CallTool(context.Background(), "crash", map[string]int{"code": 1})
+	for _, call := range []struct {
+		name string
+		f    func() error
+	}{
+		{"CallTool", func() error { _, err := p.CallTool(context.Background(), "echo", nil); return err }},
+		{"ListTools", func() error { _, err := p.ListTools(context.Background()); return err }},
+		{"Ping", func() error { return p.Ping(context.Background()) }},
+		{"Call", func() error { return p.Call(context.Background(), "ping", nil, nil) }},
+	} {
+		start := time.Now()
+		err := call.f()
+		elapsed := time.Since(start)
+		if !errors.Is(err, client.ErrTimeout) {
+			t.Fatalf("%s during a restart, after %v (state %v): %v, want ErrTimeout", call.name, elapsed, p.State(), err)
+		}
+		if elapsed > 2*time.Second {
+			t.Errorf("%s took %v during a restart with a timeout of 200ms", call.name, elapsed)
+		}
+	}
+}

@@ -47,11 +47,23 @@ type ClientOptions struct {
 	// "retry:" hint; zero means one second. A hint is honoured down to
 	// MinRetryDelay only.
 	RetryDelay time.Duration
+	// CloseTimeout bounds how long Close waits for the DELETE that ends
+	// the session; zero means DefaultCloseTimeout, negative means Close
+	// sends no DELETE and leaves the session to expire on the server.
+	// The DELETE is a courtesy to the server, which expires sessions
+	// anyway: a server that does not answer it must not hold the caller
+	// of Close, so past the bound it is abandoned.
+	CloseTimeout time.Duration
 	// Logger receives the transport's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 	// Stream configures the Stream that NewStream returns.
 	Stream *transport.StreamOptions
 }
+
+// DefaultCloseTimeout is ClientOptions.CloseTimeout when unset: room for
+// a DELETE on a live connection to a distant server, short enough that
+// closing a client never takes noticeably long.
+const DefaultCloseTimeout = 500 * time.Millisecond
 
 // MinRetryDelay is the shortest wait before reconnecting that a server's
 // "retry:" hint can set: without a floor, "retry: 1" and streams that end
@@ -117,6 +129,7 @@ type Framer struct {
 	listen      bool
 	retries     int
 	delay       time.Duration
+	closeWait   time.Duration // ClientOptions.CloseTimeout; negative: no DELETE
 	log         *slog.Logger
 
 	ctx    context.Context
@@ -166,19 +179,20 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 		return nil, fmt.Errorf("mcphttp: MCP endpoint: %w", err)
 	}
 	f := &Framer{
-		url:      u.String(),
-		endpoint: endpoint,
-		client:   opts.Client,
-		header:   opts.Header.Clone(),
-		max:      opts.MaxMessageSize,
-		listen:   !opts.NoListen,
-		retries:  opts.MaxRetries,
-		delay:    opts.RetryDelay,
-		log:      opts.Logger,
-		in:       make(chan inFrame, 64),
-		done:     make(chan struct{}),
-		inflight: map[string]context.CancelFunc{},
-		awaiting: map[string]*sink{},
+		url:       u.String(),
+		endpoint:  endpoint,
+		client:    opts.Client,
+		header:    opts.Header.Clone(),
+		max:       opts.MaxMessageSize,
+		listen:    !opts.NoListen,
+		retries:   opts.MaxRetries,
+		delay:     opts.RetryDelay,
+		closeWait: opts.CloseTimeout,
+		log:       opts.Logger,
+		in:        make(chan inFrame, 64),
+		done:      make(chan struct{}),
+		inflight:  map[string]context.CancelFunc{},
+		awaiting:  map[string]*sink{},
 	}
 	if f.client == nil {
 		f.client = defaultClient()
@@ -193,6 +207,9 @@ func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer
 	}
 	if f.delay <= 0 {
 		f.delay = time.Second
+	}
+	if f.closeWait == 0 {
+		f.closeWait = DefaultCloseTimeout
 	}
 	if f.log == nil {
 		f.log = slog.Default()

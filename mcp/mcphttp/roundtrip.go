@@ -345,8 +345,10 @@ func (f *Framer) shutdown(cause error, deleteSession bool) {
 		}
 		f.mu.Unlock()
 		f.cancel()
-		if deleteSession && sid != "" {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), 5*time.Second)
+		if deleteSession && sid != "" && f.closeWait > 0 {
+			// Bounded by CloseTimeout, body included: Close must not
+			// wait on a server that holds its DELETE (once waited 5 s).
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), f.closeWait)
 			if resp, err := f.do(ctx, http.MethodDelete, nil, false, ""); err == nil {
 				drain(resp)
 			}
@@ -357,8 +359,9 @@ func (f *Framer) shutdown(cause error, deleteSession bool) {
 }
 
 // Close implements transport.Framer: it deletes the session (as the transport asks
-// of a client that is done with it), aborts what is in flight and waits
-// for the framer's goroutines.
+// of a client that is done with it), waiting for the DELETE at most
+// ClientOptions.CloseTimeout, aborts what is in flight and waits for the
+// framer's goroutines.
 func (f *Framer) Close() error {
 	f.shutdown(io.EOF, true)
 	f.wg.Wait()
