@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"log/slog"
 	"os"
 	"runtime"
 	"testing"
@@ -8,6 +9,9 @@ import (
 )
 
 func runtimeGosched() { runtime.Gosched() }
+
+// quietLog drops the warnings the misbehaving servers cause on purpose.
+var quietLog = slog.New(slog.DiscardHandler)
 
 // noLeaks records the goroutines and descriptors now and checks, when the
 // test ends (after the cleanups registered later, which run first), that

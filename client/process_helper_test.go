@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -236,9 +235,6 @@ func deafServer() int {
 	}
 	return 0
 }
-
-// quietLog drops the warnings the misbehaving servers cause on purpose.
-var quietLog = slog.New(slog.DiscardHandler)
 
 // helperCommand is the test binary run as a helper server.
 func helperCommand(t testing.TB, mode string, env ...string) *client.Command {
