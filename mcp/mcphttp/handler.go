@@ -27,20 +27,21 @@ const (
 
 // Defaults of HandlerOptions. docs/HTTP.md has the table of limits.
 const (
-	DefaultMaxBody            = transport.DefaultMaxMessageSize
-	DefaultKeepAlive          = 15 * time.Second
-	DefaultRetry              = time.Second
-	DefaultHistory            = 256
-	DefaultMaxRetainedStreams = 16
-	DefaultMaxRetainedBytes   = 8 << 20
-	DefaultRetainFor          = 5 * time.Minute
-	DefaultSessionTimeout     = 10 * time.Minute
-	DefaultMaxSessions        = 100
-	DefaultMaxBodyMemory      = 2 * DefaultMaxBody
-	DefaultBodyWait           = 5 * time.Second
-	DefaultBodyTimeout        = 30 * time.Second
-	DefaultWriteTimeout       = 30 * time.Second
-	DefaultMaxInFlight        = 256
+	DefaultMaxBody               = transport.DefaultMaxMessageSize
+	DefaultKeepAlive             = 15 * time.Second
+	DefaultRetry                 = time.Second
+	DefaultHistory               = 256
+	DefaultMaxRetainedStreams    = 16
+	DefaultMaxRetainedBytes      = 8 << 20
+	DefaultRetainFor             = 5 * time.Minute
+	DefaultSessionTimeout        = 10 * time.Minute
+	DefaultMaxSessions           = 100
+	DefaultMaxSessionsPerSubject = 10
+	DefaultMaxBodyMemory         = 2 * DefaultMaxBody
+	DefaultBodyWait              = 5 * time.Second
+	DefaultBodyTimeout           = 30 * time.Second
+	DefaultWriteTimeout          = 30 * time.Second
+	DefaultMaxInFlight           = 256
 )
 
 // HandlerOptions configure a Handler. The zero value is ready to use and
@@ -136,9 +137,26 @@ type HandlerOptions struct {
 	// it gets 503 with Retry-After (when the idlest session would
 	// expire) and a JSON-RPC error: existing sessions are never evicted
 	// for a new one, so a flood of initializes cannot log out working
-	// clients. Sessions past SessionTimeout are closed first. Zero means
-	// DefaultMaxSessions (100); negative means no limit.
+	// clients. Sessions past SessionTimeout are closed first. One client
+	// could still hold them all: MaxSessionsPerSubject bounds those of
+	// one authenticated identity. Zero means DefaultMaxSessions (100);
+	// negative means no limit.
 	MaxSessions int
+	// MaxSessionsPerSubject bounds the live legacy sessions opened with
+	// one identity that RequireAuth verified: the AuthInfo's Subject,
+	// whatever OAuth client it came through (or its ClientID, for a token
+	// without a subject), so that registering clients buys no more
+	// sessions, while a user with several MCP hosts open shares the
+	// allowance. An initialize beyond it gets 429 Too Many Requests with
+	// Retry-After (when that identity's idlest session would expire) and
+	// a JSON-RPC error telling the client to end unused sessions; as with
+	// MaxSessions, no session is evicted. Sessions opened without
+	// authorization have no identity: MaxSessions is their only bound, so
+	// a server reached by clients it does not trust should require
+	// authorization or restrict who may connect. A session a replica
+	// adopts from Sessions is counted but never refused. Zero means
+	// DefaultMaxSessionsPerSubject (10); negative means no limit.
+	MaxSessionsPerSubject int
 	// MaxInFlight bounds the POST requests served at once, over all
 	// sessions and stateless requests together: each holds a goroutine,
 	// a connection and whatever its call holds until it answers. Beyond
@@ -201,10 +219,11 @@ type Handler struct {
 	eventsRest atomic.Int64
 	adoptMu    sync.Mutex // one adoption of a stored session at a time
 
-	// mu guards sessions, closed and idle; every request looks a session
-	// up, so lookups share it.
+	// mu guards sessions, owned, closed and idle; every request looks a
+	// session up, so lookups share it.
 	mu       sync.RWMutex
 	sessions map[string]*httpSession
+	owned    map[string]map[*httpSession]struct{} // sessions by owner (owners.go)
 	closed   bool
 	closing  atomic.Bool // closed, readable without mu
 	// busy counts what Shutdown waits for: ServeHTTP calls in progress,
@@ -275,6 +294,9 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerSubject == 0 {
+		o.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
 	}
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
@@ -439,9 +461,10 @@ func (h *Handler) session(id string) *httpSession {
 	return h.sessions[id]
 }
 
-// register adds a legacy session under a fresh id, after closing the
-// sessions past SessionTimeout, unless MaxSessions are open.
-func (h *Handler) register(s *httpSession) *httpError {
+// register adds a legacy session under its id, after closing the
+// sessions past SessionTimeout, unless MaxSessions are open, or, for a
+// new one (opening), MaxSessionsPerSubject of its owner's.
+func (h *Handler) register(s *httpSession, opening bool) *httpError {
 	h.expireSessions()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -453,6 +476,14 @@ func (h *Handler) register(s *httpSession) *httpError {
 			"server busy: "+strconv.Itoa(max)+" sessions are open, the most it serves; retry later, or end an unused session with DELETE")
 		e.retryAfter = h.retryAfterLocked()
 		return e
+	}
+	if e := h.ownLocked(s, opening); e != nil {
+		return e
+	}
+	if old := h.sessions[s.id]; old != nil {
+		// An adopted session replacing its gone copy: the copy's
+		// unregister will not find itself, so it is disowned here.
+		h.disownLocked(old)
 	}
 	h.sessions[s.id] = s
 	return nil
@@ -503,6 +534,7 @@ func (h *Handler) unregister(s *httpSession) {
 	h.mu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
+		h.disownLocked(s)
 	}
 	h.mu.Unlock()
 }

@@ -264,7 +264,7 @@ func (h *Handler) enterLookup(r *http.Request, m *rpcMessage) (*httpSession, *ht
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
 	s := h.newSession(newSessionID())
 	s.bindAuth(r)
-	if e := h.register(s); e != nil {
+	if e := h.register(s, true); e != nil {
 		s.end()
 		writeHTTPError(w, e.withID(m))
 		return

@@ -42,6 +42,9 @@ type httpSession struct {
 	// auth is what RequireAuth verified of the request that opened the
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
+	// owner is who the session counts against (ownerOf), "" for none;
+	// under h.mu.
+	owner string
 
 	untracked atomic.Bool // stateless: untrack was called
 	connected atomic.Bool // stateless: its ServerSession started its connection
