@@ -57,3 +57,6 @@ func (h *Handler) SessionsOf(a *AuthInfo) int {
 	defer h.mu.RUnlock()
 	return len(h.owned[ownerOf(a)])
 }
+
+// InFlight is how many POSTs count against MaxInFlight.
+func (h *Handler) InFlight() int64 { return h.posts.Load() }

@@ -163,8 +163,12 @@ type HandlerOptions struct {
 	// it a POST gets 503 with Retry-After and a JSON-RPC error before its
 	// body is read. MaxSessions does not bound this: one session can
 	// POST many calls at once, and every stateless POST (2026-07-28) is a
-	// session of its own. Zero means DefaultMaxInFlight (256); negative
-	// means no limit.
+	// session of its own. A POST whose client went away while its
+	// legacy session's request runs stops counting while the session
+	// lives, and counts again from the session's end until its handler
+	// returns: handlers slow to honour cancellation cannot pile up
+	// behind sessions opened and deleted one after another. Zero means
+	// DefaultMaxInFlight (256); negative means no limit.
 	MaxInFlight int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger

@@ -73,7 +73,11 @@ type httpSession struct {
 	nextStream int
 	replicated                 // its state in HandlerOptions.Sessions
 	asked      map[string]bool // ids of this replica's requests to the client, with a Relay
-	timer      *time.Timer
+	// adrift counts the POSTs whose clients walked away while their
+	// handlers run, given back from MaxInFlight while the session lives
+	// (adrift.go); it may go below zero for a moment.
+	adrift int
+	timer  *time.Timer
 }
 
 // pendingCall is a client request waiting for the server's response.
@@ -304,6 +308,7 @@ func (s *httpSession) Close() error {
 		} else {
 			s.done.Store(&closedChan)
 		}
+		s.reclaimLocked()
 		s.mu.Unlock()
 		if s.id != "" {
 			s.h.unregister(s)
