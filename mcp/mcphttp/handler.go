@@ -86,7 +86,8 @@ type HandlerOptions struct {
 	BodyTimeout time.Duration
 	// WriteTimeout bounds each write to a client (an SSE event, a
 	// keep-alive, a JSON answer, the header of an answer without a body
-	// or of a stream): a client that stops reading is cut off
+	// or of a stream, the end of a stream, which net/http writes after
+	// the handler returns): a client that stops reading is cut off
 	// after it, and its stream stays retained for resumption. It is a
 	// deadline per write, not per response, because SSE responses live
 	// as long as their session; set no http.Server.WriteTimeout, which
