@@ -542,7 +542,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession,
 	}
 	if p.stream != nil {
 		if p.stream.isClosed() {
-			return // the session closed already
+			// The session closed before the stream started (DELETE,
+			// Shutdown): said as for a JSON answer. Answering nothing
+			// left net/http an empty 200 to send, a success without a
+			// result.
+			s.forget(m)
+			writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session closed before the response").withID(m))
+			return
 		}
 		sw := startSSE(w, s.id)
 		if p.stream.id != "" && !before(s.ss.ProtocolVersion(), mcp.Version20251125) {
