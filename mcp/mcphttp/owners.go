@@ -22,9 +22,11 @@ import (
 // OAuth clients (dynamic client registration) would otherwise get a fresh
 // allowance per client; a user with several MCP hosts open shares one,
 // which the default leaves room for. A token that speaks for no subject
-// (client credentials) counts against its client. The prefixes keep a
-// subject apart from a client of the same name. Sessions opened without
-// authorization have no owner: only MaxSessions bounds them.
+// (client credentials) counts against its client, and one naming neither
+// against the one identity all such tokens share: a verifier that cannot
+// tell its callers apart gives them one allowance, not none. The prefixes
+// keep a subject apart from a client of the same name. Sessions opened
+// without authorization have no owner: only MaxSessions bounds them.
 func ownerOf(a *AuthInfo) string {
 	switch {
 	case a == nil:
