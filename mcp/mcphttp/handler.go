@@ -151,7 +151,8 @@ type HandlerOptions struct {
 	// allowance. An initialize beyond it gets 429 Too Many Requests with
 	// Retry-After (when that identity's idlest session would expire) and
 	// a JSON-RPC error telling the client to end unused sessions; as with
-	// MaxSessions, no session is evicted. Sessions opened without
+	// MaxSessions, its sessions past SessionTimeout are closed first and
+	// no other is evicted. Sessions opened without
 	// authorization have no identity: MaxSessions is their only bound, so
 	// a server reached by clients it does not trust should require
 	// authorization or restrict who may connect. A session a replica
@@ -466,24 +467,37 @@ func (h *Handler) session(id string) *httpSession {
 	return h.sessions[id]
 }
 
-// register adds a legacy session under its id, after closing the
-// sessions past SessionTimeout, unless MaxSessions are open, or, for a
-// new one (opening), MaxSessionsPerSubject of its owner's.
+// register adds a legacy session under its id unless MaxSessions are
+// open or, for a new one (opening), MaxSessionsPerSubject of its owner's.
+// At a bound, the sessions it counts that are idle past SessionTimeout
+// (their timers may not have caught up) are closed first and the session
+// tried again. Looking only then keeps an initialize with room O(1): the
+// timers close the others.
 func (h *Handler) register(s *httpSession, opening bool) *httpError {
-	h.expireSessions()
+	e, counted := h.registerOnce(s, opening)
+	if counted != nil {
+		h.expire(counted)
+		e, _ = h.registerOnce(s, opening)
+	}
+	return e
+}
+
+// registerOnce adds s, or says why not; refused at a bound, it also
+// returns the sessions that bound counts.
+func (h *Handler) registerOnce(s *httpSession, opening bool) (*httpError, []*httpSession) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down")
+		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down"), nil
 	}
 	if max := h.opts.MaxSessions; max > 0 && len(h.sessions) >= max {
 		e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError,
 			"server busy: "+strconv.Itoa(max)+" sessions are open, the most it serves; retry later, or end an unused session with DELETE")
 		e.retryAfter = h.retryAfterLocked()
-		return e
+		return e, h.sessionsLocked()
 	}
 	if e := h.ownLocked(s, opening); e != nil {
-		return e
+		return e, h.ownedLocked(s)
 	}
 	if old := h.sessions[s.id]; old != nil {
 		// An adopted session replacing its gone copy: the copy's
@@ -491,26 +505,37 @@ func (h *Handler) register(s *httpSession, opening bool) *httpError {
 		h.disownLocked(old)
 	}
 	h.sessions[s.id] = s
-	return nil
+	return nil, nil
+}
+
+// sessionsLocked lists the live sessions. Under h.mu.
+func (h *Handler) sessionsLocked() []*httpSession {
+	all := make([]*httpSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	return all
 }
 
 // expireSessions closes the sessions idle past SessionTimeout. Their
-// timers do it too; this catches up before a new session is counted
-// against MaxSessions, and is what tests call with their own clock.
+// timers do it too; this is what tests call with their own clock.
 func (h *Handler) expireSessions() {
+	h.mu.Lock()
+	all := h.sessionsLocked()
+	h.mu.Unlock()
+	h.expire(all)
+}
+
+// expire closes those of sessions idle past SessionTimeout.
+func (h *Handler) expire(sessions []*httpSession) {
 	if h.opts.SessionTimeout <= 0 {
 		return
 	}
 	now := h.now()
-	h.mu.Lock()
-	var expired []*httpSession
-	for _, s := range h.sessions {
-		if _, ok := s.idleFor(now); ok {
-			expired = append(expired, s)
+	for _, s := range sessions {
+		if _, ok := s.idleFor(now); !ok {
+			continue
 		}
-	}
-	h.mu.Unlock()
-	for _, s := range expired {
 		if !s.busy.CompareAndSwap(0, idleClaim) {
 			continue // a request came in since: not idle after all
 		}

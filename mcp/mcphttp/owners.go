@@ -66,6 +66,16 @@ func (h *Handler) ownLocked(s *httpSession, opening bool) *httpError {
 	return nil
 }
 
+// ownedLocked lists the sessions of s's owner. Under h.mu.
+func (h *Handler) ownedLocked(s *httpSession) []*httpSession {
+	set := h.owned[ownerOf(s.auth)]
+	list := make([]*httpSession, 0, len(set))
+	for o := range set {
+		list = append(list, o)
+	}
+	return list
+}
+
 // disownLocked stops counting s against its owner; it may be called more
 // than once. Under h.mu.
 func (h *Handler) disownLocked(s *httpSession) {
