@@ -34,18 +34,23 @@ func (w *deadlineWriter) Write(b []byte) (int, error) {
 // Flush after Write runs under the deadline Write set.
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// finish sends what is buffered under the last deadline, then clears it,
-// so that it cannot fail the next response on the same connection. What
-// net/http writes after the handler returns is then only the end of a
-// chunked body: a client that stops reading holds no connection past
-// the deadline, even with an answer that has no body. (A bodiless
+// finish sends what is buffered under the last deadline, then sets a
+// fresh one for what net/http writes after the handler returns: the end
+// of a chunked body (an SSE stream's), or the header of an answer that
+// wrote none. That write had no deadline when finish cleared it, and a
+// client that stopped reading as its stream ended held the connection
+// and its goroutine for ever. Leaving one does not fail the next response
+// on a kept-alive connection: net/http clears the write deadline once the
+// response is finished (as it does every deadline a handler sets through
+// http.ResponseController), and this handler sets its own per write. Over
+// HTTP/2 the deadline is the stream's, which ends with it. (A bodiless
 // answer declares its length, writeAccepted, so that flushing it here
 // does not make it chunked.)
 func (w *deadlineWriter) finish() {
 	if w.wrote {
 		_ = w.rc.Flush()
 	}
-	_ = w.rc.SetWriteDeadline(time.Time{})
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
 }
 
 // zeroLength is the Content-Length of an answer without a body.

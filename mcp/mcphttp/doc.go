@@ -9,7 +9,8 @@
 //     are checked against loopback by default (DNS rebinding). Everything
 //     a client can make it hold is bounded: bodies read at once, slow
 //     bodies and slow readers, streams retained for resumption, idle and
-//     live sessions (HandlerOptions; the Limits table of docs/HTTP.md).
+//     live sessions, in all and per authenticated user (HandlerOptions;
+//     the Limits table of docs/HTTP.md).
 //   - Replicas: a server run as several processes behind a load balancer
 //     shares legacy sessions, stream events and clients' answers through
 //     HandlerOptions.Sessions, Events and Relay (SessionStore, EventStore,

@@ -49,3 +49,14 @@ func (f *Framer) ParamTools() int {
 	defer f.mu.Unlock()
 	return len(f.params) + len(f.listing)
 }
+
+// SessionsOf is how many live sessions count against
+// MaxSessionsPerSubject for the identity of a.
+func (h *Handler) SessionsOf(a *AuthInfo) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.owned[ownerOf(a)])
+}
+
+// InFlight is how many POSTs count against MaxInFlight.
+func (h *Handler) InFlight() int64 { return h.posts.Load() }

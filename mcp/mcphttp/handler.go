@@ -27,20 +27,21 @@ const (
 
 // Defaults of HandlerOptions. docs/HTTP.md has the table of limits.
 const (
-	DefaultMaxBody            = transport.DefaultMaxMessageSize
-	DefaultKeepAlive          = 15 * time.Second
-	DefaultRetry              = time.Second
-	DefaultHistory            = 256
-	DefaultMaxRetainedStreams = 16
-	DefaultMaxRetainedBytes   = 8 << 20
-	DefaultRetainFor          = 5 * time.Minute
-	DefaultSessionTimeout     = 10 * time.Minute
-	DefaultMaxSessions        = 100
-	DefaultMaxBodyMemory      = 2 * DefaultMaxBody
-	DefaultBodyWait           = 5 * time.Second
-	DefaultBodyTimeout        = 30 * time.Second
-	DefaultWriteTimeout       = 30 * time.Second
-	DefaultMaxInFlight        = 256
+	DefaultMaxBody               = transport.DefaultMaxMessageSize
+	DefaultKeepAlive             = 15 * time.Second
+	DefaultRetry                 = time.Second
+	DefaultHistory               = 256
+	DefaultMaxRetainedStreams    = 16
+	DefaultMaxRetainedBytes      = 8 << 20
+	DefaultRetainFor             = 5 * time.Minute
+	DefaultSessionTimeout        = 10 * time.Minute
+	DefaultMaxSessions           = 100
+	DefaultMaxSessionsPerSubject = 10
+	DefaultMaxBodyMemory         = 2 * DefaultMaxBody
+	DefaultBodyWait              = 5 * time.Second
+	DefaultBodyTimeout           = 30 * time.Second
+	DefaultWriteTimeout          = 30 * time.Second
+	DefaultMaxInFlight           = 256
 )
 
 // HandlerOptions configure a Handler. The zero value is ready to use and
@@ -85,7 +86,8 @@ type HandlerOptions struct {
 	BodyTimeout time.Duration
 	// WriteTimeout bounds each write to a client (an SSE event, a
 	// keep-alive, a JSON answer, the header of an answer without a body
-	// or of a stream): a client that stops reading is cut off
+	// or of a stream, the end of a stream, which net/http writes after
+	// the handler returns): a client that stops reading is cut off
 	// after it, and its stream stays retained for resumption. It is a
 	// deadline per write, not per response, because SSE responses live
 	// as long as their session; set no http.Server.WriteTimeout, which
@@ -136,17 +138,39 @@ type HandlerOptions struct {
 	// it gets 503 with Retry-After (when the idlest session would
 	// expire) and a JSON-RPC error: existing sessions are never evicted
 	// for a new one, so a flood of initializes cannot log out working
-	// clients. Sessions past SessionTimeout are closed first. Zero means
-	// DefaultMaxSessions (100); negative means no limit.
+	// clients. Sessions past SessionTimeout are closed first. One client
+	// could still hold them all: MaxSessionsPerSubject bounds those of
+	// one authenticated identity. Zero means DefaultMaxSessions (100);
+	// negative means no limit.
 	MaxSessions int
+	// MaxSessionsPerSubject bounds the live legacy sessions opened with
+	// one identity that RequireAuth verified: the AuthInfo's Subject,
+	// whatever OAuth client it came through (or its ClientID, for a token
+	// without a subject), so that registering clients buys no more
+	// sessions, while a user with several MCP hosts open shares the
+	// allowance. An initialize beyond it gets 429 Too Many Requests with
+	// Retry-After (when that identity's idlest session would expire) and
+	// a JSON-RPC error telling the client to end unused sessions; as with
+	// MaxSessions, its sessions past SessionTimeout are closed first and
+	// no other is evicted. Sessions opened without
+	// authorization have no identity: MaxSessions is their only bound, so
+	// a server reached by clients it does not trust should require
+	// authorization or restrict who may connect. A session a replica
+	// adopts from Sessions is counted but never refused. Zero means
+	// DefaultMaxSessionsPerSubject (10); negative means no limit.
+	MaxSessionsPerSubject int
 	// MaxInFlight bounds the POST requests served at once, over all
 	// sessions and stateless requests together: each holds a goroutine,
 	// a connection and whatever its call holds until it answers. Beyond
 	// it a POST gets 503 with Retry-After and a JSON-RPC error before its
 	// body is read. MaxSessions does not bound this: one session can
 	// POST many calls at once, and every stateless POST (2026-07-28) is a
-	// session of its own. Zero means DefaultMaxInFlight (256); negative
-	// means no limit.
+	// session of its own. A POST whose client went away while its
+	// legacy session's request runs stops counting while the session
+	// lives, and counts again from the session's end until its handler
+	// returns: handlers slow to honour cancellation cannot pile up
+	// behind sessions opened and deleted one after another. Zero means
+	// DefaultMaxInFlight (256); negative means no limit.
 	MaxInFlight int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger
@@ -201,10 +225,11 @@ type Handler struct {
 	eventsRest atomic.Int64
 	adoptMu    sync.Mutex // one adoption of a stored session at a time
 
-	// mu guards sessions, closed and idle; every request looks a session
-	// up, so lookups share it.
+	// mu guards sessions, owned, closed and idle; every request looks a
+	// session up, so lookups share it.
 	mu       sync.RWMutex
 	sessions map[string]*httpSession
+	owned    map[string]map[*httpSession]struct{} // sessions by owner (owners.go)
 	closed   bool
 	closing  atomic.Bool // closed, readable without mu
 	// busy counts what Shutdown waits for: ServeHTTP calls in progress,
@@ -275,6 +300,9 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerSubject == 0 {
+		o.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
 	}
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
@@ -439,42 +467,75 @@ func (h *Handler) session(id string) *httpSession {
 	return h.sessions[id]
 }
 
-// register adds a legacy session under a fresh id, after closing the
-// sessions past SessionTimeout, unless MaxSessions are open.
-func (h *Handler) register(s *httpSession) *httpError {
-	h.expireSessions()
+// register adds a legacy session under its id unless MaxSessions are
+// open or, for a new one (opening), MaxSessionsPerSubject of its owner's.
+// At a bound, the sessions it counts that are idle past SessionTimeout
+// (their timers may not have caught up) are closed first and the session
+// tried again. Looking only then keeps an initialize with room O(1): the
+// timers close the others.
+func (h *Handler) register(s *httpSession, opening bool) *httpError {
+	e, counted := h.registerOnce(s, opening)
+	if counted != nil {
+		h.expire(counted)
+		e, _ = h.registerOnce(s, opening)
+	}
+	return e
+}
+
+// registerOnce adds s, or says why not; refused at a bound, it also
+// returns the sessions that bound counts.
+func (h *Handler) registerOnce(s *httpSession, opening bool) (*httpError, []*httpSession) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down")
+		return httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server is shutting down"), nil
 	}
 	if max := h.opts.MaxSessions; max > 0 && len(h.sessions) >= max {
 		e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError,
 			"server busy: "+strconv.Itoa(max)+" sessions are open, the most it serves; retry later, or end an unused session with DELETE")
 		e.retryAfter = h.retryAfterLocked()
-		return e
+		return e, h.sessionsLocked()
+	}
+	if e := h.ownLocked(s, opening); e != nil {
+		return e, h.ownedLocked(s)
+	}
+	if old := h.sessions[s.id]; old != nil {
+		// An adopted session replacing its gone copy: the copy's
+		// unregister will not find itself, so it is disowned here.
+		h.disownLocked(old)
 	}
 	h.sessions[s.id] = s
-	return nil
+	return nil, nil
+}
+
+// sessionsLocked lists the live sessions. Under h.mu.
+func (h *Handler) sessionsLocked() []*httpSession {
+	all := make([]*httpSession, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	return all
 }
 
 // expireSessions closes the sessions idle past SessionTimeout. Their
-// timers do it too; this catches up before a new session is counted
-// against MaxSessions, and is what tests call with their own clock.
+// timers do it too; this is what tests call with their own clock.
 func (h *Handler) expireSessions() {
+	h.mu.Lock()
+	all := h.sessionsLocked()
+	h.mu.Unlock()
+	h.expire(all)
+}
+
+// expire closes those of sessions idle past SessionTimeout.
+func (h *Handler) expire(sessions []*httpSession) {
 	if h.opts.SessionTimeout <= 0 {
 		return
 	}
 	now := h.now()
-	h.mu.Lock()
-	var expired []*httpSession
-	for _, s := range h.sessions {
-		if _, ok := s.idleFor(now); ok {
-			expired = append(expired, s)
+	for _, s := range sessions {
+		if _, ok := s.idleFor(now); !ok {
+			continue
 		}
-	}
-	h.mu.Unlock()
-	for _, s := range expired {
 		if !s.busy.CompareAndSwap(0, idleClaim) {
 			continue // a request came in since: not idle after all
 		}
@@ -503,6 +564,7 @@ func (h *Handler) unregister(s *httpSession) {
 	h.mu.Lock()
 	if h.sessions[s.id] == s {
 		delete(h.sessions, s.id)
+		h.disownLocked(s)
 	}
 	h.mu.Unlock()
 }

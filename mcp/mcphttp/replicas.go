@@ -307,7 +307,7 @@ func (h *Handler) adopt(sid string, opener *recordOpener) (*httpSession, *httpEr
 		s.auth = &AuthInfo{Subject: opener.Subject, ClientID: opener.ClientID}
 		s.ss.BindPrincipal(principalOf(s.auth))
 	}
-	if e := h.register(s); e != nil {
+	if e := h.register(s, false); e != nil {
 		s.end()
 		return nil, e
 	}

@@ -27,7 +27,7 @@ func TestRetainedStreamsBounded(t *testing.T) {
 	h := NewHandler(srv, &HandlerOptions{Logger: quiet, MaxRetainedStreams: maxStreams, MaxRetainedBytes: maxBytes, RetainFor: time.Minute})
 	h.SetClock(func() time.Time { return clock })
 	s := h.newSession("s")
-	if e := h.register(s); e != nil {
+	if e := h.register(s, true); e != nil {
 		t.Fatal(e.err)
 	}
 	t.Cleanup(s.end)
@@ -74,7 +74,7 @@ func TestRetainedBytesTrimLiveStream(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{Logger: quiet})
 	h := NewHandler(srv, &HandlerOptions{Logger: quiet, MaxRetainedBytes: 1000})
 	s := h.newSession("s")
-	if e := h.register(s); e != nil {
+	if e := h.register(s, true); e != nil {
 		t.Fatal(e.err)
 	}
 	t.Cleanup(s.end)

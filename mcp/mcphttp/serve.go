@@ -264,7 +264,7 @@ func (h *Handler) enterLookup(r *http.Request, m *rpcMessage) (*httpSession, *ht
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage) {
 	s := h.newSession(newSessionID())
 	s.bindAuth(r)
-	if e := h.register(s); e != nil {
+	if e := h.register(s, true); e != nil {
 		s.end()
 		writeHTTPError(w, e.withID(m))
 		return
@@ -464,7 +464,8 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// running (it may still cancel it), but the POST no longer counts
 		// as served: neither for MaxInFlight nor to keep the session from
 		// idling out, as when the POST returned while a worker ran the
-		// request.
+		// request; once the session ends, it counts for MaxInFlight
+		// again until the handler returns (adrift.go).
 		// Watched only once the request has run a while (watchLate).
 		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream) })
 	}
@@ -483,7 +484,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	if !release() && s.id != "" {
 		// abandoned ran, or runs: take back what it gave up, which post
 		// gives back as it returns.
-		h.posts.Add(1)
+		s.takeBack()
 		s.enter() // if it idled out meanwhile, the session's end answers
 	}
 	if st != nil && st.finish() {
@@ -494,13 +495,14 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 
 // abandoned lets go of a legacy session's request whose client went away
 // while it ran: its stream, once the streamer is done with it, is left for
-// resumption, and the POST stops counting as one in progress.
+// resumption, and the POST stops counting as one in progress while its
+// session lives (letGo).
 func (h *Handler) abandoned(s *httpSession, st *streamer, es *eventStream) {
 	if st != nil && !st.abandon() {
 		es.detach()
 	}
 	s.leave()
-	h.posts.Add(-1)
+	s.letGo()
 	if hook := h.testHookAbandoned.Load(); hook != nil {
 		(*hook)()
 	}
@@ -540,7 +542,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession,
 	}
 	if p.stream != nil {
 		if p.stream.isClosed() {
-			return // the session closed already
+			// The session closed before the stream started (DELETE,
+			// Shutdown): said as for a JSON answer. Answering nothing
+			// left net/http an empty 200 to send, a success without a
+			// result.
+			s.forget(m)
+			writeHTTPError(w, httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "session closed before the response").withID(m))
+			return
 		}
 		sw := startSSE(w, s.id)
 		if p.stream.id != "" && !before(s.ss.ProtocolVersion(), mcp.Version20251125) {

@@ -42,6 +42,9 @@ type httpSession struct {
 	// auth is what RequireAuth verified of the request that opened the
 	// session; set before its first message is delivered, then read-only.
 	auth *AuthInfo
+	// owner is who the session counts against (ownerOf), "" for none;
+	// under h.mu.
+	owner string
 
 	untracked atomic.Bool // stateless: untrack was called
 	connected atomic.Bool // stateless: its ServerSession started its connection
@@ -70,7 +73,11 @@ type httpSession struct {
 	nextStream int
 	replicated                 // its state in HandlerOptions.Sessions
 	asked      map[string]bool // ids of this replica's requests to the client, with a Relay
-	timer      *time.Timer
+	// adrift counts the POSTs whose clients walked away while their
+	// handlers run, given back from MaxInFlight while the session lives
+	// (adrift.go); it may go below zero for a moment.
+	adrift int
+	timer  *time.Timer
 }
 
 // pendingCall is a client request waiting for the server's response.
@@ -301,6 +308,7 @@ func (s *httpSession) Close() error {
 		} else {
 			s.done.Store(&closedChan)
 		}
+		s.reclaimLocked()
 		s.mu.Unlock()
 		if s.id != "" {
 			s.h.unregister(s)

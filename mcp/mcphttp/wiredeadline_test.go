@@ -1,0 +1,137 @@
+package mcphttp_test
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+)
+
+// watchedListener hands out connections that note every write made
+// without a write deadline in effect.
+type watchedListener struct {
+	net.Listener
+	mu       sync.Mutex
+	accepted int
+	bare     []string // what was written with no deadline
+}
+
+func (l *watchedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.accepted++
+	l.mu.Unlock()
+	return &watchedConn{Conn: c, l: l}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	l        *watchedListener
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func (c *watchedConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *watchedConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *watchedConn) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	bare := c.deadline.IsZero()
+	c.mu.Unlock()
+	if bare {
+		c.l.mu.Lock()
+		c.l.bare = append(c.l.bare, string(b))
+		c.l.mu.Unlock()
+	}
+	return c.Conn.Write(b)
+}
+
+// Every byte of the handler's answers goes out under a write deadline,
+// including what net/http writes after ServeHTTP returns: the chunked
+// terminator of an SSE answer was written with none, so a client that
+// stopped reading as its stream ended could hold the connection and its
+// goroutine for ever. The deadline left for it does not fail the next
+// answer on the kept-alive connection, even once it has passed (net/http
+// clears it after the response; the handler sets a fresh one per write).
+func TestHTTPEveryWriteHasADeadline(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	h := mcphttp.NewHandler(httpTestServer(), &mcphttp.HandlerOptions{WriteTimeout: timeout, Logger: quietLog})
+	ts := httptest.NewUnstartedServer(h)
+	wl := &watchedListener{Listener: ts.Listener}
+	ts.Listener = wl
+	ts.Start()
+	defer ts.Close()
+	defer func() { _ = h.Shutdown(t.Context()) }()
+	url := ts.URL + "/mcp"
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	post := func(body string, hdr map[string]string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(initBody, nil)
+	sid := resp.Header.Get(mcphttp.HeaderSessionID)
+	hdr := map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
+	count := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"steps":2},"_meta":{"progressToken":1}}}`
+	for range 2 {
+		resp = post(count, hdr)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("a call with progress: %s %q, want an SSE stream", resp.Status, resp.Header.Get("Content-Type"))
+		}
+		// Past the deadline the stream's end was written under: the next
+		// answer on this connection must not meet it. (Time passing, not
+		// synchronisation.)
+		time.Sleep(2 * timeout)
+	}
+	resp = post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`, hdr)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("a ping after the streams: %s", resp.Status)
+	}
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	if wl.accepted != 1 {
+		t.Errorf("%d connections for requests sent one after another, want 1 (kept alive)", wl.accepted)
+	}
+	if len(wl.bare) > 0 {
+		t.Errorf("written with no deadline: %q", wl.bare)
+	}
+}
