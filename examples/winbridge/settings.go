@@ -33,7 +33,7 @@ type settings struct {
 var flagOf = map[string]string{
 	"WINBRIDGE_BACKEND": "-backend", "WIN_PS_EXE": "-ps-exe", "HDC_EXE": "-hdc-exe", "ALLOW_EXE": "-allow-exe",
 	"ALLOW_ENV": "-allow-env", "DEFAULT_TIMEOUT_MS": "-timeout", "WINBRIDGE_LAUNCHER": "-launcher", "WIN_CODEPAGE": "-codepage",
-	"WINBRIDGE_JOB_HELPER": "-job-helper",
+	"WINBRIDGE_JOB_HELPER": "-job-helper", "WINBRIDGE_MAX_PROCESSES": "-max-processes",
 }
 
 // envErrors keeps the problems of environment variables whose flag was not
@@ -87,6 +87,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
 	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
 	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
+	maxProcs := fs.Int("max-processes", orInt(cfg.MaxProcesses, winexec.DefaultMaxProcesses), "`number` of programs win_exec and the hdc tools run at once; a call beyond it waits within its own timeout, then fails [WINBRIDGE_MAX_PROCESSES]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	jobHelper := fs.String("job-helper", cfg.JobHelper, "absolute `path` of jobrun.exe (GOOS=windows go build -o jobrun.exe ./winexec/jobrun): the direct backend runs every program in a kill-on-close Windows Job Object, so a timeout kills the whole tree [WINBRIDGE_JOB_HELPER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
@@ -124,6 +125,10 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	if *maxTimeout <= 0 || *queueTimeout <= 0 {
 		return nil, fmt.Errorf("-max-timeout and -queue-timeout must be positive")
 	}
+	if *maxProcs <= 0 || *maxProcs > winexec.MaxMaxProcesses {
+		return nil, fmt.Errorf("-max-processes (or WINBRIDGE_MAX_PROCESSES) must be from 1 to %d", winexec.MaxMaxProcesses)
+	}
+	s.cfg.MaxProcesses = *maxProcs
 	s.cfg.Launcher = strings.Fields(*launcher)
 	s.cfg.JobHelper = strings.TrimSpace(*jobHelper)
 	if s.cfg.JobHelper != "" {
@@ -164,6 +169,13 @@ func orList(v, def []string) []string {
 }
 
 func orDuration(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orInt(v, def int) int {
 	if v == 0 {
 		return def
 	}
