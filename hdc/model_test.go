@@ -328,8 +328,10 @@ func (m *hdcModel) dispatch() string {
 }
 
 // modelHarmful are the actions that change a device, the server or the
-// host, by hdc's behaviour (see docs/HDC.md).
+// host, or read a file of the host onto the device (CMD_FILE_INIT: file
+// send, read back by hdc shell), by hdc's behaviour (see docs/HDC.md).
 var modelHarmful = map[string]bool{
+	"CMD_FILE_INIT": true,
 	"kill": true, "killall-sub": true, "keygen": true, "start-restart": true,
 	"CMD_KERNEL_TARGET_RECONNECT": true, "CMD_KERNEL_TARGET_CONNECT": true, "CMD_FORWARD_REMOVE": true,
 	"CMD_FORWARD_INIT": true, "CMD_APP_INIT": true, "CMD_APP_UNINSTALL": true, "CMD_UNITY_REMOUNT": true,

@@ -25,7 +25,8 @@ type settings struct {
 	logLevel  slog.Level
 	version   bool
 	check     bool
-	hdc       bool // offer the hdc tools
+	hdc       bool     // offer the hdc tools
+	hdcRoots  []string // hdc.Options.LocalRoots
 }
 
 // flagOf is the flag that overrides each environment variable, for
@@ -102,6 +103,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")
 	fs.BoolVar(&s.check, "check", false, "report the platform, backend, PowerShell, hdc and code page, and every problem found")
+	hdcRoots := fs.String("hdc-local-roots", getenv("WINBRIDGE_HDC_LOCAL_ROOTS"), "comma-separated `directories` whose files hdc_file_send may copy to a device without confirm; other files need confirm, since hdc_shell reads them back [WINBRIDGE_HDC_LOCAL_ROOTS]")
 	fs.BoolVar(&s.hdc, "hdc", getenv("WINBRIDGE_HDC") != "0", "offer the hdc tools; -hdc=false offers only win_exec and the path tools, and -check then needs no hdc [WINBRIDGE_HDC=0 to disable]")
 	if err := cli.Parse(fs, args, out); err != nil {
 		return nil, err
@@ -137,6 +139,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 		}
 	}
 	s.cfg.CodePage = *codepage
+	s.hdcRoots = splitList(*hdcRoots)
 	s.cfg.HideEnv = serverSecretEnv
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("-log-level (or WINBRIDGE_LOG_LEVEL): %w", err)
