@@ -60,6 +60,13 @@ func (o *Options) ToolName(name string) string {
 	return name
 }
 
+// programNames are the file names hdc's client ships under: hdc (hdc.exe
+// on Windows) and hdc_std, the OpenHarmony SDK's older name. AddTools
+// reserves each of them on the executor besides its own program, so
+// that win_exec runs none (see winexec.Executor.Reserve). A copy under
+// another name is not recognised.
+var programNames = []string{"hdc", "hdc_std"}
+
 // Tool names. They match ^[a-zA-Z0-9_-]{1,64}$, the strictest rule among
 // MCP hosts (with Options.DottedNames, hdc.run...).
 const (
@@ -224,6 +231,15 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	// would only look guarded: fail loudly.
 	if err := ex.Reserve(t.exe, opts.ToolName(ToolRun)); err != nil {
 		panic(fmt.Sprintf("hdc: AddTools: %v", err))
+	}
+	// The reservation goes by file name, and hdc ships under more than
+	// one: with HDC_EXE naming hdc_std.exe, an hdc.exe on the allowlist
+	// and the search path is the same client, and win_exec hdc.exe kill
+	// ran without confirm.
+	for _, name := range programNames {
+		if err := ex.Reserve(name, opts.ToolName(ToolRun)); err != nil {
+			panic(fmt.Sprintf("hdc: AddTools: %v", err))
+		}
 	}
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
 	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
