@@ -34,7 +34,7 @@ func (t *toolset) insideRoots(local string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	real, err := filepath.EvalSymlinks(p)
+	resolved, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", false
 	}
@@ -54,11 +54,11 @@ func (t *toolset) insideRoots(local string) (string, bool) {
 		}
 		return false
 	}
-	if !in(real) {
+	if !in(resolved) {
 		return "", false
 	}
 	n := 0
-	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(resolved, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func (t *toolset) insideRoots(local string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return real, true
+	return resolved, true
 }
 
 // linuxSide is the absolute Linux path of a local path: a Linux path made

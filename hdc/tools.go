@@ -787,12 +787,12 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 			// hdc_shell reads back whatever was sent: without confirm,
 			// only files inside the configured roots leave the machine,
 			// and hdc gets the path that was judged, links resolved.
-			real, ok := t.insideRoots(in.Local)
+			resolved, ok := t.insideRoots(in.Local)
 			if !ok {
 				return refuseDestructive(append([]string{t.exe}, args...), sendWhy)
 			}
-			if lp, err = t.local(real); err != nil {
-				return fail(Result{ExitCode: -1}, "local path %q: %v", real, err)
+			if lp, err = t.local(resolved); err != nil {
+				return fail(Result{ExitCode: -1}, "local path %q: %v", resolved, err)
 			}
 			if err := t.checkANSI("local", lp); err != nil {
 				return fail(Result{ExitCode: -1}, "%v", err)
