@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/internal/wintest"
 )
 
 // blockingChild is a real child process of the local backend that runs
@@ -22,10 +24,12 @@ type blockingChild struct {
 	res  *Result
 }
 
-// startBlocking runs the helper's fifo command through e in a goroutine.
-func startBlocking(t *testing.T, e *Executor, ctx context.Context, timeout time.Duration, name string) *blockingChild {
+// startBlocking runs the helper's fifo command through e in a goroutine,
+// its pipe named name in dir (whose path then finds the test's children
+// among the processes).
+func startBlocking(t *testing.T, e *Executor, ctx context.Context, timeout time.Duration, dir, name string) *blockingChild {
 	t.Helper()
-	c := &blockingChild{fifo: filepath.Join(t.TempDir(), name), done: make(chan error, 1)}
+	c := &blockingChild{fifo: filepath.Join(dir, name), done: make(chan error, 1)}
 	if err := syscall.Mkfifo(c.fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +67,15 @@ func (c *blockingChild) release() {
 // cancellation ends the wait at once.
 func TestExecutorBoundsProcesses(t *testing.T) {
 	helper := nativeHelper(t)
+	dir := t.TempDir()
 	e, err := New(Config{Backend: BackendLocal, MaxProcesses: 2, Policy: Policy{AllowExe: []string{helper}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	ctx := context.Background()
-	a := startBlocking(t, e, ctx, time.Minute, "a")
-	b := startBlocking(t, e, ctx, time.Minute, "b")
+	a := startBlocking(t, e, ctx, time.Minute, dir, "a")
+	b := startBlocking(t, e, ctx, time.Minute, dir, "b")
 	a.running(t)
 	b.running(t)
 	defer a.release()
@@ -95,7 +100,7 @@ func TestExecutorBoundsProcesses(t *testing.T) {
 	}
 
 	// A waiting call runs once a slot frees.
-	c := startBlocking(t, e, ctx, time.Minute, "c")
+	c := startBlocking(t, e, ctx, time.Minute, dir, "c")
 	a.release()
 	if err := <-a.done; err != nil || string(a.res.Stdout.Bytes()) != "released\n" {
 		t.Fatalf("first call: %v %+v", err, a.res)
@@ -111,9 +116,22 @@ func TestExecutorBoundsProcesses(t *testing.T) {
 	}
 
 	// Every slot is back.
+	var ds []*blockingChild
 	for i := range 2 {
-		d := startBlocking(t, e, ctx, time.Minute, "d"+strconv.Itoa(i))
+		d := startBlocking(t, e, ctx, time.Minute, dir, "d"+strconv.Itoa(i))
 		d.running(t)
-		defer func() { d.release(); <-d.done }()
+		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		d.release()
+		if err := <-d.done; err != nil {
+			t.Errorf("call after the others: %v", err)
+		}
+	}
+
+	// No child is left (TestMain checks goroutines and the helper's
+	// processes after the run as well).
+	if pids := wintest.Processes(dir); len(pids) > 0 {
+		t.Errorf("children still running: %v", pids)
 	}
 }
