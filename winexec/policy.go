@@ -153,7 +153,11 @@ func (p *Policy) envAllowed(name string) bool {
 // it trust another CA or none (proxies, CA bundles, verification switches,
 // TLS key logs, pip's, uv's and Go's module sources); cmd.exe's dynamic
 // variables, which a variable of the same name replaces and scripts branch
-// on; and the temporary directory installers unpack and load DLLs from.
+// on; the temporary directory installers unpack and load DLLs from; the
+// variables that name a command (SHELL, CC, RUSTC_WRAPPER, MAKEFLAGS,
+// ...) or configuration that names one or decides where credentials go
+// (KUBECONFIG, DOCKER_CONFIG, DOCKER_HOST, AWS_CONFIG_FILE, CARGO_*,
+// YARN_*); and Go's and Ruby's toolchain, module and gem directories.
 // "*" does not cover them; they must be listed
 // by name. The list names the mechanisms known to us, not every program's:
 // a program on the allowlist may read others.
@@ -168,9 +172,13 @@ func launcherEnv(name string) bool {
 	// them the shell and node options of the scripts it runs. LUA_INIT
 	// (and LUA_INIT_5_4): code Lua runs at start. PIP_ and UV_: any pip
 	// or uv setting, among them the index packages (code) come from, the
-	// hosts trusted without TLS, the CA bundle and the proxy.
+	// hosts trusted without TLS, the CA bundle and the proxy; CARGO_ and
+	// YARN_ likewise for Cargo (CARGO_HOME's configuration,
+	// build.rustc-wrapper) and Yarn (yarnPath runs a script). The AWS
+	// SDKs send their signed requests to AWS_ENDPOINT_URL and
+	// AWS_ENDPOINT_URL_<SERVICE>.
 	for _, p := range []string{"LD_", "DYLD_", "WINE", "COR_", "CORECLR_", "DOTNET_", "COMPLUS_",
-		"GIT_", "_NT_", "NPM_CONFIG_", "LUA_INIT", "PIP_", "UV_"} {
+		"GIT_", "_NT_", "NPM_CONFIG_", "LUA_INIT", "PIP_", "UV_", "CARGO_", "YARN_", "AWS_ENDPOINT_URL"} {
 		if strings.HasPrefix(n, p) {
 			return true
 		}
@@ -265,7 +273,23 @@ func launcherEnv(name string) bool {
 		// programs unpack into it and load DLLs from there (a planted
 		// version.dll runs in the installer, often elevated), and Linux
 		// programs write scripts there that they then run.
-		"TEMP", "TMP", "TMPDIR":
+		"TEMP", "TMP", "TMPDIR",
+		// Commands named outright: the user's shell (which editors,
+		// pagers and many tools start), the compilers and linkers build
+		// tools run (make, cgo, Cargo's build scripts), Rust's compiler
+		// and its wrappers, make's flags (which define variables such
+		// as SHELL), kubectl's editor.
+		"SHELL", "CC", "CXX", "CPP", "LD", "AR", "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "MAKEFLAGS", "MFLAGS",
+		"KUBE_EDITOR",
+		// Configuration that names commands or decides where credentials
+		// go: kubeconfig's exec plug-ins and servers, Docker's credential
+		// helpers and the daemon the CLI sends registry credentials to,
+		// the AWS configuration's credential_process.
+		"KUBECONFIG", "DOCKER_CONFIG", "DOCKER_HOST", "AWS_CONFIG_FILE",
+		// Go's toolchain, module and build caches and its settings file
+		// (GOENV can set GOFLAGS): planted contents are compiled in or
+		// run. Ruby loads gems from GEM_HOME and GEM_PATH.
+		"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GEM_HOME", "GEM_PATH":
 		return true
 	}
 	return false

@@ -11,8 +11,11 @@ import (
 // traffic elsewhere or change whom it trusts (proxies, CA bundles,
 // verification switches, TLS key logs), steer a batch script through
 // cmd.exe's dynamic variables, or choose the directory installers extract
-// and load DLLs from (TEMP, TMP, TMPDIR). FuzzExecutorDecision checks them
-// too.
+// and load DLLs from (TEMP, TMP, TMPDIR), or name a command or the
+// configuration that names one (SHELL, CC, KUBECONFIG's exec plug-ins,
+// DOCKER_CONFIG's credential helpers, AWS_CONFIG_FILE's
+// credential_process, GOROOT's toolchain). FuzzExecutorDecision checks
+// them too.
 var starSparedTraffic = []string{
 	"CLASSPATH",
 	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY",
@@ -24,6 +27,12 @@ var starSparedTraffic = []string{
 	"CD", "ERRORLEVEL", "CMDCMDLINE", "CMDEXTVERSION", "RANDOM", "DATE", "TIME",
 	"HIGHESTNUMANODENUMBER",
 	"TEMP", "TMP", "TMPDIR",
+	// Commands named outright, and configuration that names them or
+	// where credentials go.
+	"SHELL", "CC", "CXX", "CPP", "LD", "AR", "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "MAKEFLAGS",
+	"CARGO_HOME", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_HTTP_PROXY", "YARN_HTTPS_PROXY", "YARN_YARN_PATH",
+	"KUBECONFIG", "KUBE_EDITOR", "DOCKER_CONFIG", "DOCKER_HOST", "AWS_CONFIG_FILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
+	"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GEM_HOME", "GEM_PATH",
 }
 
 // TestPolicyStarSparesTrafficAndTrustEnv: with ALLOW_ENV=* a model could
@@ -49,7 +58,8 @@ func TestPolicyStarSparesTrafficAndTrustEnv(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"PROXY_MODE", "CDPATH_X", "TIMEZONE", "TZ", "DATEFMT", "TEMPLATE", "CLASS", "OPENSSL_ia32cap", "PIPX", "GOOS", "GOARCH", "LANG"} {
+	for _, name := range []string{"PROXY_MODE", "CDPATH_X", "TIMEZONE", "TZ", "DATEFMT", "TEMPLATE", "CLASS", "OPENSSL_ia32cap", "PIPX", "GOOS", "GOARCH", "LANG",
+		"SHELLX", "CCACHE_X", "AWS_REGION", "AWS_PROFILE", "DOCKER_BUILDKIT", "CARGO", "YARN", "KUBE_EDITOR_X", "GOMAXPROCS", "GOOGLE_CLOUD_PROJECT"} {
 		if err := star.CheckEnv(map[string]string{name: "x"}); err != nil {
 			t.Errorf(`"*" refused the plain setting %s: %v`, name, err)
 		}
