@@ -33,7 +33,8 @@ type Command struct {
 	// or client alone (list targets, version, kill, start...).
 	Device bool
 	// Destructive reports a command that changes the device, the hdc
-	// server or the host in a way reading cannot undo, or global options
+	// server or the host in a way reading cannot undo, one that copies a
+	// file of the host to the device (file send), or global options
 	// that change how hdc's server runs: see Why. The tools run it only
 	// with confirm: true.
 	Destructive bool
@@ -117,6 +118,9 @@ func serverCommand(line string) bool {
 	return false
 }
 
+// sendWhy is why a file send needs confirm.
+const sendWhy = "hdc file send copies a file of this machine to the device, where a shell command reads it back"
+
 // destructiveVerbs change a device, the hdc server or the host whatever
 // their arguments. docs/HDC.md gives the reason for each.
 var destructiveVerbs = []string{
@@ -141,6 +145,13 @@ func (c *Command) classify() {
 		// The device's file, which hdc shell can write, lands at any
 		// path of this machine: a shell profile, a startup folder.
 		c.Destructive, c.Why = true, "hdc file recv writes a file or directory on this machine"
+	case c.Verb == "file send":
+		// Any file of this machine (a private key, a token file) lands on
+		// the device, where hdc shell, which needs no confirm, reads it
+		// back. hdc_run passes paths as given, relative to hdc's own
+		// directory or -cwd, so no root is judged here: hdc_file_send
+		// does that.
+		c.Destructive, c.Why = true, sendWhy
 	case c.Verb == "bugreport" && len(c.Line) > len("bugreport "):
 		// translate.cpp and host_unity.cpp: "bugreport PATH" opens PATH
 		// here with O_CREAT|O_TRUNC; "bugreport" alone prints.
@@ -199,7 +210,7 @@ func loopbackServer(v string) bool {
 // rest is destructive: install, uninstall, sideload, target boot, target
 // mount, smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn,
 // reconnect, update, flash, erase, format, start with -r, fport or rport
-// other than "fport ls", file recv, and bugreport with a path. The tools run those only with confirm:
+// other than "fport ls", file send, file recv, and bugreport with a path. The tools run those only with confirm:
 // true; hdc hilog parse they never run.
 func IsDestructive(verb string, rest []string) bool {
 	c := ParseArgs(append(strings.Fields(verb), rest...))

@@ -26,7 +26,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"list", "targets", "-v"}, "list targets", "", false, false},
 		{[]string{"-t", "K1", "shell", "ls | wc -l"}, "shell", "K1", true, false},
 		{[]string{"-tK2", "shell", "ls"}, "shell", "K2", true, false},
-		{[]string{"-s", "127.0.0.1:8710", "-t", "K", "file", "send", "a", "/b"}, "file send", "K", true, false},
+		{[]string{"-s", "127.0.0.1:8710", "-t", "K", "file", "send", "a", "/b"}, "file send", "K", true, true},
 		{[]string{"file", "recv", "/b", "a"}, "file recv", "", true, true},
 		{[]string{"install", "-r", "a.hap"}, "install", "", true, true},
 		{[]string{"uninstall", "com.x"}, "uninstall", "", true, true},

@@ -58,7 +58,7 @@ func TestDeviceCheckWithinTimeout(t *testing.T) {
 		}{
 			{hdc.ToolShell, map[string]any{"command": "ls", "timeoutMs": 200}},
 			{hdc.ToolRun, map[string]any{"args": []string{"shell", "ls"}, "timeoutMs": 200}},
-			{hdc.ToolFileSend, map[string]any{"local": "/tmp/x", "remote": "/data/x", "timeoutMs": 200}},
+			{hdc.ToolFileSend, map[string]any{"local": "/tmp/x", "remote": "/data/x", "confirm": true, "timeoutMs": 200}},
 			{hdc.ToolInstall, map[string]any{"path": "/tmp/x.hap", "confirm": true, "timeoutMs": 200}},
 		} {
 			res, err := c.CallTool(ctx, call.tool, call.args)

@@ -38,7 +38,10 @@
 // the device, the hdc server or the host (install, uninstall, sideload,
 // target boot, target mount, smode, tmode, kill, killall-sub, spawn-sub,
 // keygen, tconn, reconnect, update, flash, erase, format, start with -r,
-// fport and rport but fport ls) and global options that change how the
+// fport and rport but fport ls), commands that copy files between this
+// machine and the device (file recv; file send, since hdc_shell reads
+// the copy back, except for hdc_file_send of a file inside
+// Options.LocalRoots) and global options that change how the
 // server runs (-m, -s with a non-loopback address, -e...) run only with
 // confirm: true, whichever tool reaches them; dryRun: true returns the
 // exact argv without running anything. hilog parse, which hdc runs on the

@@ -136,6 +136,9 @@ func TestGuardDestructiveVerbs(t *testing.T) {
 		// local log file of bugreport (even a name made of a space).
 		{"file", "recv", "/data/x", "/home/u/.bashrc"}, {"file recv", "/data/x", "a"}, {"bugreport", "out.txt"},
 		{"bugreport", " "}, {"-t", "K", "bugreport", "C:\\x"},
+		// Reads on this machine: file send copies any local file where
+		// hdc shell reads it back.
+		{"file", "send", "a", "/data/local/tmp/a"}, {"-t", "K", "file send", "/home/u/.ssh/id_rsa", "/data/x"},
 	} {
 		if c := hdc.ParseArgs(args); !c.Destructive {
 			t.Errorf("ParseArgs(%q) = %+v: not destructive", args, c)
@@ -143,7 +146,7 @@ func TestGuardDestructiveVerbs(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"fport", "ls"}, {"discover"}, {"any"}, {"checkdevice", "K"}, {"jpid"}, {"track-jpid", "-p"},
-		{"bugreport"}, {"bugreport", ""}, {"file", "send", "a", "/data/local/tmp/a"}, {"shell", "ls"},
+		{"bugreport"}, {"bugreport", ""}, {"shell", "ls"},
 	} {
 		if c := hdc.ParseArgs(args); c.Destructive || c.Refused {
 			t.Errorf("ParseArgs(%q) = %+v: want harmless", args, c)

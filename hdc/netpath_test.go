@@ -51,7 +51,7 @@ func TestRunNetworkPathsAsHdcSplits(t *testing.T) {
 		{"-t", "K1", "file", "send", `\\wsl.localhost\Ubuntu\home\u\x`, "/data/local/tmp/x"},
 		{"-t", "K1", "file", "send", "-cwd", `C:\dir\`, `\x`, "/data/local/tmp/x"},
 	} {
-		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args})
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
 		if err != nil || res.IsError {
 			t.Errorf("hdc_run %q = %v %q; want it run", args, err, res.TextOf())
 		}
@@ -80,11 +80,11 @@ func TestFileToolsReadAsHdcSplits(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "\\\\attacker.example\\share\\x\t/data/local/tmp/x"}},
-		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": `/data/a"b`}},
-		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/a\nb"}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "\\\\attacker.example\\share\\x\t/data/local/tmp/x", "confirm": true}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": `/data/a"b`, "confirm": true}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/a\nb", "confirm": true}},
 		{hdc.ToolFileRecv, map[string]any{"connectKey": "K1", "local": `C:\x`, "remote": "/data/x\t-cwd", "confirm": true}},
-		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": "/mnt/c/a\tb", "remote": "/data/x"}},
+		{hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": "/mnt/c/a\tb", "remote": "/data/x", "confirm": true}},
 	} {
 		res, err := c.CallTool(ctx, call.tool, call.args)
 		if err != nil || !res.IsError {
@@ -95,7 +95,7 @@ func TestFileToolsReadAsHdcSplits(t *testing.T) {
 		t.Errorf("hdc ran %d times: %q", n, r.runs)
 	}
 	// Spaces are hdc's to quote, and it does.
-	res, err := c.CallTool(ctx, hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\my files\x`, "remote": "/data/my files/x"})
+	res, err := c.CallTool(ctx, hdc.ToolFileSend, map[string]any{"connectKey": "K1", "local": `C:\my files\x`, "remote": "/data/my files/x", "confirm": true})
 	if err != nil || res.IsError {
 		t.Errorf("paths with spaces: %v %q", err, res.TextOf())
 	}
@@ -206,7 +206,7 @@ func TestRunDOSDeviceNames(t *testing.T) {
 		{"-t", "K1", "file", "send", `C:\CON\x.txt`, "/data/local/tmp/x"},
 		{"-t", "K1", "file", "send", "-cwd", `C:\dir\`, "nullable.txt", "/data/local/tmp/x"},
 	} {
-		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args})
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "confirm": true})
 		if err != nil || res.IsError {
 			t.Errorf("hdc_run %q = %v %q; want it run", args, err, res.TextOf())
 		}

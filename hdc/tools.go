@@ -39,6 +39,16 @@ type Options struct {
 	// program and the path unchanged otherwise. Tests under wine map to
 	// Z:\ with it.
 	LocalPath func(string) (string, error)
+
+	// LocalRoots are directories of this machine whose files
+	// hdc_file_send may copy to a device without confirm: true (Linux
+	// form, or Windows drive paths, which are read as their /mnt/X
+	// form). Any other file needs confirm, since hdc_shell reads what
+	// was sent back to the model: a private key or a token file would
+	// leave the machine. A path is judged as hdc opens it, symbolic links
+	// resolved; a directory only when nothing under it leads outside.
+	// Nil means none: every send needs confirm.
+	LocalRoots []string
 }
 
 // ToolName returns name, one of the Tool constants, as registered under o:
@@ -49,6 +59,13 @@ func (o *Options) ToolName(name string) string {
 	}
 	return name
 }
+
+// programNames are the file names hdc's client ships under: hdc (hdc.exe
+// on Windows) and hdc_std, the OpenHarmony SDK's older name. AddTools
+// reserves each of them on the executor besides its own program, so
+// that win_exec runs none (see winexec.Executor.Reserve). A copy under
+// another name is not recognised.
+var programNames = []string{"hdc", "hdc_std"}
 
 // Tool names. They match ^[a-zA-Z0-9_-]{1,64}$, the strictest rule among
 // MCP hosts (with Options.DottedNames, hdc.run...).
@@ -109,7 +126,7 @@ type RunInput struct {
 	Args       []string `json:"args" jsonschema_description:"hdc arguments after the program name, each passed as one argument, e.g. [\"list\",\"targets\",\"-v\"] or [\"shell\",\"ls /data | wc -l\"]"`
 	ConnectKey string   `json:"connectKey,omitempty" jsonschema_description:"device to use (-t KEY): a USB serial or IP:port as the list-targets tool shows it (letters digits and . _ : / % [ ] - only; at most 32); required when several devices are connected"`
 	TimeoutMs  int      `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed; default: the server's DEFAULT_TIMEOUT_MS"`
-	Confirm    bool     `json:"confirm,omitempty" jsonschema_description:"must be true to run a command that changes the device or the hdc server (install uninstall kill start -r target boot tmode smode fport rport tconn...) or global options other than -t -l -p -v -h and -s with a loopback address"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema_description:"must be true to run a command that changes the device or the hdc server (install uninstall kill start -r target boot tmode smode fport rport tconn...), copies files between this machine and the device (file send, file recv), or global options other than -t -l -p -v -h and -s with a loopback address"`
 	DryRun     bool     `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
 }
 
@@ -135,7 +152,7 @@ type FileInput struct {
 	Remote     string `json:"remote" jsonschema_description:"path on the device, e.g. /data/local/tmp/a.txt"`
 	TimeoutMs  int    `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"milliseconds before hdc is killed"`
 	DryRun     bool   `json:"dryRun,omitempty" jsonschema_description:"return the exact argv without running anything"`
-	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"file_recv only: required; the copy writes a file of this machine"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema_description:"file_recv: required, the copy writes a file of this machine; file_send: required unless the local file is inside the server's configured local roots, since the device copy can be read back"`
 }
 
 // HilogInput are the arguments of hdc_hilog.
@@ -179,7 +196,7 @@ const confirmRule = " hdc takes the first hdc command at any position in args as
 	"one element, such as \"target boot\"), and re-splits the elements before it into global options. Commands that " +
 	"change the device, the hdc server or this machine (install, uninstall, sideload, target boot, target mount, " +
 	"smode, tmode, kill, killall-sub, spawn-sub, keygen, tconn, reconnect, update, flash, erase, format, start with " +
-	"-r anywhere, fport and rport other than fport ls, file recv, bugreport with a path) and global options " +
+	"-r anywhere, fport and rport other than fport ls, file send, file recv, bugreport with a path) and global options " +
 	"other than -t KEY, -l N, -p, -v, -h, -f and -s with a loopback address run only with confirm: true; " +
 	"dryRun: true returns the exact argv without running anything. hilog parse (run by hdc on this machine " +
 	"through a shell) is always refused. connectKey and -t values must look like a device key."
@@ -195,6 +212,7 @@ type toolset struct {
 	env       map[string]string
 	windows   bool
 	localPath func(string) (string, error)
+	roots     []string // Options.LocalRoots
 	newNonce  func() string
 	names     *Options // spells the tool names in messages
 }
@@ -213,6 +231,15 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 	// would only look guarded: fail loudly.
 	if err := ex.Reserve(t.exe, opts.ToolName(ToolRun)); err != nil {
 		panic(fmt.Sprintf("hdc: AddTools: %v", err))
+	}
+	// The reservation goes by file name, and hdc ships under more than
+	// one: with HDC_EXE naming hdc_std.exe, an hdc.exe on the allowlist
+	// and the search path is the same client, and win_exec hdc.exe kill
+	// ran without confirm.
+	for _, name := range programNames {
+		if err := ex.Reserve(name, opts.ToolName(ToolRun)); err != nil {
+			panic(fmt.Sprintf("hdc: AddTools: %v", err))
+		}
 	}
 	open := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true)}
 	destructive := &mcp.ToolAnnotations{OpenWorldHint: mcp.Ptr(true), DestructiveHint: mcp.Ptr(true)}
@@ -249,7 +276,9 @@ func AddTools(srv *mcp.Server, ex *winexec.Executor, opts *Options) {
 		Name:  opts.ToolName(ToolFileSend),
 		Title: "Copy a file to a device",
 		Description: "Copies a local file or directory to the device (hdc file send). The local path may be in " +
-			"WSL/Linux or Windows form and is converted for hdc. Overwrites the remote file." + resultRule,
+			"WSL/Linux or Windows form and is converted for hdc. Overwrites the remote file. Runs only with " +
+			"confirm: true (dryRun: true returns the exact argv), unless the file, its links resolved, is inside the " +
+			"server's configured local roots: what reaches the device can be read back." + resultRule,
 		Annotations: open,
 	}, t.fileHandler("send"))
 	mcp.AddTool(srv, &mcp.Tool{
@@ -288,7 +317,7 @@ func newToolset(ex *winexec.Executor, opts *Options) *toolset {
 	if opts == nil {
 		opts = &Options{}
 	}
-	t := &toolset{ex: ex, exe: opts.Exe, env: opts.Env, localPath: opts.LocalPath, newNonce: NewNonce, names: opts}
+	t := &toolset{ex: ex, exe: opts.Exe, env: opts.Env, localPath: opts.LocalPath, roots: opts.LocalRoots, newNonce: NewNonce, names: opts}
 	if t.exe == "" {
 		t.exe = DefaultExe(ex)
 	}
@@ -753,6 +782,25 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 		}
 		if dir == "recv" && !in.Confirm {
 			return refuseDestructive(append([]string{t.exe}, args...), "hdc file recv writes a file or directory on this machine")
+		}
+		if dir == "send" && !in.Confirm {
+			// hdc_shell reads back whatever was sent: without confirm,
+			// only files inside the configured roots leave the machine,
+			// and hdc gets the path that was judged, links resolved.
+			resolved, ok := t.insideRoots(in.Local)
+			if !ok {
+				return refuseDestructive(append([]string{t.exe}, args...), sendWhy)
+			}
+			if lp, err = t.local(resolved); err != nil {
+				return fail(Result{ExitCode: -1}, "local path %q: %v", resolved, err)
+			}
+			if err := t.checkANSI("local", lp); err != nil {
+				return fail(Result{ExitCode: -1}, "%v", err)
+			}
+			args = withKey(in.ConnectKey, "file", "send", lp, in.Remote)
+			if err := t.expect(args, "file send", in.ConnectKey); err != nil {
+				return fail(Result{Argv: append([]string{t.exe}, args...), ExitCode: -1}, "not run: %v", err)
+			}
 		}
 		timeout, r, out, ok := t.checkTargets(ctx, in.ConnectKey, ms(in.TimeoutMs), append([]string{t.exe}, args...))
 		if !ok {

@@ -69,6 +69,12 @@ func oneTarget() []fakehdc.Target {
 
 func newFixture(t *testing.T, v variant, targets []fakehdc.Target, dotted bool) *fixture {
 	t.Helper()
+	return newFixtureWith(t, v, targets, func(o *hdc.Options) { o.DottedNames = dotted })
+}
+
+// newFixtureWith is newFixture with options of the hdc tools set by opt.
+func newFixtureWith(t *testing.T, v variant, targets []fakehdc.Target, opt func(*hdc.Options)) *fixture {
+	t.Helper()
 	cfg, exe, lp := v.setup(t)
 	state := t.TempDir()
 	d, err := fakehdc.StartDaemon(state)
@@ -87,7 +93,9 @@ func newFixture(t *testing.T, v variant, targets []fakehdc.Target, dotted bool) 
 	}
 	t.Cleanup(func() { ex.Close() })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hdc-test", Version: "1.0.0"}, nil)
-	hdc.AddTools(srv, ex, &hdc.Options{DottedNames: dotted, Exe: exe, Env: map[string]string{fakehdc.EnvState: state}, LocalPath: lp})
+	opts := &hdc.Options{Exe: exe, Env: map[string]string{fakehdc.EnvState: state}, LocalPath: lp}
+	opt(opts)
+	hdc.AddTools(srv, ex, opts)
 	a, b := transport.Pipe(nil)
 	srv.Connect(b)
 	c, err := client.Connect(context.Background(), a, nil)
@@ -154,6 +162,7 @@ var scenarios = []struct {
 	{"SeveralDevices", testSeveralDevices},
 	{"Files", testFiles},
 	{"HostWrite", testHostWrite},
+	{"HostRead", testHostRead},
 	{"LocalPathKinds", testLocalPathKinds},
 	{"RunNetworkPaths", testRunNetworkPaths},
 	{"Hilog", testHilog},
@@ -517,7 +526,7 @@ func testSeveralDevices(t *testing.T, v variant) {
 	check(hdc.ToolShell, map[string]any{"command": "echo hi"})
 	check(hdc.ToolRun, map[string]any{"args": []string{"shell", "echo hi"}})
 	check(hdc.ToolHilog, map[string]any{})
-	check(hdc.ToolFileSend, map[string]any{"local": "/etc/hostname", "remote": "/data/local/tmp/x"})
+	check(hdc.ToolFileSend, map[string]any{"local": "/etc/hostname", "remote": "/data/local/tmp/x", "confirm": true})
 	if got := f.daemon.Received(); len(got) != 0 {
 		t.Errorf("commands reached a device: %+v", got)
 	}
@@ -544,7 +553,7 @@ func testFiles(t *testing.T, v variant) {
 	content := "binary \x00\x01\xff and 中文\r\n"
 	src := filepath.Join(dir, "src file.bin")
 	writeFile(t, src, content)
-	out := f.ok(t, hdc.ToolFileSend, map[string]any{"local": src, "remote": "/data/local/tmp/dst.bin"})
+	out := f.ok(t, hdc.ToolFileSend, map[string]any{"local": src, "remote": "/data/local/tmp/dst.bin", "confirm": true})
 	if !strings.Contains(out.Stdout, "FileTransfer finish") {
 		t.Errorf("send: %+v", out)
 	}
@@ -564,7 +573,7 @@ func testFiles(t *testing.T, v variant) {
 		t.Errorf("received %q %v", b, err)
 	}
 	// Into a directory, keeping the name.
-	f.ok(t, hdc.ToolFileSend, map[string]any{"local": src, "remote": "/data/local/tmp/"})
+	f.ok(t, hdc.ToolFileSend, map[string]any{"local": src, "remote": "/data/local/tmp/", "confirm": true})
 	if _, err := os.Stat(filepath.Join(f.device("FAKE0001"), "data/local/tmp/src file.bin")); err != nil {
 		t.Error(err)
 	}
@@ -579,7 +588,7 @@ func testFiles(t *testing.T, v variant) {
 			t.Errorf("received through a Windows path: %q %v", b, err)
 		}
 		// Non-ASCII paths would be mangled by hdc.exe: refused.
-		res, _ := f.call(t, hdc.ToolFileSend, map[string]any{"local": src, "remote": "/data/local/tmp/中文.bin"})
+		res, _ := f.call(t, hdc.ToolFileSend, map[string]any{"local": src, "remote": "/data/local/tmp/中文.bin", "confirm": true})
 		if !res.IsError || !strings.Contains(res.TextOf(), "ANSI code page") {
 			t.Errorf("non-ASCII remote path: %q", res.TextOf())
 		}

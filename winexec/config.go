@@ -30,6 +30,14 @@ const (
 	// free PowerShell process (WINBRIDGE_QUEUE_TIMEOUT_MS) before it
 	// fails with ErrBusy.
 	DefaultQueueTimeout = 30 * time.Second
+
+	// DefaultMaxProcesses is the number of programs an Executor runs at
+	// once (WINBRIDGE_MAX_PROCESSES): enough for a few sessions' calls in
+	// parallel, far below what one session's 64 handlers could start.
+	DefaultMaxProcesses = 16
+
+	// MaxMaxProcesses is the largest MaxProcesses the environment may set.
+	MaxMaxProcesses = 1024
 )
 
 // Config holds the settings of an Executor. The zero value is usable: auto
@@ -96,6 +104,15 @@ type Config struct {
 	// process make later calls fail fast instead of waiting behind them.
 	// Zero means DefaultQueueTimeout.
 	QueueTimeout time.Duration
+
+	// MaxProcesses bounds the calls an Executor runs at once, whatever
+	// the backend (WINBRIDGE_MAX_PROCESSES, 1 to 1024): local, direct and
+	// powershell start a process per call, and without it only the MCP
+	// handler concurrency (64 per session, times sessions) bounded them.
+	// A call beyond it waits for a slot within its own timeout and
+	// context, then fails with ErrTooManyProcesses, having run nothing.
+	// Zero means DefaultMaxProcesses.
+	MaxProcesses int
 
 	// Runner, when not nil, is the backend New puts behind the policy
 	// instead of creating the one Backend names (tests, custom
@@ -206,6 +223,13 @@ func configFrom(getenv func(string) string) (Config, error) {
 			bad("WINBRIDGE_PSHOST_POOL", v, errors.New("want a number from 1 to 64"))
 		}
 		c.PoolSize = n
+	}
+	if v := strings.TrimSpace(getenv("WINBRIDGE_MAX_PROCESSES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > MaxMaxProcesses {
+			bad("WINBRIDGE_MAX_PROCESSES", v, fmt.Errorf("want a number from 1 to %d", MaxMaxProcesses))
+		}
+		c.MaxProcesses = n
 	}
 	c.WinCwd = strings.TrimSpace(getenv("WINBRIDGE_WIN_CWD"))
 	return c, errors.Join(errs...)

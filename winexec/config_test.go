@@ -26,6 +26,7 @@ func TestConfigFromEnv(t *testing.T) {
 		"MAX_TIMEOUT_MS":             "120000",
 		"WINBRIDGE_QUEUE_TIMEOUT_MS": "2500",
 		"WINBRIDGE_JOB_HELPER":       ` C:\tools\jobrun.exe `,
+		"WINBRIDGE_MAX_PROCESSES":    "8",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestConfigFromEnv(t *testing.T) {
 		MaxTimeout:     2 * time.Minute,
 		QueueTimeout:   2500 * time.Millisecond,
 		JobHelper:      `C:\tools\jobrun.exe`,
+		MaxProcesses:   8,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -77,6 +79,7 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		"MAX_TIMEOUT_MS":             "0",
 		"WINBRIDGE_QUEUE_TIMEOUT_MS": "99999999999999",
 		"WINBRIDGE_JOB_HELPER":       "jobrun.exe",
+		"WINBRIDGE_MAX_PROCESSES":    "1025",
 	} {
 		_, err := configFrom(envOf(map[string]string{setting: value}))
 		var ce *ConfigError

@@ -19,6 +19,9 @@ type Executor struct {
 	name    string
 	log     *slog.Logger
 
+	// slots holds a token per call running (Config.MaxProcesses).
+	slots chan struct{}
+
 	resMu    sync.RWMutex
 	reserved map[string]string // baseKey -> tool, see Reserve
 }
@@ -40,7 +43,7 @@ func New(cfg Config) (*Executor, error) {
 		}
 	}
 	if cfg.Runner != nil {
-		return &Executor{cfg: cfg, backend: cfg.Runner, name: fmt.Sprintf("%T", cfg.Runner), log: log}, nil
+		return &Executor{cfg: cfg, backend: cfg.Runner, name: fmt.Sprintf("%T", cfg.Runner), log: log, slots: make(chan struct{}, cfg.maxProcesses())}, nil
 	}
 	name := cfg.Backend
 	if name == "" || name == BackendAuto {
@@ -61,7 +64,7 @@ func New(cfg Config) (*Executor, error) {
 		return nil, &ConfigError{Setting: "WINBRIDGE_BACKEND", Value: cfg.Backend, Err: fmt.Errorf("unknown backend %q", name)}
 	}
 	log.Debug("winexec: backend chosen", "backend", name)
-	return &Executor{cfg: cfg, backend: b, name: name, log: log}, nil
+	return &Executor{cfg: cfg, backend: b, name: name, log: log, slots: make(chan struct{}, cfg.maxProcesses())}, nil
 }
 
 // BackendName returns the name of the backend in use, e.g. "pshost".
@@ -109,6 +112,14 @@ func (e *Executor) Run(ctx context.Context, req Request) (*Result, error) {
 	if req.MaxOutput <= 0 {
 		req.MaxOutput = e.cfg.MaxOutput
 	}
+	// Only a request that passed every check waits for a slot, and the
+	// wait counts against its own timeout.
+	req.Timeout, err = e.acquire(ctx, req.Timeout)
+	if err != nil {
+		e.log.Debug("winexec: run", "exe", req.Exe, "backend", e.name, "err", logErr(err))
+		return nil, err
+	}
+	defer e.release()
 	res, err := e.backend.Run(ctx, &req)
 	if res != nil && e.cfg.CodePage != 0 {
 		res.CodePage = e.cfg.CodePage

@@ -115,6 +115,18 @@ func helperMain(args []string) int {
 			os.WriteFile(rest[0], []byte(strconv.Itoa(i)), 0o644)
 			time.Sleep(20 * time.Millisecond)
 		}
+	case "fifo":
+		// fifo PATH: open the named pipe PATH for reading, which returns
+		// once the test opens it for writing (the handshake that the
+		// program runs), and read until the test closes it (the release).
+		f, err := os.Open(rest[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 5
+		}
+		io.Copy(io.Discard, f)
+		f.Close()
+		fmt.Println("released")
 	case "hang":
 		fmt.Println("hanging")
 		for {

@@ -33,8 +33,13 @@ type Policy struct {
 	// launcher or make a runtime load code (LD_*, DYLD_*, WINE*, WSLENV,
 	// WSL_INTEROP, GCONV_PATH and glibc's other module paths, COR_*,
 	// CORECLR_*, DOTNET_*, COMPlus_*, NODE_OPTIONS, the Java, Python,
-	// Perl, Ruby and bash startup variables, PATH, PATHEXT, COMSPEC,
-	// SystemRoot, windir; see docs/WINDOWS.md), which
+	// Perl, Ruby and bash startup variables, CLASSPATH, PATH, PATHEXT,
+	// COMSPEC, SystemRoot, windir), those that send a program's traffic
+	// elsewhere or change whom it trusts (HTTP_PROXY and the other
+	// proxies, SSL_CERT_FILE and the other CA bundles,
+	// NODE_TLS_REJECT_UNAUTHORIZED, ...), cmd.exe's dynamic variables
+	// (CD, ERRORLEVEL, ...) and the temporary directory (TEMP, TMP,
+	// TMPDIR); see launcherEnv and docs/WINDOWS.md. They
 	// must be listed by name. Names with "=", ":" or "/" (which WSLENV would read
 	// as its own syntax), '"' or '^' (which would undo cmd.exe's literal
 	// tokens) or control characters are never allowed.
@@ -143,7 +148,17 @@ func (p *Policy) envAllowed(name string) bool {
 // PowerShell's module path, OpenSSL's configuration (it loads engine and
 // provider DLLs), __COMPAT_LAYER (shims the loader applies) and the
 // program-files and program-data directories (expanded in COM servers'
-// registered paths). "*" does not cover them; they must be listed
+// registered paths), Java's CLASSPATH; the variables that send an allowed
+// program's traffic (with the user's tokens) through another proxy or make
+// it trust another CA or none (proxies, CA bundles, verification switches,
+// TLS key logs, pip's, uv's and Go's module sources); cmd.exe's dynamic
+// variables, which a variable of the same name replaces and scripts branch
+// on; the temporary directory installers unpack and load DLLs from; the
+// variables that name a command (SHELL, CC, RUSTC_WRAPPER, MAKEFLAGS,
+// ...) or configuration that names one or decides where credentials go
+// (KUBECONFIG, DOCKER_CONFIG, DOCKER_HOST, AWS_CONFIG_FILE, CARGO_*,
+// YARN_*); and Go's and Ruby's toolchain, module and gem directories.
+// "*" does not cover them; they must be listed
 // by name. The list names the mechanisms known to us, not every program's:
 // a program on the allowlist may read others.
 func launcherEnv(name string) bool {
@@ -155,9 +170,15 @@ func launcherEnv(name string) bool {
 	// symsrv*dll*..., and cdb the extensions of
 	// _NT_DEBUGGER_EXTENSION_PATH). NPM_CONFIG_: any npm setting, among
 	// them the shell and node options of the scripts it runs. LUA_INIT
-	// (and LUA_INIT_5_4): code Lua runs at start.
+	// (and LUA_INIT_5_4): code Lua runs at start. PIP_ and UV_: any pip
+	// or uv setting, among them the index packages (code) come from, the
+	// hosts trusted without TLS, the CA bundle and the proxy; CARGO_ and
+	// YARN_ likewise for Cargo (CARGO_HOME's configuration,
+	// build.rustc-wrapper) and Yarn (yarnPath runs a script). The AWS
+	// SDKs send their signed requests to AWS_ENDPOINT_URL and
+	// AWS_ENDPOINT_URL_<SERVICE>.
 	for _, p := range []string{"LD_", "DYLD_", "WINE", "COR_", "CORECLR_", "DOTNET_", "COMPLUS_",
-		"GIT_", "_NT_", "NPM_CONFIG_", "LUA_INIT"} {
+		"GIT_", "_NT_", "NPM_CONFIG_", "LUA_INIT", "PIP_", "UV_", "CARGO_", "YARN_", "AWS_ENDPOINT_URL"} {
 		if strings.HasPrefix(n, p) {
 			return true
 		}
@@ -217,7 +238,58 @@ func launcherEnv(name string) bool {
 		// Expanded, like SYSTEMROOT, in the registered paths of the COM
 		// servers and other DLLs Windows loads into a process.
 		"PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432",
-		"COMMONPROGRAMFILES", "COMMONPROGRAMFILES(X86)", "COMMONPROGRAMW6432", "PROGRAMDATA":
+		"COMMONPROGRAMFILES", "COMMONPROGRAMFILES(X86)", "COMMONPROGRAMW6432", "PROGRAMDATA",
+		// Java loads classes from CLASSPATH before the application's own.
+		"CLASSPATH",
+		// Where a program's traffic goes and whom it trusts. An allowed
+		// program that holds the user's tokens (git, gh, az, npm, curl)
+		// would send its authenticated requests through the model's
+		// proxy (the proxy variables, in any case: Windows compares
+		// names ignoring case, and curl, Python and Go read both
+		// spellings), trusting the model's CA (the CA bundles and
+		// directories of OpenSSL, Node, Python requests, curl, the AWS
+		// SDK, gRPC) or none (NODE_TLS_REJECT_UNAUTHORIZED,
+		// PYTHONHTTPSVERIFY), or write its TLS session keys where the
+		// model reads them (SSLKEYLOGFILE). NODE_USE_ENV_PROXY makes Node
+		// honour the proxy variables; CURL_HOME and WGETRC name the
+		// configuration files that set proxies, CA files and -k. Go's
+		// module proxy, checksum database and the flags of every go
+		// command (GOFLAGS=-toolexec=... runs a command) and GOTOOLCHAIN
+		// (downloads and runs another toolchain) choose code.
+		"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY", "NODE_USE_ENV_PROXY",
+		"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "NODE_TLS_REJECT_UNAUTHORIZED",
+		"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PYTHONHTTPSVERIFY", "AWS_CA_BUNDLE",
+		"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH", "SSLKEYLOGFILE", "CURL_HOME", "WGETRC",
+		"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GONOPROXY", "GOPRIVATE", "GOINSECURE",
+		"GOFLAGS", "GOTOOLCHAIN",
+		// cmd.exe's other dynamic variables yield, like __CD__, to a
+		// variable of the same name, and scripts branch on them
+		// ("if %ERRORLEVEL% neq 0 goto fail"), run programs under them
+		// (%CD%\tool.exe) or name files with them (%RANDOM%, %DATE%,
+		// %TIME%): a variable set by the model steers the script.
+		"CD", "ERRORLEVEL", "CMDCMDLINE", "CMDEXTVERSION", "RANDOM", "DATE", "TIME",
+		"HIGHESTNUMANODENUMBER",
+		// The temporary directory: installers and self-extracting
+		// programs unpack into it and load DLLs from there (a planted
+		// version.dll runs in the installer, often elevated), and Linux
+		// programs write scripts there that they then run.
+		"TEMP", "TMP", "TMPDIR",
+		// Commands named outright: the user's shell (which editors,
+		// pagers and many tools start), the compilers and linkers build
+		// tools run (make, cgo, Cargo's build scripts), Rust's compiler
+		// and its wrappers, make's flags (which define variables such
+		// as SHELL), kubectl's editor.
+		"SHELL", "CC", "CXX", "CPP", "LD", "AR", "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "MAKEFLAGS", "MFLAGS",
+		"KUBE_EDITOR",
+		// Configuration that names commands or decides where credentials
+		// go: kubeconfig's exec plug-ins and servers, Docker's credential
+		// helpers and the daemon the CLI sends registry credentials to,
+		// the AWS configuration's credential_process.
+		"KUBECONFIG", "DOCKER_CONFIG", "DOCKER_HOST", "AWS_CONFIG_FILE",
+		// Go's toolchain, module and build caches and its settings file
+		// (GOENV can set GOFLAGS): planted contents are compiled in or
+		// run. Ruby loads gems from GEM_HOME and GEM_PATH.
+		"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GEM_HOME", "GEM_PATH":
 		return true
 	}
 	return false

@@ -20,5 +20,5 @@ func hdcExe(s *settings) string {
 
 // addHDCTools registers the hdc tools.
 func addHDCTools(srv *mcp.Server, s *settings, ex *winexec.Executor) {
-	hdc.AddTools(srv, ex, &hdc.Options{DottedNames: s.dotNaming, Exe: s.cfg.HDCExe})
+	hdc.AddTools(srv, ex, &hdc.Options{DottedNames: s.dotNaming, Exe: s.cfg.HDCExe, LocalRoots: s.hdcRoots})
 }

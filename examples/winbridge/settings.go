@@ -25,7 +25,8 @@ type settings struct {
 	logLevel  slog.Level
 	version   bool
 	check     bool
-	hdc       bool // offer the hdc tools
+	hdc       bool     // offer the hdc tools
+	hdcRoots  []string // hdc.Options.LocalRoots
 }
 
 // flagOf is the flag that overrides each environment variable, for
@@ -33,7 +34,7 @@ type settings struct {
 var flagOf = map[string]string{
 	"WINBRIDGE_BACKEND": "-backend", "WIN_PS_EXE": "-ps-exe", "HDC_EXE": "-hdc-exe", "ALLOW_EXE": "-allow-exe",
 	"ALLOW_ENV": "-allow-env", "DEFAULT_TIMEOUT_MS": "-timeout", "WINBRIDGE_LAUNCHER": "-launcher", "WIN_CODEPAGE": "-codepage",
-	"WINBRIDGE_JOB_HELPER": "-job-helper",
+	"WINBRIDGE_JOB_HELPER": "-job-helper", "WINBRIDGE_MAX_PROCESSES": "-max-processes",
 }
 
 // envErrors keeps the problems of environment variables whose flag was not
@@ -87,6 +88,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
 	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
 	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
+	maxProcs := fs.Int("max-processes", orInt(cfg.MaxProcesses, winexec.DefaultMaxProcesses), "`number` of programs win_exec and the hdc tools run at once; a call beyond it waits within its own timeout, then fails [WINBRIDGE_MAX_PROCESSES]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	jobHelper := fs.String("job-helper", cfg.JobHelper, "absolute `path` of jobrun.exe (GOOS=windows go build -o jobrun.exe ./winexec/jobrun): the direct backend runs every program in a kill-on-close Windows Job Object, so a timeout kills the whole tree [WINBRIDGE_JOB_HELPER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
@@ -101,6 +103,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	level := fs.String("log-level", orDefault(getenv("WINBRIDGE_LOG_LEVEL"), "info"), "`level` of the server's own log on stderr: debug, info, warn, error [WINBRIDGE_LOG_LEVEL]")
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")
 	fs.BoolVar(&s.check, "check", false, "report the platform, backend, PowerShell, hdc and code page, and every problem found")
+	hdcRoots := fs.String("hdc-local-roots", getenv("WINBRIDGE_HDC_LOCAL_ROOTS"), "comma-separated `directories` whose files hdc_file_send may copy to a device without confirm; other files need confirm, since hdc_shell reads them back [WINBRIDGE_HDC_LOCAL_ROOTS]")
 	fs.BoolVar(&s.hdc, "hdc", getenv("WINBRIDGE_HDC") != "0", "offer the hdc tools; -hdc=false offers only win_exec and the path tools, and -check then needs no hdc [WINBRIDGE_HDC=0 to disable]")
 	if err := cli.Parse(fs, args, out); err != nil {
 		return nil, err
@@ -124,6 +127,10 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	if *maxTimeout <= 0 || *queueTimeout <= 0 {
 		return nil, fmt.Errorf("-max-timeout and -queue-timeout must be positive")
 	}
+	if *maxProcs <= 0 || *maxProcs > winexec.MaxMaxProcesses {
+		return nil, fmt.Errorf("-max-processes (or WINBRIDGE_MAX_PROCESSES) must be from 1 to %d", winexec.MaxMaxProcesses)
+	}
+	s.cfg.MaxProcesses = *maxProcs
 	s.cfg.Launcher = strings.Fields(*launcher)
 	s.cfg.JobHelper = strings.TrimSpace(*jobHelper)
 	if s.cfg.JobHelper != "" {
@@ -132,6 +139,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 		}
 	}
 	s.cfg.CodePage = *codepage
+	s.hdcRoots = splitList(*hdcRoots)
 	s.cfg.HideEnv = serverSecretEnv
 	if err := s.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("-log-level (or WINBRIDGE_LOG_LEVEL): %w", err)
@@ -164,6 +172,13 @@ func orList(v, def []string) []string {
 }
 
 func orDuration(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orInt(v, def int) int {
 	if v == 0 {
 		return def
 	}
