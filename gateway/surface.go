@@ -360,60 +360,6 @@ func (st *settings) needsApproval(server, tool string, r *ToolRule, risk Risk) b
 	return risk.Destructive || !risk.ReadOnly
 }
 
-// syncResources registers the upstreams' resources and templates; a URI
-// offered by two servers goes to the first by name.
-func (v *view) syncResources(ups []*upstream) {
-	g := v.g
-	wantRes := map[string]bool{}
-	wantTmpl := map[string]bool{}
-	owner := map[string]*upstream{}
-	for _, u := range ups {
-		_, _, resources, templates, _ := u.snapshot()
-		for _, r := range resources {
-			if r == nil || r.URI == "" || r.Name == "" || wantRes[r.URI] {
-				continue
-			}
-			if r = listedResource(r); r == nil {
-				g.log.Warn("gateway: a resource whose URI passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
-				continue
-			}
-			wantRes[r.URI] = true
-			owner[r.URI] = u
-			if !v.resURIs[r.URI] {
-				v.srv.AddResource(r, v.readFrom(u))
-			}
-		}
-		for _, t := range templates {
-			if t == nil || t.URITemplate == "" || t.Name == "" || wantTmpl[t.URITemplate] {
-				continue
-			}
-			if t = listedTemplate(t); t == nil {
-				g.log.Warn("gateway: a resource template that passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
-				continue
-			}
-			if !v.tmplURIs[t.URITemplate] && !v.addTemplate(t, u) {
-				continue
-			}
-			wantTmpl[t.URITemplate] = true
-		}
-	}
-	var gone []string
-	for uri := range v.resURIs {
-		if !wantRes[uri] {
-			gone = append(gone, uri)
-		}
-	}
-	for uri := range v.tmplURIs {
-		if !wantTmpl[uri] {
-			gone = append(gone, uri)
-		}
-	}
-	if len(gone) > 0 {
-		v.srv.RemoveResources(gone...)
-	}
-	v.resURIs, v.tmplURIs, v.resOwner = wantRes, wantTmpl, owner
-}
-
 // addTemplate registers a template, or skips one the server cannot
 // match (mcp.Server panics on those: a programming error for its own
 // templates, hostile input here).

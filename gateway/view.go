@@ -19,15 +19,15 @@ type view struct {
 	surf    atomic.Pointer[surface]
 
 	buildMu  sync.Mutex
-	listed   map[string]string // exposed tool name -> encoded definition registered on srv
-	resURIs  map[string]bool
-	tmplURIs map[string]bool
-	resOwner map[string]*upstream // listed resource URI -> its upstream
+	listed   map[string]string     // exposed tool name -> encoded definition registered on srv
+	resURIs  map[string]registered // resource URI -> what srv serves under it
+	tmplURIs map[string]registered // URI template -> what srv serves under it
+	resOwner map[string]*upstream  // listed resource URI -> its upstream
 	prompts  map[string]string
 }
 
 func (g *Gateway) newView(profile string, st *settings) *view {
-	v := &view{g: g, profile: profile, listed: map[string]string{}, resURIs: map[string]bool{}, tmplURIs: map[string]bool{}, prompts: map[string]string{}}
+	v := &view{g: g, profile: profile, listed: map[string]string{}, resURIs: map[string]registered{}, tmplURIs: map[string]registered{}, prompts: map[string]string{}}
 	v.srv = mcp.NewServer(g.info, &mcp.ServerOptions{Logger: g.log, UnknownTool: v.handle, Subscribe: v.subscribe})
 	v.set.Store(st)
 	v.surf.Store(&surface{tools: map[string]*exposed{}, set: st})

@@ -1,0 +1,125 @@
+package gateway
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/winbridge/winbridge/mcp"
+)
+
+// Resources keep their URIs, so two upstreams can list the same URI, or
+// the same URI template. Whichever the facade gave it to would receive
+// the reads meant for the other, learning what the user reads and
+// answering in the other's place: a hostile upstream would only need to
+// list the URIs of a file server. So a URI or template listed by two
+// upstreams is offered by neither, with a warning naming them.
+
+// registered is what a view's server serves under a URI or template: the
+// upstream its handler reads from, and the definition listed.
+type registered struct {
+	u   *upstream
+	def string
+}
+
+// offer is one upstream's listing of a URI or template.
+type offer struct {
+	u    *upstream
+	res  *mcp.Resource
+	tmpl *mcp.ResourceTemplate
+}
+
+// syncResources registers the upstreams' resources and templates, each
+// with a handler that reads from the upstream listing it now: a URI that
+// passes from one upstream to another is registered again.
+func (v *view) syncResources(ups []*upstream) {
+	g := v.g
+	res := map[string]*offer{}
+	tmpl := map[string]*offer{}
+	// A URI or template -> the servers listing it, when two or more do.
+	sharedRes, sharedTmpl := map[string][]string{}, map[string][]string{}
+	share := func(shared map[string][]string, key string, first, u *upstream) {
+		if first == u {
+			return // listed twice by one server: its first entry stands
+		}
+		if len(shared[key]) == 0 {
+			shared[key] = []string{first.name}
+		}
+		if !slices.Contains(shared[key], u.name) {
+			shared[key] = append(shared[key], u.name)
+		}
+	}
+	for _, u := range ups {
+		_, _, resources, templates, _ := u.snapshot()
+		for _, r := range resources {
+			if r == nil || r.URI == "" || r.Name == "" {
+				continue
+			}
+			if o := res[r.URI]; o != nil {
+				share(sharedRes, r.URI, o.u, u)
+				continue
+			}
+			if r = listedResource(r); r == nil {
+				g.log.Warn("gateway: a resource whose URI passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
+				continue
+			}
+			res[r.URI] = &offer{u: u, res: r}
+		}
+		for _, t := range templates {
+			if t == nil || t.URITemplate == "" || t.Name == "" {
+				continue
+			}
+			if o := tmpl[t.URITemplate]; o != nil {
+				share(sharedTmpl, t.URITemplate, o.u, u)
+				continue
+			}
+			if t = listedTemplate(t); t == nil {
+				g.log.Warn("gateway: a resource template that passes the cap is not offered", "upstream", u.name, "cap", maxListedURIBytes)
+				continue
+			}
+			tmpl[t.URITemplate] = &offer{u: u, tmpl: t}
+		}
+	}
+	for uri, servers := range sharedRes {
+		g.log.Warn("gateway: a resource URI listed by several servers is offered by none", "uri", uri, "servers", servers)
+		delete(res, uri)
+	}
+	for t, servers := range sharedTmpl {
+		g.log.Warn("gateway: a resource template listed by several servers is offered by none", "template", t, "servers", servers)
+		delete(tmpl, t)
+	}
+
+	wantRes := make(map[string]registered, len(res))
+	owner := make(map[string]*upstream, len(res))
+	for uri, o := range res {
+		b, _ := json.Marshal(o.res)
+		reg := registered{o.u, string(b)}
+		if v.resURIs[uri] != reg {
+			v.srv.AddResource(o.res, v.readFrom(o.u)) // replaces the previous owner's handler
+		}
+		wantRes[uri], owner[uri] = reg, o.u
+	}
+	wantTmpl := make(map[string]registered, len(tmpl))
+	for t, o := range tmpl {
+		b, _ := json.Marshal(o.tmpl)
+		reg := registered{o.u, string(b)}
+		if v.tmplURIs[t] != reg && !v.addTemplate(o.tmpl, o.u) {
+			continue
+		}
+		wantTmpl[t] = reg
+	}
+	var gone []string
+	for uri := range v.resURIs {
+		if _, ok := wantRes[uri]; !ok {
+			gone = append(gone, uri)
+		}
+	}
+	for t := range v.tmplURIs {
+		if _, ok := wantTmpl[t]; !ok {
+			gone = append(gone, t)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemoveResources(gone...)
+	}
+	v.resURIs, v.tmplURIs, v.resOwner = wantRes, wantTmpl, owner
+}
