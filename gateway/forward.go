@@ -177,7 +177,9 @@ func (u *upstream) forwarders(o *client.Options) {
 				if err := fitsForward("sampling/createMessage", p, c); err != nil {
 					return nil, err
 				}
-				return c.req.CreateMessage(ctx, p)
+				cp := *p
+				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go
+				return c.req.CreateMessage(ctx, &cp)
 			})
 		}
 	}
@@ -187,7 +189,9 @@ func (u *upstream) forwarders(o *client.Options) {
 				if err := fitsForward("elicitation/create", p, c); err != nil {
 					return nil, err
 				}
-				return c.req.Elicit(ctx, p)
+				cp := *p
+				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go
+				return c.req.Elicit(ctx, &cp)
 			})
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -258,12 +257,12 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	}
 
 	// _meta[MetaKey] is the facade's own: an upstream that writes it
-	// must not pass for a refusal (CodeOf) or a cut. res may be an
-	// in-process tool's own value: the change is made on a copy.
-	if _, forged := res.Meta[MetaKey]; forged {
+	// must not pass for a refusal (CodeOf) or a cut; nor may it write the
+	// protocol's keys (reserved.go). res may be an in-process tool's own
+	// value: the change is made on a copy.
+	if m, removed := upstreamMeta(res.Meta); removed {
 		cp := *res
-		cp.Meta = maps.Clone(res.Meta)
-		delete(cp.Meta, MetaKey)
+		cp.Meta = m
 		res = &cp
 	}
 
