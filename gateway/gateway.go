@@ -180,9 +180,7 @@ func (g *Gateway) waitSettled(ctx context.Context) error {
 // Close stops every upstream and ends the downstream sessions.
 func (g *Gateway) Close() error {
 	g.cancel()
-	for _, u := range g.upstreams() {
-		u.close()
-	}
+	closeAll(g.upstreams())
 	g.wg.Wait()
 	for _, v := range g.allViews() {
 		for _, ss := range v.srv.Sessions() {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,6 +58,11 @@ func runHelper(mode string) int {
 	case "asker":
 		return askerServer()
 	case "hostile":
+	case "stubborn":
+		// A server that will not stop: it ignores SIGTERM and the end of
+		// its stdin, and only SIGKILL ends it.
+		signal.Ignore(syscall.SIGTERM)
+		defer func() { select {} }()
 	default:
 		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
 		return 2

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"reflect"
+	"sync"
 )
 
 // Reload applies a new configuration and policy while serving. Servers
@@ -54,15 +55,25 @@ func (g *Gateway) Reload(opts *Options) error {
 	for i, v := range views {
 		v.set.Store(sets[i])
 	}
-	for _, u := range stop {
-		u.close()
-	}
+	closeAll(stop)
 	for _, u := range start {
 		g.launch(u)
 	}
 	g.log.Info("gateway: reloaded", "started", len(start), "stopped", len(stop), "kept", len(merged)-len(start))
 	g.rebuild()
 	return nil
+}
+
+// closeAll stops the upstreams together: a server that will not stop
+// costs its grace periods (client.ProcessOptions.StopGrace, KillGrace),
+// and one after another a few such servers would hold Close or Reload for
+// the sum of theirs.
+func closeAll(ups []*upstream) {
+	var wg sync.WaitGroup
+	for _, u := range ups {
+		wg.Go(u.close)
+	}
+	wg.Wait()
 }
 
 func sameUpstream(a, b *upstream) bool {
