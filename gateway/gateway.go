@@ -346,7 +346,7 @@ func (g *Gateway) newUpstreams(opts *Options) (map[string]*upstream, error) {
 		if h == nil || h.Disabled {
 			continue
 		}
-		ups[name] = &upstream{g: g, name: name, http: h, state: StateStarting, subWake: make(chan struct{}, 1)}
+		ups[name] = &upstream{g: g, name: name, http: h, secrets: h.secrets(), state: StateStarting, subWake: make(chan struct{}, 1)}
 	}
 	for name, s := range opts.Servers {
 		if _, dup := ups[name]; dup || (opts.Config != nil && opts.Config.Servers[name] != nil) || opts.HTTP[name] != nil {

@@ -246,6 +246,7 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 
 	// 8. The upstream call.
 	res, code, err := g.callUpstream(cctx, req, e, send, st)
+	err = e.up.redact(err) // an HTTP upstream's errors name its URL (redact.go)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

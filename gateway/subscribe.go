@@ -106,7 +106,7 @@ func (u *upstream) subscriber(ctx context.Context) {
 			err = c.Subscribe(cctx, uri)
 			cancel()
 			if err != nil {
-				u.g.log.Warn("gateway: subscribing upstream", "upstream", u.name, "uri", uri, "err", err)
+				u.g.log.Warn("gateway: subscribing upstream", "upstream", u.name, "uri", uri, "err", u.redact(err))
 			}
 			u.mu.Lock()
 			if _, ok := u.subs[uri]; ok {

@@ -380,11 +380,11 @@ func (v *view) readFrom(u *upstream) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		c, err := u.client(ctx)
 		if err != nil {
-			return nil, err
+			return nil, u.redact(err)
 		}
 		res, err := c.ReadResource(ctx, req.Params.URI)
 		if err != nil {
-			return nil, err
+			return nil, u.redact(err)
 		}
 		lim := v.set.Load().limits
 		capRead(res, lim.MaxBlockBytes, lim.MaxResultBytes)
@@ -466,11 +466,11 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 			v.srv.AddPrompt(def, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				c, err := u.client(ctx)
 				if err != nil {
-					return nil, err
+					return nil, u.redact(err)
 				}
 				res, err := c.GetPrompt(ctx, orig, req.Params.Arguments)
 				if err != nil {
-					return nil, err
+					return nil, u.redact(err)
 				}
 				if tmpl != nil {
 					if err := verifyPrompt(tmpl, req.Params.Arguments, res); err != nil {

@@ -43,6 +43,8 @@ type upstream struct {
 	http   *HTTPServer          // a Streamable HTTP server, or
 	inproc *mcp.Server          // a server in this process
 
+	secrets []string // removed from its errors (redact.go)
+
 	mu        sync.Mutex
 	state     ServerState
 	err       error
@@ -129,7 +131,7 @@ func (u *upstream) run(ctx context.Context) {
 		if !u.setRunState(ctx, StateFailed, err) {
 			return
 		}
-		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", err, "retryIn", backoff)
+		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", u.redact(err), "retryIn", backoff)
 		u.g.rebuild()
 		t := time.NewTimer(backoff)
 		select {
@@ -287,7 +289,7 @@ func (u *upstream) setStateLocked(s ServerState, err error) {
 		u.listed = false
 		u.unlisted++
 	}
-	u.state, u.err = s, err
+	u.state, u.err = s, u.redact(err)
 }
 
 // client returns the connection to the server, or why there is none.
@@ -365,20 +367,20 @@ func (u *upstream) list() bool {
 	var prompts []*mcp.Prompt
 	if caps.Tools != nil {
 		if tools, err = c.ListTools(ctx); err != nil {
-			u.g.log.Warn("gateway: listing tools", "upstream", u.name, "err", err)
+			u.g.log.Warn("gateway: listing tools", "upstream", u.name, "err", u.redact(err))
 		}
 	}
 	if caps.Resources != nil {
 		if resources, err = c.ListResources(ctx); err != nil {
-			u.g.log.Warn("gateway: listing resources", "upstream", u.name, "err", err)
+			u.g.log.Warn("gateway: listing resources", "upstream", u.name, "err", u.redact(err))
 		}
 		if templates, err = c.ListResourceTemplates(ctx); err != nil {
-			u.g.log.Warn("gateway: listing resource templates", "upstream", u.name, "err", err)
+			u.g.log.Warn("gateway: listing resource templates", "upstream", u.name, "err", u.redact(err))
 		}
 	}
 	if caps.Prompts != nil {
 		if prompts, err = c.ListPrompts(ctx); err != nil {
-			u.g.log.Warn("gateway: listing prompts", "upstream", u.name, "err", err)
+			u.g.log.Warn("gateway: listing prompts", "upstream", u.name, "err", u.redact(err))
 		}
 	}
 	tools = capList(u, "tools", tools)
