@@ -108,6 +108,18 @@ func (s *Server) resourceUpdated(ctx context.Context, uri string) {
 // (nil for a fixed resource).
 func (r *ServerRequest[P]) TemplateVars() map[string]string { return r.vars }
 
+// URITemplateMatcher returns whether a URI matches the template t, as a
+// Server matches the templates of AddResourceTemplate: a server in front
+// of others (a gateway) uses it to see which of theirs would answer a
+// URI.
+func URITemplateMatcher(t string) (func(uri string) bool, error) {
+	re, _, err := compileURITemplate(t)
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString, nil
+}
+
 // templateExpr is a URI template's expression. It compiles on first
 // use: a package's init is paid by every server at start-up.
 var templateExpr = sync.OnceValue(func() *regexp.Regexp {
