@@ -13,6 +13,12 @@ import (
 // answering in the other's place: a hostile upstream would only need to
 // list the URIs of a file server. So a URI or template listed by two
 // upstreams is offered by neither, with a warning naming them.
+//
+// A file server offers its files through a template rather than a list,
+// and the facade's server looks fixed URIs up before templates, and
+// templates in the order of their text. So a listed URI that another
+// upstream's template matches is not offered either, and a read through a
+// template that another upstream's template matches too is refused.
 
 // registered is what a view's server serves under a URI or template: the
 // upstream its handler reads from, and the definition listed.
@@ -88,13 +94,23 @@ func (v *view) syncResources(ups []*upstream) {
 		delete(tmpl, t)
 	}
 
+	idx := &readIndex{matchers: v.templateMatchers(tmpl), contested: map[string]bool{}}
+	for uri, o := range res {
+		if others := idx.answering(uri, o.u); len(others) > 0 {
+			g.log.Warn("gateway: a resource URI another server's template matches is offered by neither", "uri", uri, "servers", append([]string{o.u.name}, others...))
+			delete(res, uri)
+			idx.contested[uri] = true // nor read through the template
+		}
+	}
+	v.reads.Store(idx) // before the handlers that read it are registered
+
 	wantRes := make(map[string]registered, len(res))
 	owner := make(map[string]*upstream, len(res))
 	for uri, o := range res {
 		b, _ := json.Marshal(o.res)
 		reg := registered{o.u, string(b)}
 		if v.resURIs[uri] != reg {
-			v.srv.AddResource(o.res, v.readFrom(o.u)) // replaces the previous owner's handler
+			v.srv.AddResource(o.res, v.readFrom(o.u, false)) // replaces the previous owner's handler
 		}
 		wantRes[uri], owner[uri] = reg, o.u
 	}
@@ -122,4 +138,56 @@ func (v *view) syncResources(ups []*upstream) {
 		v.srv.RemoveResources(gone...)
 	}
 	v.resURIs, v.tmplURIs, v.resOwner = wantRes, wantTmpl, owner
+}
+
+// readIndex is what a read through a template checks: the offered
+// templates, and the listed URIs withheld because another server's
+// template matches them.
+type readIndex struct {
+	matchers  []tmplMatcher
+	contested map[string]bool
+}
+
+// tmplMatcher is one offered template, and the upstream that offers it.
+type tmplMatcher struct {
+	u        *upstream
+	template string
+	match    func(uri string) bool
+}
+
+// templateMatchers compiles the offered templates, reusing those compiled
+// at the last rebuild (an upstream that floods list_changed relists its
+// templates every time). Called under buildMu.
+func (v *view) templateMatchers(tmpl map[string]*offer) []tmplMatcher {
+	prev := map[string]func(string) bool{}
+	if old := v.reads.Load(); old != nil {
+		for _, m := range old.matchers {
+			prev[m.template] = m.match
+		}
+	}
+	out := make([]tmplMatcher, 0, len(tmpl))
+	for t, o := range tmpl {
+		match := prev[t]
+		if match == nil {
+			var err error
+			if match, err = mcp.URITemplateMatcher(t); err != nil {
+				continue // the server cannot match it either: addTemplate skips it
+			}
+		}
+		out = append(out, tmplMatcher{o.u, t, match})
+	}
+	return out
+}
+
+// answering returns the servers other than u with an offered template
+// that matches uri.
+func (x *readIndex) answering(uri string, u *upstream) []string {
+	var out []string
+	for _, m := range x.matchers {
+		if m.u != u && m.match(uri) && !slices.Contains(out, m.u.name) {
+			out = append(out, m.u.name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

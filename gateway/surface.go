@@ -371,13 +371,20 @@ func (v *view) addTemplate(t *mcp.ResourceTemplate, u *upstream) (ok bool) {
 			ok = false
 		}
 	}()
-	v.srv.AddResourceTemplate(t, v.readFrom(u))
+	v.srv.AddResourceTemplate(t, v.readFrom(u, true))
 	return true
 }
 
-// readFrom reads from u, under the byte caps of the view's policy.
-func (v *view) readFrom(u *upstream) mcp.ResourceHandler {
+// readFrom reads from u, under the byte caps of the view's policy. A read
+// through u's template (viaTemplate) is refused when another upstream's
+// template matches the URI too (resources.go).
+func (v *view) readFrom(u *upstream, viaTemplate bool) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		if x := v.reads.Load(); viaTemplate && x != nil {
+			if x.contested[req.Params.URI] || len(x.answering(req.Params.URI, u)) > 0 {
+				return nil, &mcp.Error{Code: CodeForwardRefused, Message: fmt.Sprintf("the gateway reads %q from no server: more than one server offers it", req.Params.URI)}
+			}
+		}
 		c, err := u.client(ctx)
 		if err != nil {
 			return nil, u.redact(err)

@@ -19,10 +19,11 @@ type view struct {
 	surf    atomic.Pointer[surface]
 
 	buildMu  sync.Mutex
-	listed   map[string]string     // exposed tool name -> encoded definition registered on srv
-	resURIs  map[string]registered // resource URI -> what srv serves under it
-	tmplURIs map[string]registered // URI template -> what srv serves under it
-	resOwner map[string]*upstream  // listed resource URI -> its upstream
+	listed   map[string]string         // exposed tool name -> encoded definition registered on srv
+	resURIs  map[string]registered     // resource URI -> what srv serves under it
+	tmplURIs map[string]registered     // URI template -> what srv serves under it
+	resOwner map[string]*upstream      // listed resource URI -> its upstream
+	reads    atomic.Pointer[readIndex] // what a read through a template checks (resources.go)
 	prompts  map[string]string
 }
 
