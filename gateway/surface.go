@@ -429,7 +429,11 @@ func (g *Gateway) buildPrompts(s *surface, ups []*upstream) {
 
 func (v *view) syncPrompts(s *surface, ups []*upstream) {
 	g := v.g
-	want := map[string]string{}
+	// A prompt is registered again when its definition or its upstream
+	// changes: a Reload that replaces a server by one of the same name
+	// offering the same prompt must not leave the handler of the stopped
+	// one.
+	want := map[string]registered{}
 	defs := map[string]*mcp.Prompt{}
 	byRoute := make(map[promptRoute]string, len(s.prompts))
 	for n, r := range s.prompts {
@@ -449,7 +453,7 @@ func (v *view) syncPrompts(s *surface, ups []*upstream) {
 				pp.Name = n
 				listedPrompt(&pp)
 				b, _ := json.Marshal(&pp)
-				want[n] = string(b)
+				want[n] = registered{u, string(b)}
 				defs[n] = &pp
 			}
 		}

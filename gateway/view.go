@@ -24,11 +24,11 @@ type view struct {
 	tmplURIs map[string]registered     // URI template -> what srv serves under it
 	resOwner map[string]*upstream      // listed resource URI -> its upstream
 	reads    atomic.Pointer[readIndex] // what a read through a template checks (resources.go)
-	prompts  map[string]string
+	prompts  map[string]registered     // exposed prompt name -> what srv serves under it
 }
 
 func (g *Gateway) newView(profile string, st *settings) *view {
-	v := &view{g: g, profile: profile, listed: map[string]string{}, resURIs: map[string]registered{}, tmplURIs: map[string]registered{}, prompts: map[string]string{}}
+	v := &view{g: g, profile: profile, listed: map[string]string{}, resURIs: map[string]registered{}, tmplURIs: map[string]registered{}, prompts: map[string]registered{}}
 	v.srv = mcp.NewServer(g.info, &mcp.ServerOptions{Logger: g.log, UnknownTool: v.handle, Subscribe: v.subscribe})
 	v.set.Store(st)
 	v.surf.Store(&surface{tools: map[string]*exposed{}, set: st})
