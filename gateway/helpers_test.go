@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ var hostileTools = []map[string]any{
 	{"name": "huge", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "crash", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "hang", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
+	{"name": "lists", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "nullblock", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "win.exec", "inputSchema": map[string]any{"type": "object"}},
 	{"name": "win.exec", "inputSchema": map[string]any{"type": "object"}}, // a duplicate
@@ -50,6 +52,9 @@ var hostileTools = []map[string]any{
 	{"name": "remote_ref", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "https://example.invalid/schema.json"}}}},
 }
 
+// stormFor is how long the storm helper floods list_changed.
+const stormFor = 2 * time.Second
+
 // runHelper serves the hostile upstream on stdio.
 func runHelper(mode string) int {
 	switch mode {
@@ -58,6 +63,10 @@ func runHelper(mode string) int {
 	case "asker":
 		return askerServer()
 	case "hostile":
+	case "storm":
+		// Floods notifications/tools/list_changed for stormFor once
+		// initialized, and says through tool "lists" how many tools/list
+		// requests it answered.
 	case "stubborn":
 		// A server that will not stop: it ignores SIGTERM and the end of
 		// its stdin, and only SIGKILL ends it.
@@ -70,6 +79,11 @@ func runHelper(mode string) int {
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	var mu sync.Mutex
+	var lists atomic.Int64
+	stormDone := make(chan struct{})
+	if mode != "storm" {
+		close(stormDone)
+	}
 	send := func(v any) {
 		b, _ := json.Marshal(v)
 		mu.Lock()
@@ -90,7 +104,18 @@ func runHelper(mode string) int {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(line, &msg) != nil || msg.ID == nil {
+		if json.Unmarshal(line, &msg) != nil {
+			continue
+		}
+		if msg.Method == "notifications/initialized" && mode == "storm" {
+			go func() {
+				for end := time.Now().Add(stormFor); time.Now().Before(end); {
+					send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+				}
+				close(stormDone)
+			}()
+		}
+		if msg.ID == nil {
 			continue
 		}
 		reply := func(result any) {
@@ -101,6 +126,7 @@ func runHelper(mode string) int {
 			reply(map[string]any{"protocolVersion": mcp.LatestLegacyVersion, "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "hostile", "version": "1"}})
 		case "tools/list":
+			lists.Add(1)
 			reply(map[string]any{"tools": hostileTools})
 		case "tools/call":
 			switch msg.Params.Name {
@@ -110,6 +136,11 @@ func runHelper(mode string) int {
 				reply(map[string]any{"content": []any{nil}})
 			case "huge":
 				reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("x", 50<<20)}}})
+			case "lists":
+				go func() { // after the storm, answering the lists meanwhile
+					<-stormDone
+					reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprint(lists.Load())}}})
+				}()
 			case "crash":
 				os.Exit(3)
 			case "hang":

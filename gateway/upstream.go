@@ -315,8 +315,16 @@ func (u *upstream) client(ctx context.Context) (*client.Client, error) {
 	return nil, fmt.Errorf("server %q is starting", u.name)
 }
 
+// relistInterval paces the relists of one upstream: a server that floods
+// list_changed would otherwise have the facade relist it back to back,
+// each round a rebuild of every surface over every upstream. A change is
+// still seen within one interval; the first relist after a quiet one is
+// at once.
+const relistInterval = 250 * time.Millisecond
+
 // relist asks the server for everything it offers and rebuilds the
-// surface. Concurrent asks fold into one more round.
+// surface. Concurrent asks fold into one more round, made no sooner than
+// relistInterval after the last began.
 func (u *upstream) relist() {
 	u.mu.Lock()
 	if u.relisting {
@@ -331,6 +339,7 @@ func (u *upstream) relist() {
 	gen := u.unlisted
 	u.mu.Unlock()
 	for {
+		began := time.Now()
 		reached := u.list()
 		u.g.rebuild()
 		u.wakeSubscriber() // a new connection is subscribed again
@@ -344,9 +353,35 @@ func (u *upstream) relist() {
 			u.g.changed()
 			return
 		}
+		u.mu.Unlock()
+		if !u.pace(began) {
+			u.mu.Lock()
+			u.relisting, u.again = false, false
+			u.mu.Unlock()
+			u.g.changed()
+			return
+		}
+		u.mu.Lock()
 		u.again = false
 		gen = u.unlisted
 		u.mu.Unlock()
+	}
+}
+
+// pace waits until relistInterval has passed since began; false if the
+// gateway closed meanwhile.
+func (u *upstream) pace(began time.Time) bool {
+	wait := relistInterval - time.Since(began)
+	if wait <= 0 {
+		return true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-u.g.ctx.Done():
+		return false
 	}
 }
 
