@@ -37,7 +37,6 @@ var hostileTools = []map[string]any{
 	{"name": "huge", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "crash", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "hang", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
-	{"name": "lists", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "nullblock", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}},
 	{"name": "win.exec", "inputSchema": map[string]any{"type": "object"}},
 	{"name": "win.exec", "inputSchema": map[string]any{"type": "object"}}, // a duplicate
@@ -127,6 +126,11 @@ func runHelper(mode string) int {
 				"serverInfo": map[string]any{"name": "hostile", "version": "1"}})
 		case "tools/list":
 			lists.Add(1)
+			if mode == "storm" {
+				reply(map[string]any{"tools": append(hostileTools[:len(hostileTools):len(hostileTools)],
+					map[string]any{"name": "lists", "inputSchema": map[string]any{"type": "object"}, "annotations": map[string]any{"readOnlyHint": true}})})
+				break
+			}
 			reply(map[string]any{"tools": hostileTools})
 		case "tools/call":
 			switch msg.Params.Name {
