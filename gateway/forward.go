@@ -179,6 +179,12 @@ func (u *upstream) forwarders(o *client.Options) {
 				}
 				cp := *p
 				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go
+				if cp.IncludeContext != "" {
+					// "thisServer" is the facade to the client, so every
+					// upstream: the user's model would read one upstream
+					// the arguments and results of the others' tools.
+					cp.IncludeContext = "none"
+				}
 				return c.req.CreateMessage(ctx, &cp)
 			})
 		}
