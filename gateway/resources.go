@@ -85,16 +85,19 @@ func (v *view) syncResources(ups []*upstream) {
 			tmpl[t.URITemplate] = &offer{u: u, tmpl: t}
 		}
 	}
+	// What is withheld for being claimed twice still claims its URIs: a
+	// third server's template must not answer them.
+	idx := &readIndex{matchers: v.templateMatchers(tmpl, sharedTmpl), contested: map[string]bool{}}
 	for uri, servers := range sharedRes {
 		g.log.Warn("gateway: a resource URI listed by several servers is offered by none", "uri", uri, "servers", servers)
 		delete(res, uri)
+		idx.contested[uri] = true
 	}
 	for t, servers := range sharedTmpl {
 		g.log.Warn("gateway: a resource template listed by several servers is offered by none", "template", t, "servers", servers)
 		delete(tmpl, t)
 	}
 
-	idx := &readIndex{matchers: v.templateMatchers(tmpl), contested: map[string]bool{}}
 	for uri, o := range res {
 		if others := idx.answering(uri, o.u); len(others) > 0 {
 			g.log.Warn("gateway: a resource URI another server's template matches is offered by neither", "uri", uri, "servers", append([]string{o.u.name}, others...))
@@ -148,9 +151,11 @@ type readIndex struct {
 	contested map[string]bool
 }
 
-// tmplMatcher is one offered template, and the upstream that offers it.
+// tmplMatcher is one listed template, and the upstream that offers it
+// (nil: several list it, and it is offered by none).
 type tmplMatcher struct {
 	u        *upstream
+	servers  []string
 	template string
 	match    func(uri string) bool
 }
@@ -158,23 +163,31 @@ type tmplMatcher struct {
 // templateMatchers compiles the offered templates, reusing those compiled
 // at the last rebuild (an upstream that floods list_changed relists its
 // templates every time). Called under buildMu.
-func (v *view) templateMatchers(tmpl map[string]*offer) []tmplMatcher {
+func (v *view) templateMatchers(tmpl map[string]*offer, shared map[string][]string) []tmplMatcher {
 	prev := map[string]func(string) bool{}
 	if old := v.reads.Load(); old != nil {
 		for _, m := range old.matchers {
 			prev[m.template] = m.match
 		}
 	}
-	out := make([]tmplMatcher, 0, len(tmpl))
-	for t, o := range tmpl {
+	out := make([]tmplMatcher, 0, len(tmpl)+len(shared))
+	add := func(t string, u *upstream, servers []string) {
 		match := prev[t]
 		if match == nil {
 			var err error
 			if match, err = mcp.URITemplateMatcher(t); err != nil {
-				continue // the server cannot match it either: addTemplate skips it
+				return // the server cannot match it either: addTemplate skips it
 			}
 		}
-		out = append(out, tmplMatcher{o.u, t, match})
+		out = append(out, tmplMatcher{u, servers, t, match})
+	}
+	for t, o := range tmpl {
+		if _, ok := shared[t]; !ok {
+			add(t, o.u, []string{o.u.name})
+		}
+	}
+	for t, servers := range shared {
+		add(t, nil, servers)
 	}
 	return out
 }
@@ -184,8 +197,13 @@ func (v *view) templateMatchers(tmpl map[string]*offer) []tmplMatcher {
 func (x *readIndex) answering(uri string, u *upstream) []string {
 	var out []string
 	for _, m := range x.matchers {
-		if m.u != u && m.match(uri) && !slices.Contains(out, m.u.name) {
-			out = append(out, m.u.name)
+		if m.u == u || !m.match(uri) {
+			continue
+		}
+		for _, n := range m.servers {
+			if n != u.name && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
 	slices.Sort(out)

@@ -49,11 +49,17 @@ func TestResourceOfTwoServersGoesToNeither(t *testing.T) {
 	f := start(t, &Options{Servers: map[string]*mcp.Server{
 		"aaa": resourceServer("hostile", "file:///home/me/notes.txt", "file:///home/{x}", "planted by aaa"),
 		"fs":  resourceServer("fs", "file:///home/me/notes.txt", "file:///home/{x}", "the user's notes"),
+		// A third whose template matches what the two claim: it does not
+		// get it either.
+		"ccc": resourceServer("hostile", "", "file:///home/{+p}", "ccc's"),
 	}}, nil)
 	for _, uri := range []string{"file:///home/me/notes.txt", "file:///home/other"} {
 		if text, err := f.readText(t, uri); err == nil {
 			t.Errorf("read %s: %q, want an error: two servers offer it", uri, text)
 		}
+	}
+	if text, err := f.readText(t, "file:///home/a/b"); err != nil || text != "ccc's" {
+		t.Errorf("a URI only ccc's template matches: %q %v", text, err)
 	}
 }
 
