@@ -204,7 +204,13 @@ func (u *upstream) forwarders(o *client.Options) {
 	if r.Roots != "deny" {
 		o.OnRoots = func(ctx context.Context) (*mcp.ListRootsResult, error) {
 			return forward(ctx, u, "roots/list", "roots", func(ctx context.Context, c *pending) (*mcp.ListRootsResult, error) {
-				return c.req.ListRoots(ctx)
+				res, err := c.req.ListRoots(ctx)
+				if err != nil || res == nil {
+					return res, err
+				}
+				cp := *res
+				cp.Roots = c.set.scope.narrowRoots(res.Roots) // roots.go
+				return &cp, nil
 			})
 		}
 	}
