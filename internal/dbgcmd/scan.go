@@ -392,6 +392,7 @@ func hexValue(c byte) int {
 // scanLine adds to h every refused name in s.
 func scanLine(s string, h *hits) {
 	scanConstructs(s, h)
+	dmlPrintf(s, h)
 	opts := findOptions(s)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
