@@ -237,6 +237,10 @@ var bypasses = []struct {
 	{`. printf /D "x%y", @rip`, Indirect},
 	{`bp app!main ".printf /D \"%ma\", @rcx"`, Indirect},
 	{`.printf /D "\x25c", 0x3c`, Indirect},
+	// ext.dll's !elog_str writes a string to this machine's event log (the
+	// !elog_str page), as !evlog does.
+	{"!elog_str hello", Host},
+	{"!ext.elog_str hello", Host},
 }
 
 func TestBypasses(t *testing.T) {
