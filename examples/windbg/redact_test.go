@@ -106,3 +106,25 @@ func FuzzRedactSpec(f *testing.F) {
 		}
 	})
 }
+
+// One secret that begins with another is masked whole: strings.Replacer
+// prefers its pairs in argument order, so with the shorter one first, a
+// line holding the longer showed its tail ("***T0kenValue").
+func TestScrubberPrefixSecrets(t *testing.T) {
+	const pw, token, sym = "Sup3r", "Sup3rT0kenValue", "Sup3rT0kenValueAndSym"
+	for _, tc := range []struct {
+		settings, secrets []string
+	}{
+		{[]string{"tcp:server=h,port=1,password=" + pw + ",token=" + token}, []string{pw, token}},
+		{[]string{"tcp:server=h,port=1,password=" + pw, "srv*C:\\sym*https://me:" + token + "@symbols.example/sym"}, []string{pw, token}},
+		{[]string{"tcp:server=h,port=1,password=" + pw, "-y", "https://me:" + sym + "@s.example", "x,token=" + token}, []string{pw, token, sym}},
+	} {
+		scrub := scrubber(tc.settings...)
+		for _, secret := range tc.secrets {
+			line := "Connected with 'x," + secret + ",y'"
+			if got, want := scrub(line), "Connected with 'x,***,y'"; got != want {
+				t.Errorf("settings %q: %q scrubbed to %q, want %q", tc.settings, line, got, want)
+			}
+		}
+	}
+}
