@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -117,18 +118,27 @@ func redactArgv(argv []string) []string {
 // Secrets shorter than 4 bytes are masked in the settings only: replacing
 // every "ab" in a debugger's output would garble it, and would not hide
 // much either.
+//
+// The longest secrets come first: where two match at one place, a
+// strings.Replacer takes the pair given first, so a password that begins
+// another secret would mask only the start of it and show its tail.
 func scrubber(settings ...string) func(string) string {
-	var pairs []string
+	var all []string
 	for _, set := range settings {
 		_, secrets := redact(set)
 		for _, v := range secrets {
 			if len(v) >= 4 {
-				pairs = append(pairs, v, masked)
+				all = append(all, v)
 			}
 		}
 	}
-	if len(pairs) == 0 {
+	if len(all) == 0 {
 		return func(s string) string { return s }
+	}
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	pairs := make([]string, 0, 2*len(all))
+	for _, v := range all {
+		pairs = append(pairs, v, masked)
 	}
 	return strings.NewReplacer(pairs...).Replace
 }

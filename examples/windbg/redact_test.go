@@ -89,6 +89,7 @@ func FuzzRedactSpec(f *testing.F) {
 	f.Add("npipe:server=h", "a=b", "pipe=p")
 	f.Add("", "pw", "")
 	f.Add("ssl:proto=tls", "p@ss://x:y@z", "port=1")
+	f.Add("tcp:server=h,key=Sup3r", "Sup3rT0ken", "port=1")
 	f.Fuzz(func(t *testing.T, before, secret, after string) {
 		if len(secret) < 4 || strings.ContainsAny(secret, "=\x00") || strings.Contains(before+after, secret) ||
 			strings.Contains(masked, secret) || strings.Contains("password", secret) {
@@ -104,5 +105,36 @@ func FuzzRedactSpec(f *testing.F) {
 		if got := redactSpec(spec); strings.Contains(got, secret) {
 			t.Fatalf("redactSpec(%q) = %q shows %q", spec, got, secret)
 		}
+		// What cdb prints of the password is masked whole, whatever other
+		// secrets the spec holds (one may begin it), once its value ends
+		// at an option of its own.
+		if first, _, _ := strings.Cut(after, ","); (after == "" || strings.Contains(first, "=")) &&
+			!strings.Contains(before+secret+after, "://") {
+			if got := scrubber(spec)(secret); got != masked {
+				t.Fatalf("scrubber(%q) shows %q as %q", spec, secret, got)
+			}
+		}
 	})
+}
+
+// One secret that begins with another is masked whole: strings.Replacer
+// prefers its pairs in argument order, so with the shorter one first, a
+// line holding the longer showed its tail ("***T0kenValue").
+func TestScrubberPrefixSecrets(t *testing.T) {
+	const pw, token, sym = "Sup3r", "Sup3rT0kenValue", "Sup3rT0kenValueAndSym"
+	for _, tc := range []struct {
+		settings, secrets []string
+	}{
+		{[]string{"tcp:server=h,port=1,password=" + pw + ",token=" + token}, []string{pw, token}},
+		{[]string{"tcp:server=h,port=1,password=" + pw, "srv*C:\\sym*https://me:" + token + "@symbols.example/sym"}, []string{pw, token}},
+		{[]string{"tcp:server=h,port=1,password=" + pw, "-y", "https://me:" + sym + "@s.example", "x,token=" + token}, []string{pw, token, sym}},
+	} {
+		scrub := scrubber(tc.settings...)
+		for _, secret := range tc.secrets {
+			line := "Connected with 'x," + secret + ",y'"
+			if got, want := scrub(line), "Connected with 'x,***,y'"; got != want {
+				t.Errorf("settings %q: %q scrubbed to %q, want %q", tc.settings, line, got, want)
+			}
+		}
+	}
 }

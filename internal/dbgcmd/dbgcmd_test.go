@@ -20,7 +20,7 @@ var allowed = []string{
 	"dx ((app!Foo*)@rcx)->queue", "?? ((app!Foo*)@rcx)->asize", "dd @rsp", "du @rcx", "uf app!main", ".exr -1", "!error 5", "dx @$curthread", "x mod!sym*",
 	"!analyze -v -hang", "!analyze -show 0x50", "!chkimg ntdll", "!chkimg -d -v ntdll", `!list -t _LIST_ENTRY.Flink -x "dt app!Foo @$extret" 0x1000`,
 	"!sos.ext dumpheap -stat", "!ext clrstack", "!ext.heap -s", `.printf /D "<b>bold</b>\n"`,
-	"lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
+	".printf /D \"<b>%%</b>\\n\"", ".printf \"%ma\\n\", @rsp", ".printf /oe \"%c\", 0x41", "lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
 }
 
 func TestAllowed(t *testing.T) {
@@ -225,6 +225,22 @@ var bypasses = []struct {
 	{`.printf /D "<link cmd=\"%ma\">details</link>", @rsp`, Indirect},
 	{`.printf /D "< exec cmd=\"%ma\">x</exec>", @rsp`, Indirect},
 	{`.printf /D "<altlink name=\"x\" cmd=\"%ma\"/>", @rsp`, Indirect},
+
+	// Found in the hostile review: .printf /D writes its output as DML
+	// (the .printf page), and its conversions put text that is not on the
+	// line into that DML: %c a character from a number, %ma and %mu a
+	// string from the target's memory, %y a symbol name. The tag and the
+	// link's command need not appear on the line at all.
+	{`.printf /D "%clink cmd=\".sh%cll calc\">x</link>", 0x3c, 0x65`, Indirect},
+	{`.printf /D "%ma", @rsp`, Indirect},
+	{`.printf/d "%mu", @rsp`, Indirect},
+	{`. printf /D "x%y", @rip`, Indirect},
+	{`bp app!main ".printf /D \"%ma\", @rcx"`, Indirect},
+	{`.printf /D "\x25c", 0x3c`, Indirect},
+	// ext.dll's !elog_str writes a string to this machine's event log (the
+	// !elog_str page), as !evlog does.
+	{"!elog_str hello", Host},
+	{"!ext.elog_str hello", Host},
 }
 
 func TestBypasses(t *testing.T) {
@@ -292,7 +308,7 @@ func TestMessages(t *testing.T) {
 
 // Hostile lines of a megabyte are checked in linear time.
 func TestLongLines(t *testing.T) {
-	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 ", "\\x", "\\x0", "\\0", "!ext ", "!ext \"", "!list -a ", "-xmf", "\\x2e"} {
+	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 ", "\\x", "\\x0", "\\0", "!ext ", "!ext \"", "!list -a ", "-xmf", "\\x2e", ".printf", ".printf /d", ".printf \"", "%", ".printf /d %", ".printf -d %"} {
 		line := strings.Repeat(unit, (1<<20)/len(unit))
 		_ = (Policy{}).Check(line)
 		_ = (Policy{}).Check("k " + line)

@@ -23,7 +23,9 @@
 //     so that no check of the line can see what runs: alias definition
 //     and expansion of every kind (as, aS, r $.u0, $u0, ${...}), .foreach,
 //     the !for_each_* extension commands, !list -a, .ocommand, DML links
-//     (.printf /D "<link cmd=...>", whose command runs when clicked),
+//     (.printf /D "<link cmd=...>", whose command runs when clicked, and
+//     .printf /D with any conversion but %%, which can build the link:
+//     "%clink" with 0x3c),
 //     script files ($$<, $$><, $$>a<), JavaScript (.scriptload,
 //     .scriptrun), and the debugger data model's command and file APIs
 //     (Debugger.Utility, @$scripts, @$debuggerRootNamespace, and the

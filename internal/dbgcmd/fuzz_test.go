@@ -18,14 +18,18 @@ func refusedTokens() []string {
 		toks = append(toks, "!"+name)
 	}
 	toks = append(toks, "q", "qq", "qd", "as", "lsf", "!for_each_module", "!pykd.py", "${x}", "$u0", "r $.u0=x",
-		"$$<f", "$$>a<f", `\\h\s`, "//h/s", "dx Debugger.Utility", "dx @$scripts", "dx @$debuggerRootNamespace")
+		"$$<f", "$$>a<f", `\\h\s`, "//h/s", "dx Debugger.Utility", "dx @$scripts", "dx @$debuggerRootNamespace",
+		`.printf /d "%clink"`, `.printf/d "%ma"`, `.printf -d "\x25y"`)
 	slices.Sort(toks) // map order is random; sorted, a seed means the same token every run
 	return toks
 }
 
 // glues are what may stand between any text and a command: separators,
 // and thread and process prefixes glued to the command.
-var glues = []string{";", "{", "\"", "'", "; ", "{ ", ";~*e", ";~0e", ";~~[0x1d8]e", ";~[@$t0]e", ";|0e", "; ~*e ", ";~0 e", ";~#e", ";~.e", ";~.", ";|.", ";~0n12e", ";~0n1 e"}
+var glues = []string{";", "{", "\"", "'", "; ", "{ ", ";~*e", ";~0e", ";~~[0x1d8]e", ";~[@$t0]e", ";|0e", "; ~*e ", ";~0 e", ";~#e", ";~.e", ";~.", ";|.", ";~0n12e", ";~0n1 e",
+	// Bodies and comments: a comment hides nothing from a coarse check,
+	// and a body or a deferred command string runs what it holds.
+	"$$ ", "* ", ".block{", "j 1 '", ".if (1) {", "sxe -c \"", "bp x \"k;", ";.printf /d \"x\";"}
 
 // A reference tokenizer, written independently of scan with regular
 // expressions: what it finds in an accepted line must not be refused.

@@ -108,7 +108,8 @@ var (
 		"loadsymbols":     {Host, "downloads symbols from a symbol server on the network"},
 		// The event log of this machine (ext.dll): read, cleared, backed
 		// up to a file, written.
-		"evlog": {Host, "reads, changes or backs up this machine's event log"},
+		"evlog":    {Host, "reads, changes or backs up this machine's event log"},
+		"elog_str": {Host, "writes a string to this machine's event log"},
 		// Trace extensions: log files written, format files and their
 		// search paths read (the !wmitrace pages).
 		"logsave":        {Host, "writes a trace log file on this machine"},
@@ -392,6 +393,7 @@ func hexValue(c byte) int {
 // scanLine adds to h every refused name in s.
 func scanLine(s string, h *hits) {
 	scanConstructs(s, h)
+	dmlPrintf(s, h)
 	opts := findOptions(s)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
