@@ -69,10 +69,11 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// redact returns err with u's secrets removed from its message; err
-// itself when u is not an HTTP upstream or nothing was removed.
+// redact returns err with u's secrets removed from its message, and what
+// the server wrote itself quoted (quoteServerWords); err itself when
+// nothing changed.
 func (u *upstream) redact(err error) error {
-	if err == nil || u.http == nil {
+	if err == nil {
 		return err
 	}
 	if _, done := err.(*redactedError); done {
@@ -83,8 +84,41 @@ func (u *upstream) redact(err error) error {
 	for _, s := range u.secrets {
 		out = strings.ReplaceAll(out, s, "***")
 	}
+	out = quoteServerWords(out)
 	if out == msg {
 		return err
 	}
 	return &redactedError{msg: out, err: err}
+}
+
+// serverWordsLabel ends the first line of an error that quotes what the
+// server wrote.
+const serverWordsLabel = " (what the server wrote follows, each line marked |)"
+
+// quoteServerWords marks, in an error's message, the lines the server
+// wrote itself. The client puts a child's last stderr lines after the
+// message's first line ("...; stderr ends:\n<lines>"), and the message
+// reaches the model in refusals: as they were, a server's last words read
+// as the facade's own, and a hostile server writes "gateway: tool
+// refused ..." before it exits. Quoted, each is marked as the server's.
+// Lines already marked stay as they are, so quoting twice changes
+// nothing.
+func quoteServerWords(msg string) string {
+	head, tail, ok := strings.Cut(msg, "\n")
+	if !ok {
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	if !strings.HasSuffix(head, serverWordsLabel) {
+		b.WriteString(serverWordsLabel)
+	}
+	for line := range strings.SplitSeq(tail, "\n") {
+		b.WriteString("\n")
+		if !strings.HasPrefix(line, "| ") {
+			b.WriteString("| ")
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
