@@ -75,11 +75,26 @@ type Error struct {
 
 func (e *Error) Error() string { return "invalid command: " + e.Reason }
 
+// MaxLine is the longest command Check lets through, in bytes. cdb
+// documents no length for its input line; one longer than its buffer
+// would be cut into two commands where this check saw one (the second
+// starting mid-word, where a name the check read as a member or an
+// argument becomes a verb). No command a model needs comes near it.
+const MaxLine = 4096
+
 // Check returns nil if the policy lets command run, or an *Error.
 func (p Policy) Check(command string) error {
 	if err := checkLine(command); err != nil {
 		return err
 	}
+	if len(command) > MaxLine {
+		return &Error{Reason: fmt.Sprintf("the command has %d bytes; at most %d are read as one line", len(command), MaxLine)}
+	}
+	return p.check(command)
+}
+
+// check is Check's judgment of a well-formed line of any length.
+func (p Policy) check(command string) error {
 	s := strings.ToLower(command)
 	hits := scan(s)
 	if p.Reserved != "" {

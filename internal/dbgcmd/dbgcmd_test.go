@@ -310,10 +310,26 @@ func TestMessages(t *testing.T) {
 func TestLongLines(t *testing.T) {
 	for _, unit := range []string{"!", "! ", ".", ". ", "~", "~0", "*a", "a*", "$", "\\", "a ", "0e", "]e", "debugger ", "!a.", "$u", "~ 0 ", "\\x", "\\x0", "\\0", "!ext ", "!ext \"", "!list -a ", "-xmf", "\\x2e", ".printf", ".printf /d", ".printf \"", "%", ".printf /d %", ".printf -d %"} {
 		line := strings.Repeat(unit, (1<<20)/len(unit))
-		_ = (Policy{}).Check(line)
-		_ = (Policy{}).Check("k " + line)
+		_ = (Policy{}).check(line)
+		_ = (Policy{}).check("k " + line)
 	}
-	_ = (Policy{}).Check("!" + strings.Repeat("ext ", 1<<18)) // a chain of dispatchers
+	_ = (Policy{}).check("!" + strings.Repeat("ext ", 1<<18)) // a chain of dispatchers
+}
+
+// A line longer than MaxLine is refused whatever it holds, under every
+// policy: cdb would not read it as the one line that was checked.
+func TestMaxLine(t *testing.T) {
+	ok := "k " + strings.Repeat("a", MaxLine-2)
+	if err := (Policy{}).Check(ok); err != nil {
+		t.Errorf("a line of MaxLine bytes: %v", err)
+	}
+	for _, p := range []Policy{{}, {AllowSessionEnd: true, AllowHostCommands: true}} {
+		err := p.Check(ok + "a")
+		var e *Error
+		if !errors.As(err, &e) || e.Class != Malformed || !strings.Contains(e.Reason, "4096") {
+			t.Errorf("%+v: a line of MaxLine+1 bytes: %v, want a malformed refusal naming the bound", p, err)
+		}
+	}
 }
 
 func TestNote(t *testing.T) {

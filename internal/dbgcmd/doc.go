@@ -4,7 +4,7 @@
 // (examples/windbg/ext).
 //
 // A command line is refused when it is not one non-empty ASCII line
-// without control characters, or when it holds a command of a class the
+// without control characters of at most MaxLine (4096) bytes, or when it holds a command of a class the
 // Policy does not allow:
 //
 //   - SessionEnd: commands that end, detach from, restart or unload the
