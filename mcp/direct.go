@@ -13,7 +13,8 @@ import (
 // for such transports; a transport over a plain stream needs none.
 //
 // Everything else is as for a message read from the session's stream: the
-// message is validated as the stream would, a request takes an in-flight
+// message is validated as the stream would (a request under an id in use
+// by one in progress is refused with CodeInvalidRequest), a request takes an in-flight
 // slot (ServerOptions.MaxInFlight, waiting for one as the read loop would,
 // or refused with CodeServerBusy), tool calls take a MaxConcurrency slot,
 // notifications/cancelled cancels it, a panic becomes an internal error,

@@ -145,6 +145,12 @@ type requestState struct {
 	Binding string         `json:"b"`
 	Answers InputResponses `json:"a"`
 	Asked   []string       `json:"k"`
+	// Principal is who it was handed to (principalKey), "" for a session
+	// with none bound: another principal's request refuses it.
+	Principal string `json:"p,omitempty"`
+	// Expires is when seal made it, plus stateLifetime, in Unix seconds.
+	// A state without one (0) has expired.
+	Expires int64 `json:"e"`
 }
 
 // newStateKey returns a random key for signing request state.
@@ -160,12 +166,13 @@ func newStateKey() []byte {
 // no state and is asked again, which fails safe where sealing with no key
 // would let a client forge answers.
 func (s *Server) seal(st *requestState) string {
-	b, _ := json.Marshal(st)
 	keys := s.sealKeys()
 	if len(keys) == 0 || len(keys[0]) == 0 {
 		s.log.Error("mcp: no key to seal requestState with: the keyring is empty")
 		return ""
 	}
+	st.Expires = s.stateClock().Add(stateLifetime).Unix()
+	b, _ := json.Marshal(st)
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac(keys[0], b))
 }
 
@@ -194,6 +201,9 @@ func (s *Server) open(sealed string) (*requestState, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, err
 	}
+	if s.stateClock().Unix() >= st.Expires {
+		return nil, errStateExpired
+	}
 	return &st, nil
 }
 
@@ -216,6 +226,9 @@ func (ss *ServerSession) prepareInput(ci *callInfo, binding binding, responses I
 		}
 		if st.Binding != binding.key() {
 			return nil, invalidParams("invalid requestState: it belongs to a different request", nil)
+		}
+		if st.Principal != principalKey(ss.boundPrincipal()) {
+			return nil, invalidParams("invalid requestState: it was handed to another principal", nil)
 		}
 		for k, v := range st.Answers {
 			in.setAnswer(k, v)
@@ -245,7 +258,7 @@ func (ss *ServerSession) inputRequired(ci *callInfo, in *input) *InputRequiredRe
 	if answers == nil {
 		answers = InputResponses{} // sealed as before: "a":{}
 	}
-	st := &requestState{Binding: in.binding.key(), Answers: answers}
+	st := &requestState{Binding: in.binding.key(), Answers: answers, Principal: principalKey(ss.boundPrincipal())}
 	for k := range in.pending {
 		st.Asked = append(st.Asked, k)
 	}

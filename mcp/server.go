@@ -149,6 +149,7 @@ type Server struct {
 	prompts   registry[*serverPrompt]
 	skills    registry[*serverSkill]
 	stateKey  []byte
+	stateNow  func() time.Time // the clock of requestState lifetimes; nil: time.Now (tests set it)
 	tasks     TaskStore
 
 	taskMu   sync.Mutex

@@ -217,6 +217,19 @@ func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 	ctx, cancel := context.WithCancel(ctx)
 	inf := &inflight{cancel: cancel}
 	ss.mu.Lock()
+	if r.IsDirect() {
+		// A stream refuses an id in use by a request in progress; a
+		// transport that hands requests over directly may not. Two under
+		// one id would share one entry: notifications/cancelled and the
+		// session's end would miss the first.
+		if _, dup := ss.running.Get(r.ID.Key()); dup {
+			ss.mu.Unlock()
+			cancel()
+			ss.reply(r, nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: id " + r.ID.String() + " is already in use by a request in progress"}, false)
+			ss.leave(size)
+			return
+		}
+	}
 	ss.running.Set(r.ID.Key(), inf)
 	ss.mu.Unlock()
 	if r.IsDirect() {

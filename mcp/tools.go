@@ -91,6 +91,13 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 			args = []byte("{}")
 		}
 		// The arguments are valid JSON: decodeCallToolParams checked them.
+		if !inferred {
+			// A schema of the tool's own may let a member through that
+			// encoding/json would take for a field ignoring case.
+			if err := checkFoldedNames(args, reflect.TypeFor[In]()); err != nil {
+				return toolError(fmt.Errorf("invalid arguments: %w", err)), nil
+			}
+		}
 		if d := decoder(); d == nil || !d.decode(args, reflect.ValueOf(&in).Elem()) {
 			var zero In
 			in = zero
