@@ -46,6 +46,13 @@ func (g *Gateway) approve(ctx context.Context, req *mcp.CallToolRequest, c *call
 	// every question by the budget uncounted.
 	budget := c.set.pol.Approval.Budget.withDefaults()
 	retried := req.Answers(approvalKey)
+	if retried {
+		if why := asker.approvals.use(g.now(), req.Params.RequestState); why != "" {
+			c.rec.Approval = "not_asked"
+			res, err = c.refuse(CodeApprovalReplayed, "tool %q needs the user's approval, and the answer this call brought %s", e.Name, why)
+			return res, err, true
+		}
+	}
 	if !retried {
 		if why := asker.approvals.refuseAsk(g.now(), budget, asker.what()); why != "" {
 			c.rec.Approval = "not_asked"

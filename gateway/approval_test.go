@@ -327,3 +327,79 @@ func TestApprovalBudgetCountsPlantedAnswers(t *testing.T) {
 		t.Errorf("second call: %s (%s), want %s: the first question was not counted", code, raw, CodeApprovalBudget)
 	}
 }
+
+// A retried call that brought the user's acceptance runs once: the same
+// retry sent again (its requestState is accepted for an hour) is refused
+// with approval_replayed, runs nothing, and gives back no refusal.
+func TestApprovalAnswerUsedOnce(t *testing.T) {
+	g, err := New(&Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":1}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := transport.Pipe(nil)
+	g.Server().Connect(b)
+	conn := transport.NewConn(a, nil, nil)
+	defer conn.Close()
+	call := func(state string, answer any) json.RawMessage {
+		t.Helper()
+		params := map[string]any{
+			"name": "up__delete", "arguments": map[string]any{"path": "/x"},
+			"_meta": map[string]any{
+				mcp.MetaProtocolVersion:    mcp.Version20260728,
+				mcp.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{"form": map[string]any{}}},
+			},
+		}
+		if state != "" {
+			params["requestState"] = state
+			params["inputResponses"] = map[string]any{approvalKey: answer}
+		}
+		var raw json.RawMessage
+		if err := conn.Call(ctx, "tools/call", params, &raw); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	result := func(raw json.RawMessage) Code {
+		t.Helper()
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		return codeOf(&res)
+	}
+	var asked mcp.InputRequiredResult
+	if raw := call("", nil); json.Unmarshal(raw, &asked) != nil || asked.InputRequests[approvalKey] == nil {
+		t.Fatalf("first call: %s, want the approval question", raw)
+	}
+	accept := map[string]any{"action": "accept", "content": map[string]any{}}
+	if code := result(call(asked.RequestState, accept)); code != CodeOK {
+		t.Fatalf("the retry with the acceptance: %s, want ok", code)
+	}
+	for i := range 3 {
+		if code := result(call(asked.RequestState, accept)); code != CodeApprovalReplayed {
+			t.Fatalf("replay %d of the accepted retry: %s, want %s", i+1, code, CodeApprovalReplayed)
+		}
+	}
+	// The replays gave back nothing: the next question is asked (the
+	// refusal counted for the first one was given back once, by its
+	// acceptance), and declining it uses up the budget of one.
+	var again mcp.InputRequiredResult
+	if raw := call("", nil); json.Unmarshal(raw, &again) != nil || again.InputRequests[approvalKey] == nil {
+		t.Fatalf("a new call after the replays: %s, want the approval question", raw)
+	}
+	if code := result(call(again.RequestState, map[string]any{"action": "decline"})); code != CodeApprovalDeclined {
+		t.Fatalf("declined: %s", code)
+	}
+	if code := result(call(asked.RequestState, accept)); code != CodeApprovalReplayed {
+		t.Fatalf("a replay after the budget is spent: %s, want %s", code, CodeApprovalReplayed)
+	}
+	if raw := call("", nil); result(raw) != CodeApprovalBudget {
+		t.Fatalf("a new call with the budget spent: %s, want %s: a replay gave a refusal back", raw, CodeApprovalBudget)
+	}
+}

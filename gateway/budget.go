@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"sync"
 	"time"
@@ -97,6 +98,7 @@ type approvalState struct {
 	refusals int
 	start    time.Time // of the window refusals counts in
 	open     int
+	used     map[[sha256.Size]byte]time.Time // answered states used, and when (replay.go)
 }
 
 // approvalKey is the input key of the approval question (2026-07-28):

@@ -25,6 +25,7 @@ const (
 	CodeApprovalCancelled   Code = "approval_cancelled"   // the user dismissed the question
 	CodeApprovalUnavailable Code = "approval_unavailable" // approval is needed and the client cannot ask (no elicitation)
 	CodeApprovalBudget      Code = "approval_budget"      // the user turned down too many questions lately, or one is open already: not asked
+	CodeApprovalReplayed    Code = "approval_replayed"    // the retried call brought an answer that a call used already
 	CodeSessionBudget       Code = "session_budget"       // the session used up its calls
 	CodeToolBusy            Code = "tool_busy"            // the tool's concurrent calls are all taken
 	CodeTimeout             Code = "timeout"              // the upstream did not answer within the walltime (the call is cancelled)

@@ -151,6 +151,11 @@ type requestState struct {
 	// Expires is when seal made it, plus stateLifetime, in Unix seconds.
 	// A state without one (0) has expired.
 	Expires int64 `json:"e"`
+	// Nonce makes each sealed state unique: two rounds that ask the same
+	// of the same request within a second would otherwise seal the same
+	// text, and a server that lets an answered state be used once (the
+	// facade's approvals) could not tell a replay from a new round.
+	Nonce string `json:"n,omitempty"`
 }
 
 // newStateKey returns a random key for signing request state.
@@ -172,6 +177,9 @@ func (s *Server) seal(st *requestState) string {
 		return ""
 	}
 	st.Expires = s.stateClock().Add(stateLifetime).Unix()
+	var nonce [12]byte
+	_, _ = rand.Read(nonce[:])
+	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])
 	b, _ := json.Marshal(st)
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac(keys[0], b))
 }
