@@ -5,12 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/hdc"
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -40,20 +37,7 @@ func (r *countingRunner) count() int {
 func TestWinExecDetour(t *testing.T) {
 	for _, hdcExe := range []string{"", `C:\sdk\toolchains\hdc.exe`} {
 		r := &countingRunner{}
-		ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: hdcExe, Launcher: []string{"wine"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := mcp.NewServer(&mcp.Implementation{Name: "detour", Version: "1.0.0"}, nil)
-		winexec.AddTools(srv, ex, nil)
-		hdc.AddTools(srv, ex, nil)
-		a, b := transport.Pipe(nil)
-		srv.Connect(b)
-		c, err := client.Connect(context.Background(), a, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		c, ctx := serveBridge(t, winexec.Config{Runner: r, HDCExe: hdcExe, Launcher: []string{"wine"}})
 		for _, exe := range []string{"hdc.exe", "hdc", "HDC.EXE", hdcExe, "/mnt/c/sdk/toolchains/HDC.exe"} {
 			if exe == "" {
 				continue
@@ -79,9 +63,6 @@ func TestWinExecDetour(t *testing.T) {
 		if n := r.count(); n != 1 {
 			t.Errorf("HDC_EXE %q: %d runs after hdc.run with confirm, want 1", hdcExe, n)
 		}
-		cancel()
-		c.Close()
-		ex.Close()
 	}
 }
 

@@ -1,15 +1,10 @@
 package hdc_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/hdc"
-	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 	"github.com/winbridge/winbridge/winexec"
 )
 
@@ -21,21 +16,8 @@ import (
 func TestWinExecDetourOtherHdcName(t *testing.T) {
 	for _, hdcExe := range []string{`C:\sdk\toolchains\hdc_std.exe`, "hdc_std.exe", "hdc.exe", `C:\sdk\hdc.exe`} {
 		r := &countingRunner{}
-		ex, err := winexec.New(winexec.Config{Runner: r, HDCExe: hdcExe, Launcher: []string{"wine"},
+		c, ctx := serveBridge(t, winexec.Config{Runner: r, HDCExe: hdcExe, Launcher: []string{"wine"},
 			Policy: winexec.Policy{AllowExe: []string{"hdc.exe", "hdc_std.exe", hdcExe}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := mcp.NewServer(&mcp.Implementation{Name: "detour", Version: "1.0.0"}, nil)
-		winexec.AddTools(srv, ex, nil)
-		hdc.AddTools(srv, ex, nil)
-		a, b := transport.Pipe(nil)
-		srv.Connect(b)
-		c, err := client.Connect(context.Background(), a, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		for _, exe := range []string{"hdc.exe", "hdc", "HDC_STD.exe", "hdc_std", `C:\other\hdc_std.exe`} {
 			res, err := c.CallTool(ctx, winexec.ToolExec, map[string]any{"exe": exe, "args": []string{"kill"}})
 			if err != nil || !res.IsError || !strings.Contains(res.TextOf(), hdc.ToolRun) {
@@ -45,8 +27,5 @@ func TestWinExecDetourOtherHdcName(t *testing.T) {
 		if n := r.count(); n != 0 {
 			t.Errorf("HDC_EXE %q: win_exec ran hdc %d times: %q", hdcExe, n, r.runs)
 		}
-		cancel()
-		c.Close()
-		ex.Close()
 	}
 }

@@ -17,12 +17,27 @@ import (
 // ends 30 s from now.
 func serveHDC(t *testing.T, cfg winexec.Config) (*client.Client, context.Context) {
 	t.Helper()
+	return serveTools(t, cfg, false)
+}
+
+// serveBridge is serveHDC with win_exec beside the hdc tools on the one
+// executor, as the winbridge server has them.
+func serveBridge(t *testing.T, cfg winexec.Config) (*client.Client, context.Context) {
+	t.Helper()
+	return serveTools(t, cfg, true)
+}
+
+func serveTools(t *testing.T, cfg winexec.Config, withExec bool) (*client.Client, context.Context) {
+	t.Helper()
 	ex, err := winexec.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ex.Close() })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hdc-test", Version: "1.0.0"}, nil)
+	if withExec {
+		winexec.AddTools(srv, ex, nil)
+	}
 	hdc.AddTools(srv, ex, nil)
 	a, b := transport.Pipe(nil)
 	srv.Connect(b)
