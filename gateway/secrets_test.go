@@ -1,15 +1,15 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/internal/logrec"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
@@ -61,7 +61,7 @@ func TestURLSecretNotInStatusOrLog(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	addr := ts.URL
 	ts.Close() // nothing listens there now
-	var logged syncBuffer
+	var logged logrec.Buffer
 	g, err := New(&Options{HTTP: map[string]*HTTPServer{"remote": {URL: addr + "/mcp?api_key=SECRET-IN-QUERY",
 		Header: http.Header{"Authorization": {"Bearer SECRET-IN-HEADER"}}}},
 		Logger: slog.New(slog.NewTextHandler(&logged, nil))})
@@ -84,23 +84,4 @@ func TestURLSecretNotInStatusOrLog(t *testing.T) {
 			t.Errorf("the log shows a secret:\n%s", logged.String())
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a logger written from several
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,4 +1,5 @@
 // Package logrec keeps log records for tests that assert what was logged:
 // the echo diagnostics of package transport and of package mcphttp (Sink),
-// and how many warnings a flood from a hostile peer produced (Counter).
+// how many warnings a flood from a hostile peer produced (Counter), and
+// the text a handler wrote from several goroutines (Buffer).
 package logrec

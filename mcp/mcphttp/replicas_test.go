@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/logrec"
+
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 	"github.com/winbridge/winbridge/mcp/mcphttp/replicatest"
@@ -297,7 +299,7 @@ func TestReplicasStalledEventStoreDoesNotStallCalls(t *testing.T) {
 	events := &stalledEvents{released: make(chan struct{})}
 	defer close(events.released)
 	store := &mcphttp.MemoryStore{}
-	var logs lockedBuffer
+	var logs logrec.Buffer
 	_, u := serveHTTP(t, replicatest.Server(&mcp.ServerOptions{Logger: quietLog}),
 		&mcphttp.HandlerOptions{Sessions: store, Events: events,
 			Logger: slog.New(slog.NewTextHandler(&logs, nil))})

@@ -1,39 +1,22 @@
 package mcphttp_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/logrec"
+
 	"github.com/winbridge/winbridge/mcp/mcphttp"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The session ID is what a client presents to use its session (the echo
 // masks Mcp-Session-Id for that reason), so the handler's own log lines
 // never show it, even at debug level; they name a session by a digest
 // that still tells sessions apart.
 func TestSessionIDNotLogged(t *testing.T) {
-	var logs lockedBuffer
+	var logs logrec.Buffer
 	clock := newFakeClock()
 	h, url := serveHTTP(t, httpTestServer(), &mcphttp.HandlerOptions{SessionTimeout: time.Minute,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})

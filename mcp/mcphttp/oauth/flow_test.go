@@ -1,7 +1,6 @@
 package oauth_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +9,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/internal/logrec"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/oauthtest"
@@ -218,31 +218,13 @@ func fmtAll(c *oauth.Credentials) string {
 	return fmt.Sprintf("%v %+v %#v %s %v %+v", c, c, *c, c, c.Token, *c.Token)
 }
 
-// syncBuffer is a log sink safe for concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // No secret (client secret, code, verifier, access or refresh token)
 // reaches a log line at debug level or an error, on the success path and
 // on the refusal paths.
 func TestNoSecretInLogsOrErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var logs syncBuffer
+	var logs logrec.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	old := slog.Default()
 	slog.SetDefault(logger)
