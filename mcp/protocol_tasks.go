@@ -288,10 +288,13 @@ func (s *Server) endSessionTasks(ss *ServerSession) {
 	s.taskMu.Lock()
 	ids := s.sessionTasks[ss]
 	delete(s.sessionTasks, ss)
-	var runs []*taskRun
+	var runs, forgotten []*taskRun
 	for _, id := range ids {
 		if run := s.taskRuns[id]; run != nil {
 			runs = append(runs, run)
+		}
+		if run := s.counted[id]; run != nil {
+			forgotten = append(forgotten, run)
 		}
 	}
 	s.taskMu.Unlock()
@@ -300,5 +303,10 @@ func (s *Server) endSessionTasks(ss *ServerSession) {
 	}
 	for _, id := range ids {
 		_ = s.tasks.Delete(context.Background(), id)
+	}
+	// Out of the store, they stop counting, but those whose handlers
+	// still run count until they return.
+	for _, run := range forgotten {
+		s.uncount(run, false, true)
 	}
 }

@@ -84,11 +84,17 @@ type ServerOptions struct {
 	TaskStore TaskStore
 	// MaxTasks bounds the tasks the default store holds, running or
 	// finished within their TTL; zero means DefaultMaxTasks (1024). At the
-	// bound, calls that would start a task fail with CodeServerBusy.
+	// bound, calls that would start a task fail with CodeServerBusy. A
+	// task whose handler ignores its context still counts after its
+	// cancellation, its TTL or its session's end, until the handler
+	// returns: it holds a goroutine all the while. Whatever the store,
+	// it also bounds the handlers of tasks running in this process.
 	MaxTasks int
 	// MaxTasksPerPrincipal bounds the tasks of one authorized principal in
-	// the default store (see MemoryTaskStore.MaxPerPrincipal); zero means a
-	// quarter of MaxTasks, negative means no bound of its own.
+	// the default store (see MemoryTaskStore.MaxPerPrincipal), and the
+	// handlers of its tasks running in this process, as MaxTasks does;
+	// zero means a quarter of MaxTasks, negative means no bound of its
+	// own.
 	MaxTasksPerPrincipal int
 	// TaskTTL is how long a task and its result are kept after the task
 	// was created; a task still running then is cancelled. Zero means
@@ -157,6 +163,17 @@ type Server struct {
 	// sessionTasks are the IDs of each legacy session's tasks, for
 	// tasks/list, in creation order.
 	sessionTasks map[*ServerSession][]string
+	// counted are the tasks that count against MaxTasks and
+	// MaxTasksPerPrincipal here (Server.count), by ID, and countedBy
+	// how many of them each principal has. The store's count alone let a
+	// task whose handler ignores its context stop counting once its TTL
+	// passed or its session ended, while its goroutine ran on.
+	counted   map[string]*taskRun
+	countedBy map[string]int
+	// taskMax and taskMaxPer are MaxTasks and MaxTasksPerPrincipal with
+	// their defaults applied; taskMaxPer <= 0: no bound per principal.
+	taskMax, taskMaxPer int
+	taskReturned        func() // tests: called once a task's handler has returned
 
 	// lastClient is the last stateless client info and capabilities
 	// decoded, shared by the sessions of one request each (HTTP).
@@ -212,6 +229,15 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 		s.opts.TaskPollInterval = DefaultTaskPollInterval
 	}
 	s.taskRuns = map[string]*taskRun{}
+	s.counted, s.countedBy = map[string]*taskRun{}, map[string]int{}
+	s.taskMax = s.opts.MaxTasks
+	if s.taskMax <= 0 {
+		s.taskMax = DefaultMaxTasks
+	}
+	s.taskMaxPer = s.opts.MaxTasksPerPrincipal
+	if s.taskMaxPer == 0 {
+		s.taskMaxPer = max(1, s.taskMax/4)
+	}
 	s.sessionTasks = map[*ServerSession][]string{}
 	s.stateKey = s.opts.StateKey
 	if s.stateKey == nil {

@@ -56,6 +56,13 @@ type taskRun struct {
 	owner    *ServerSession
 	notes    chan Task
 	finished chan struct{} // closed once the task is terminal
+	// id and principal are the task's, fixed at its creation.
+	id, principal string
+	// working (its handler has not returned) and kept (the default store
+	// holds it: its TTL has not passed and no session end forgot it) are
+	// what keep the task counted against the task limits; under
+	// Server.taskMu.
+	working, kept bool
 
 	mu      sync.Mutex
 	task    Task           // the latest state, as last stored
@@ -88,9 +95,14 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 			run.task.TTL = shorterTTL(run.task.TTL, *tm.TTL)
 		}
 	}
+	run.id, run.principal = run.task.TaskID, run.task.Principal
+	if !s.count(run) {
+		return nil, errTaskLimit()
+	}
 	if err := s.tasks.Put(ctx, &run.task); err != nil {
+		s.uncount(run, true, true)
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, &Error{Code: CodeServerBusy, Message: "server busy: it holds as many tasks as it may; retry once some have expired"}
+			return nil, errTaskLimit()
 		}
 		return nil, fmt.Errorf("storing a new task: %w", err)
 	}
@@ -126,6 +138,14 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 		res *CallToolResult
 		err error
 	)
+	// Counted until here, whenever that is: a handler that ignores its
+	// context runs on past the task's cancellation, TTL or session.
+	defer func() {
+		t.srv.uncount(t, true, false)
+		if hook := t.srv.taskReturned; hook != nil {
+			hook()
+		}
+	}()
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -268,6 +288,64 @@ func (t *taskRun) expire() {
 	t.mu.Unlock()
 	t.cancel()
 	_ = t.srv.tasks.Delete(context.Background(), t.task.TaskID)
+	t.srv.uncount(t, false, true)
+}
+
+// errTaskLimit answers a call that would start a task beyond MaxTasks or
+// MaxTasksPerPrincipal, or one its store refused.
+func errTaskLimit() *Error {
+	return &Error{Code: CodeServerBusy, Message: "server busy: it holds as many tasks as it may; retry once some have expired or returned"}
+}
+
+// count counts a new task against MaxTasks and MaxTasksPerPrincipal, or
+// reports false at a bound. A task counts while its handler runs, and,
+// with the default store, while the store holds it: the same tasks the
+// store counts, and besides them those whose handlers ignore their
+// context past the task's end, which hold a goroutine each. A custom
+// store bounds what it holds itself; the handlers running in this
+// process are bounded here whatever the store.
+func (s *Server) count(t *taskRun) bool {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	if len(s.counted) >= s.taskMax || t.principal != "" && s.taskMaxPer > 0 && s.countedBy[t.principal] >= s.taskMaxPer {
+		return false
+	}
+	t.working, t.kept = true, s.opts.TaskStore == nil
+	s.counted[t.id] = t
+	if t.principal != "" {
+		s.countedBy[t.principal]++
+	}
+	return true
+}
+
+// uncount drops what keeps t counted: its handler's run (returned) and
+// its place in the default store (expired, or forgotten with its
+// session). It stops counting once neither is left; each is dropped once
+// however often it is called.
+func (s *Server) uncount(t *taskRun, returned, forgotten bool) {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	if !t.working && !t.kept {
+		return
+	}
+	t.working = t.working && !returned
+	t.kept = t.kept && !forgotten
+	if t.working || t.kept {
+		return
+	}
+	delete(s.counted, t.id)
+	if t.principal != "" {
+		if s.countedBy[t.principal]--; s.countedBy[t.principal] <= 0 {
+			delete(s.countedBy, t.principal)
+		}
+	}
+}
+
+// tasksCounted is how many tasks count against MaxTasks (for tests).
+func (s *Server) tasksCounted() int {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	return len(s.counted)
 }
 
 // ask is an input request from a running task: it parks the task in
