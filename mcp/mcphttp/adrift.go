@@ -17,8 +17,10 @@ package mcphttp
 // (release does not wait for abandoned), which the signed count allows.
 
 // letGo gives back the MaxInFlight place of a POST whose client walked
-// away, unless the session has ended: then the POST keeps it.
-func (s *httpSession) letGo() {
+// away, unless the session has ended: then the POST keeps it. owner is the
+// identity the POST counts against (subjectflight.go), "" for none: its
+// place there goes and comes back with the other.
+func (s *httpSession) letGo(owner string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended() {
@@ -26,12 +28,28 @@ func (s *httpSession) letGo() {
 	}
 	s.adrift++
 	s.h.posts.Add(-1)
+	s.adriftOf(owner, 1)
+}
+
+// adriftOf moves the count of owner's adrift POSTs by n, and its count
+// of POSTs in flight the other way. Under s.mu.
+func (s *httpSession) adriftOf(owner string, n int) {
+	if owner == "" {
+		return
+	}
+	s.h.flights.add(owner, -n)
+	if s.adriftBy == nil {
+		s.adriftBy = map[string]int{}
+	}
+	if s.adriftBy[owner] += n; s.adriftBy[owner] == 0 {
+		delete(s.adriftBy, owner)
+	}
 }
 
 // takeBack takes back the place letGo gave up, as the POST's handler has
 // returned and the POST gives its place back as it returns; an ended
 // session has taken it back already (reclaimLocked).
-func (s *httpSession) takeBack() {
+func (s *httpSession) takeBack(owner string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended() {
@@ -39,6 +57,7 @@ func (s *httpSession) takeBack() {
 	}
 	s.adrift--
 	s.h.posts.Add(1)
+	s.adriftOf(owner, -1)
 }
 
 // reclaimLocked makes the adrift POSTs of a session that has just ended
@@ -46,4 +65,8 @@ func (s *httpSession) takeBack() {
 func (s *httpSession) reclaimLocked() {
 	s.h.posts.Add(int64(s.adrift))
 	s.adrift = 0
+	for owner, n := range s.adriftBy {
+		s.h.flights.add(owner, n)
+	}
+	s.adriftBy = nil
 }

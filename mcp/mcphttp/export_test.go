@@ -60,3 +60,7 @@ func (h *Handler) SessionsOf(a *AuthInfo) int {
 
 // InFlight is how many POSTs count against MaxInFlight.
 func (h *Handler) InFlight() int64 { return h.posts.Load() }
+
+// InFlightOf is how many POSTs count against MaxInFlightPerSubject for the
+// identity of a.
+func (h *Handler) InFlightOf(a *AuthInfo) int { return h.flights.of(ownerOf(a)) }

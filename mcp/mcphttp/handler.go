@@ -172,6 +172,21 @@ type HandlerOptions struct {
 	// behind sessions opened and deleted one after another. Zero means
 	// DefaultMaxInFlight (256); negative means no limit.
 	MaxInFlight int
+	// MaxInFlightPerSubject bounds the POST requests served at once for
+	// one identity that RequireAuth verified, counted as for
+	// MaxSessionsPerSubject (the AuthInfo's Subject, or its ClientID for
+	// a token without one), over its sessions and stateless requests
+	// together: without it one user's long calls or open
+	// subscriptions/listen streams could take every MaxInFlight place and
+	// starve the others. Beyond it a POST gets 429 Too Many Requests with
+	// Retry-After and a JSON-RPC error before its body is read. Its POSTs
+	// whose clients walked away count as for MaxInFlight: not while their
+	// legacy session lives, again from its end until their handlers
+	// return. Requests without authorization have no identity and are not
+	// counted: MaxInFlight is their only bound. Zero means a quarter of
+	// MaxInFlight (64 by default), at least 1, or no limit when
+	// MaxInFlight is negative; negative means no limit.
+	MaxInFlightPerSubject int
 	// Logger receives the handler's diagnostics; nil means the server's.
 	Logger *slog.Logger
 	// Sessions, if set, keeps legacy sessions where every replica of the
@@ -219,6 +234,7 @@ type Handler struct {
 	now     func() time.Time // the clock of timeouts; tests replace it
 	bodies  budget           // MaxBodyMemory
 	posts   atomic.Int64     // POSTs being served, for MaxInFlight
+	flights subjectFlights   // the same by identity, for MaxInFlightPerSubject
 	replica string           // prefix of stream ids, unique to this Handler when Events is set
 	// eventsRest is until when (h.now, Unix nanoseconds) no event is
 	// appended to HandlerOptions.Events, after one failed.
@@ -306,6 +322,9 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 	}
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.MaxInFlightPerSubject == 0 && o.MaxInFlight > 0 {
+		o.MaxInFlightPerSubject = max(1, o.MaxInFlight/4)
 	}
 	h.bodies.init(o.MaxBodyMemory)
 	if h.opts.KeepAlive == 0 {

@@ -28,6 +28,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.posts.Add(-1)
+	if owner, e := h.admitSubject(r); e != nil {
+		writeHTTPError(w, e)
+		return
+	} else if owner != "" {
+		defer h.flights.add(owner, -1)
+	}
 	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
 		writeHTTPError(w, httpErr(http.StatusNotAcceptable, mcp.CodeInvalidRequest, "not acceptable: Accept must list application/json and text/event-stream"))
 		return
@@ -467,7 +473,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// request; once the session ends, it counts for MaxInFlight
 		// again until the handler returns (adrift.go).
 		// Watched only once the request has run a while (watchLate).
-		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream) })
+		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream, h.counted(r)) })
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.
@@ -484,7 +490,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	if !release() && s.id != "" {
 		// abandoned ran, or runs: take back what it gave up, which post
 		// gives back as it returns.
-		s.takeBack()
+		s.takeBack(h.counted(r))
 		s.enter() // if it idled out meanwhile, the session's end answers
 	}
 	if st != nil && st.finish() {
@@ -495,14 +501,15 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 
 // abandoned lets go of a legacy session's request whose client went away
 // while it ran: its stream, once the streamer is done with it, is left for
-// resumption, and the POST stops counting as one in progress while its
-// session lives (letGo).
-func (h *Handler) abandoned(s *httpSession, st *streamer, es *eventStream) {
+// resumption, and the POST stops counting as one in progress, for
+// MaxInFlight and against owner's MaxInFlightPerSubject, while its session
+// lives (letGo).
+func (h *Handler) abandoned(s *httpSession, st *streamer, es *eventStream, owner string) {
 	if st != nil && !st.abandon() {
 		es.detach()
 	}
 	s.leave()
-	s.letGo()
+	s.letGo(owner)
 	if hook := h.testHookAbandoned.Load(); hook != nil {
 		(*hook)()
 	}

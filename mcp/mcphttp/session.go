@@ -77,7 +77,10 @@ type httpSession struct {
 	// handlers run, given back from MaxInFlight while the session lives
 	// (adrift.go); it may go below zero for a moment.
 	adrift int
-	timer  *time.Timer
+	// adriftBy are the adrift POSTs by the identity they count against
+	// for MaxInFlightPerSubject; nil while there are none.
+	adriftBy map[string]int
+	timer    *time.Timer
 }
 
 // pendingCall is a client request waiting for the server's response.
