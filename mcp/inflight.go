@@ -20,6 +20,8 @@ const (
 	DefaultMaxInFlightBytes = 64 << 20
 	// DefaultMaxSubscriptions is ServerOptions.MaxSubscriptions when unset.
 	DefaultMaxSubscriptions = 1024
+	// DefaultMaxListeners is ServerOptions.MaxListeners when unset.
+	DefaultMaxListeners = 256
 )
 
 // CodeServerBusy answers a request that arrived while the session already

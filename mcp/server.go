@@ -61,6 +61,19 @@ type ServerOptions struct {
 	// subscriptions/listen request may name. Zero means
 	// DefaultMaxSubscriptions (1024).
 	MaxSubscriptions int
+	// MaxListeners bounds the subscriptions/listen requests open at once
+	// over all sessions: each holds its filter, and every resource update
+	// and list change is matched against the open ones. One beyond it is
+	// refused with CodeServerBusy, naming the bound. Zero means
+	// DefaultMaxListeners (256).
+	MaxListeners int
+	// MaxListenersPerPrincipal bounds those of one principal
+	// (ServerSession.BindPrincipal; behind mcphttp.RequireAuth the
+	// token's subject and client), so that one user cannot hold every
+	// place; listeners without a principal share MaxListeners only. Zero
+	// means a quarter of MaxListeners, at least 1; negative means no
+	// bound of its own.
+	MaxListenersPerPrincipal int
 	// PageSize is how many items a list result holds; zero means 100.
 	PageSize int
 	// Versions are the protocol revisions offered, newest first; nil means
@@ -183,11 +196,17 @@ type Server struct {
 
 	mu        sync.RWMutex
 	listeners map[*listener]struct{} // open subscriptions/listen requests
+	byURI     map[string][]*listener // the listeners that asked for each resource URI
+	// listenCount counts the listeners, from before their
+	// acknowledgement, for MaxListeners; listenBy those of each
+	// principal, for MaxListenersPerPrincipal.
+	listenCount int
+	listenBy    map[string]int
 }
 
 // NewServer returns a server that identifies itself as impl.
 func NewServer(impl *Implementation, opts *ServerOptions) *Server {
-	s := &Server{listeners: map[*listener]struct{}{}}
+	s := &Server{listeners: map[*listener]struct{}{}, byURI: map[string][]*listener{}, listenBy: map[string]int{}}
 	if impl != nil {
 		s.impl = *impl
 	}
@@ -208,6 +227,12 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxSubscriptions <= 0 {
 		s.opts.MaxSubscriptions = DefaultMaxSubscriptions
+	}
+	if s.opts.MaxListeners <= 0 {
+		s.opts.MaxListeners = DefaultMaxListeners
+	}
+	if s.opts.MaxListenersPerPrincipal == 0 {
+		s.opts.MaxListenersPerPrincipal = max(1, s.opts.MaxListeners/4)
 	}
 	if s.opts.ShutdownTimeout == 0 {
 		s.opts.ShutdownTimeout = DefaultShutdownTimeout

@@ -2,10 +2,12 @@ package mcp_test
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
@@ -64,5 +66,67 @@ func TestListenFilterIsBounded(t *testing.T) {
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if got := w.recv(); !strings.Contains(got, `"id":1,"error"`) || !strings.Contains(got, "MaxSubscriptions") {
 		t.Fatalf("listen naming 3 resources with a bound of 2: %s", got)
+	}
+}
+
+// Open subscriptions/listen requests are bounded over the server
+// (MaxListeners) and per principal (MaxListenersPerPrincipal): each holds
+// its filter and is matched on every change, and before the bound a
+// client could open them without limit, on as many sessions as it liked.
+// A refusal is -32010 naming the bound; a closed listener gives its place
+// back.
+func TestListenersAreBounded(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{MaxListeners: 3, MaxListenersPerPrincipal: 2})
+	type conn struct {
+		*wire
+		ss *mcp.ServerSession
+	}
+	connect := func(principal string) conn {
+		a, b := net.Pipe()
+		// No drain: the open listens would hold the end of input for it.
+		ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), &transport.StreamOptions{DrainTimeout: -1}))
+		ss.BindPrincipal(principal)
+		t.Cleanup(func() {
+			a.Close()
+			<-ss.Done()
+		})
+		return conn{&wire{t: t, conn: a, r: bufio.NewReader(a)}, ss}
+	}
+	listen := func(w *wire, id int) string {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["a:1"]},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+		return w.recv()
+	}
+	acked := func(got string) bool { return strings.Contains(got, "notifications/subscriptions/acknowledged") }
+	refused := func(got, bound string) bool {
+		return strings.Contains(got, `"error":{"code":-32010`) && strings.Contains(got, "ServerOptions."+bound+")")
+	}
+	alice, alice2, bob := connect("alice"), connect("alice"), connect("bob")
+	if got := listen(alice.wire, 1); !acked(got) {
+		t.Fatalf("alice's listen: %s", got)
+	}
+	if got := listen(alice2.wire, 1); !acked(got) {
+		t.Fatalf("alice's listen on another session: %s", got)
+	}
+	if got := listen(alice.wire, 2); !refused(got, "MaxListenersPerPrincipal") {
+		t.Fatalf("alice's third listen, with 2 per principal: %s; want -32010 naming MaxListenersPerPrincipal", got)
+	}
+	if got := listen(bob.wire, 1); !acked(got) {
+		t.Fatalf("bob's listen: %s", got)
+	}
+	if got := listen(bob.wire, 2); !refused(got, "MaxListeners") {
+		t.Fatalf("a fourth listen, with 3 in all: %s; want -32010 naming MaxListeners", got)
+	}
+	alice2.conn.Close() // its listen ends with its session
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := alice2.ss.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := listen(alice.wire, 3); !acked(got) {
+		t.Fatalf("alice's listen once her other one closed: %s", got)
+	}
+	if got := listen(bob.wire, 3); !refused(got, "MaxListeners") {
+		t.Fatalf("bob's second listen, with 3 open again: %s; want -32010 naming MaxListeners", got)
 	}
 }
