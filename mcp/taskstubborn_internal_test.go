@@ -215,3 +215,32 @@ func TestStubbornTaskCountsPastSessionEnd(t *testing.T) {
 	srv.CancelTasks()
 	await(t, returned, "the second handler to return")
 }
+
+// A cancelled task whose handler ignores its cancellation stays
+// cancelled: what the handler returns later is dropped, and the task
+// counts until then.
+func TestStubbornTaskCancelledResultDropped(t *testing.T) {
+	srv, release, returned := stubbornTasks(t, &ServerOptions{MaxTasks: 1})
+	ss := stateSession(t, srv, "")
+	got, id := startHold(t, ss)
+	if id == "" {
+		t.Fatalf("task: %s", got)
+	}
+	var cancelled string
+	ss.ServeDirect(context.Background(), []byte(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":"`+id+`",`+tasksMeta+`}}`),
+		func(b []byte) { cancelled = string(b) })
+	if !strings.Contains(cancelled, `"result"`) {
+		t.Fatalf("tasks/cancel: %s", cancelled)
+	}
+	if got, id2 := startHold(t, ss); id2 != "" || !strings.Contains(got, `"code":-32010`) {
+		t.Fatalf("a task while a cancelled one's handler still runs, at the bound: %s; want -32010", got)
+	}
+	close(release)
+	await(t, returned, "the stubborn handler to return")
+	if got := getTask(t, ss, id); !strings.Contains(got, `"status":"cancelled"`) || strings.Contains(got, "late") {
+		t.Fatalf("tasks/get of the cancelled task once its handler returned: %s; want it still cancelled, without the result", got)
+	}
+	if n := srv.tasksCounted(); n != 1 {
+		t.Fatalf("%d tasks counted; want the cancelled one, kept until its TTL", n)
+	}
+}
