@@ -81,10 +81,12 @@ type Options struct {
 	DisableTasks bool
 	// MaxListBytes bounds the pages of one list (ListTools, ListResources,
 	// ListResourceTemplates, ListPrompts, and so the Manager's Tools)
-	// together, as received; beyond it the list fails with
-	// ErrListTooLarge. Zero means DefaultMaxListBytes (64 MiB). Without
-	// it a server whose cursors never end could make the client gather
-	// 10000 pages of the largest message size.
+	// together: their bytes as received, plus the size of the struct
+	// each item is decoded into, counted before it is decoded; beyond it
+	// the list fails with ErrListTooLarge. Zero means DefaultMaxListBytes
+	// (64 MiB). Without it a server whose cursors never end could make
+	// the client gather 10000 pages of the largest message size; counted
+	// in bytes alone, a page of empty items ("{}") took fifty times it.
 	MaxListBytes int64
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
