@@ -24,7 +24,11 @@ var ErrManagerClosed = errors.New("client: manager closed")
 type ManagerOptions struct {
 	// Process is the template of every server's ProcessOptions. A server's
 	// timeoutMs sets Process.Client.Timeout, and its autoRestart sets
-	// Process.Restart (to the template's policy, or the default one). The
+	// Process.Restart (to the template's policy, or the default one).
+	// Logger and StderrLogger log with the attribute mcpServer, the
+	// server's name; the callbacks (OnStderr, OnExit, OnStateChange, and
+	// Client's OnLog and the like) are shared as they are, and cannot
+	// tell which server called them. The
 	// backoff of Process.Restart (or of the default RestartPolicy: 200 ms
 	// doubling to 30 s) also paces the starts of a server that fails to
 	// start, whether or not it restarts on crashes (see StartError).
@@ -144,6 +148,11 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 		ms.opts.Logger = m.log.With("mcpServer", name)
 		if m.opts.Process.Logger != nil {
 			ms.opts.Logger = m.opts.Process.Logger.With("mcpServer", name)
+		}
+		if l := m.opts.Process.StderrLogger; l != nil {
+			// The command ("node", "python") does not tell two servers
+			// apart; the name in the configuration does.
+			ms.opts.StderrLogger = l.With("mcpServer", name)
 		}
 		if sc.Timeout > 0 {
 			ms.opts.Client = sc.ClientOptions(ms.opts.Client)
