@@ -49,7 +49,14 @@ type Options struct {
 	// LogLevel asks the server for log messages of this level and above:
 	// logging/setLevel after initialize, or _meta in 2026-07-28.
 	LogLevel mcp.LoggingLevel
-	// OnLog receives the server's log messages.
+	// OnLog receives the server's log messages. It, OnToolsChanged,
+	// OnResourcesChanged, OnPromptsChanged and OnResourceUpdated run on
+	// the connection's read loop, one notification at a time in the
+	// order the server sent them: they must not block, for no response
+	// is read meanwhile (a slow one holds every call on the connection,
+	// and a server that floods notifications waits for them, which is
+	// what bounds the flood). Hand slow work to a goroutine of your own,
+	// coalescing: a server may send list changes without end.
 	OnLog func(*mcp.LoggingMessageParams)
 	// OnToolsChanged is called when the server says its tool list changed.
 	OnToolsChanged func()
