@@ -210,6 +210,7 @@ func (ch *child) pid() int { return ch.cmd.Process.Pid }
 func (ch *child) drainStderr(cfg childConfig) {
 	defer close(ch.stderrDone)
 	wantLines := cfg.onLine != nil || cfg.lineLog != nil
+	var budget logBudget
 	emit := func(line []byte) {
 		line = bytes.TrimRight(line, "\r")
 		s := string(line)
@@ -217,6 +218,10 @@ func (ch *child) drainStderr(cfg childConfig) {
 			cfg.onLine(s)
 		}
 		if cfg.lineLog != nil {
+			if !budget.take(len(s), time.Now()) {
+				return
+			}
+			ch.logSkipped(cfg.lineLog, &budget)
 			cfg.lineLog.Info(s, "server", ch.name, "pid", ch.pid())
 		}
 	}
@@ -256,7 +261,62 @@ func (ch *child) drainStderr(cfg childConfig) {
 	if len(partial) > 0 {
 		emit(partial)
 	}
+	if cfg.lineLog != nil {
+		ch.logSkipped(cfg.lineLog, &budget)
+	}
 	ch.stderrOnce.Do(func() { ch.stderr.Close() })
+}
+
+// Bounds of what a server's stderr writes into StderrLogger: a burst of
+// stderrLogBurst bytes, then stderrLogRate a second, each record counted
+// with stderrRecordCost for its own bytes (time, level, attributes). The
+// log may be the host's log file (the gateway logs its upstreams' stderr
+// so): a server writing short lines without end would otherwise fill the
+// disk with more bytes than it wrote. OnStderr and the tail see every
+// line regardless.
+const (
+	stderrLogBurst   = 256 << 10
+	stderrLogRate    = 16 << 10
+	stderrRecordCost = 128
+)
+
+// logBudget is the token bucket of stderr lines logged, and the count of
+// those skipped since the last logged.
+type logBudget struct {
+	tokens  float64
+	last    time.Time
+	skipped int64
+}
+
+// take reports whether a line of n bytes may be logged at now, and counts
+// it as skipped if not. The record that reports skipped lines is paid for
+// with the line that follows them.
+func (b *logBudget) take(n int, now time.Time) bool {
+	if b.last.IsZero() {
+		b.tokens = stderrLogBurst
+	} else {
+		b.tokens = min(stderrLogBurst, b.tokens+now.Sub(b.last).Seconds()*stderrLogRate)
+	}
+	b.last = now
+	cost := float64(n + stderrRecordCost)
+	if b.skipped > 0 {
+		cost += stderrRecordCost
+	}
+	if b.tokens < cost {
+		b.skipped++
+		return false
+	}
+	b.tokens -= cost
+	return true
+}
+
+// logSkipped reports the lines skipped since the last one logged, if any.
+func (ch *child) logSkipped(log *slog.Logger, b *logBudget) {
+	if b.skipped > 0 {
+		log.Warn("mcp client: skipped server stderr lines over the log rate (16 KiB/s); the tail and OnStderr have them",
+			"server", ch.name, "pid", ch.pid(), "skipped", b.skipped)
+		b.skipped = 0
+	}
 }
 
 // wait detects the exit at once, kills what the server left behind in its

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/internal/logrec"
 	"github.com/winbridge/winbridge/transport"
@@ -40,5 +41,31 @@ func TestJunkOnStdoutDoesNotFloodTheLog(t *testing.T) {
 	// 1, 2, 4, ..., 65536: 17 warnings.
 	if n := warned.Count(); n < 1 || n > 17 {
 		t.Errorf("%d warnings for %d junk lines", n, lines)
+	}
+}
+
+// The stderr log budget lets a burst through, then refills at its rate:
+// a server quiet for a while is logged again, and the record reporting
+// the lines skipped meanwhile is paid for with the line after them.
+func TestLogBudgetRefills(t *testing.T) {
+	var b logBudget
+	t0 := time.Unix(1e9, 0)
+	line := 1024 - stderrRecordCost // a kilobyte a record
+	n := 0
+	for b.take(line, t0) {
+		n++
+	}
+	if n != stderrLogBurst/1024 || b.skipped != 1 {
+		t.Fatalf("burst of %d records, %d skipped; want %d, 1", n, b.skipped, stderrLogBurst/1024)
+	}
+	if b.take(line, t0.Add(time.Second/stderrLogRate*1024)) {
+		t.Fatal("a line and the report of those skipped taken for one record's refill")
+	}
+	if !b.take(line, t0.Add(time.Second/stderrLogRate*3*1024)) || b.skipped != 2 {
+		t.Fatalf("not logged again after the refill (%d skipped)", b.skipped)
+	}
+	b.skipped = 0 // logSkipped's part
+	if !b.take(line, t0.Add(time.Hour)) || b.tokens > stderrLogBurst {
+		t.Fatalf("after an hour: %v tokens, more than the burst", b.tokens)
 	}
 }

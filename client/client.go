@@ -49,7 +49,14 @@ type Options struct {
 	// LogLevel asks the server for log messages of this level and above:
 	// logging/setLevel after initialize, or _meta in 2026-07-28.
 	LogLevel mcp.LoggingLevel
-	// OnLog receives the server's log messages.
+	// OnLog receives the server's log messages. It, OnToolsChanged,
+	// OnResourcesChanged, OnPromptsChanged and OnResourceUpdated run on
+	// the connection's read loop, one notification at a time in the
+	// order the server sent them: they must not block, for no response
+	// is read meanwhile (a slow one holds every call on the connection,
+	// and a server that floods notifications waits for them, which is
+	// what bounds the flood). Hand slow work to a goroutine of your own,
+	// coalescing: a server may send list changes without end.
 	OnLog func(*mcp.LoggingMessageParams)
 	// OnToolsChanged is called when the server says its tool list changed.
 	OnToolsChanged func()
@@ -81,10 +88,12 @@ type Options struct {
 	DisableTasks bool
 	// MaxListBytes bounds the pages of one list (ListTools, ListResources,
 	// ListResourceTemplates, ListPrompts, and so the Manager's Tools)
-	// together, as received; beyond it the list fails with
-	// ErrListTooLarge. Zero means DefaultMaxListBytes (64 MiB). Without
-	// it a server whose cursors never end could make the client gather
-	// 10000 pages of the largest message size.
+	// together: their bytes as received, plus the size of the struct
+	// each item is decoded into, counted before it is decoded; beyond it
+	// the list fails with ErrListTooLarge. Zero means DefaultMaxListBytes
+	// (64 MiB). Without it a server whose cursors never end could make
+	// the client gather 10000 pages of the largest message size; counted
+	// in bytes alone, a page of empty items ("{}") took fifty times it.
 	MaxListBytes int64
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger

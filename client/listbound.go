@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
 
 	"github.com/winbridge/winbridge/mcp"
 )
@@ -22,9 +25,11 @@ var ErrListTooLarge = errors.New("client: list too large")
 const maxPages = 10000
 
 // listAll follows the cursors of a list method, collecting every page. A
-// page is counted in bytes before it is decoded: a server whose cursors
-// never end, or whose pages are each as large as a message may be, would
-// otherwise make the client gather pages times the message size.
+// page is counted in bytes, and its items in the size of their structs,
+// before it is decoded: a server whose cursors never end, or whose pages
+// are each as large as a message may be, would otherwise make the client
+// gather pages times the message size, and a page of empty items fifty
+// times its bytes.
 //
 // A null among a page's items is dropped: a caller ranging over the list
 // (the Manager naming its tools) would dereference it.
@@ -37,15 +42,21 @@ func listAll[R any, T any](ctx context.Context, c *Client, method string, items 
 	defer cancel()
 	var all []*T
 	cursor := ""
+	// What an item costs decoded beyond its bytes: its struct, and its
+	// pointer in the page's slice and in the list's.
+	itemSize := int64(reflect.TypeFor[T]().Size()) + 16
 	var total int64
 	for range maxPages {
 		var raw json.RawMessage
 		if err := c.callWith(ctx, method, &mcp.PaginatedParams{Cursor: cursor}, &raw, o); err != nil {
 			return nil, err
 		}
-		total += int64(len(raw))
+		// Each item also counts the struct it becomes, before any is
+		// made: an empty item is "{}" on the wire and some 150 bytes
+		// decoded, so bytes alone let a list take fifty times the bound.
+		total += int64(len(raw)) + pageItems(raw)*itemSize
 		if total > c.maxListBytes() {
-			return nil, fmt.Errorf("%s: %w: the pages hold more than %s bytes (Options.MaxListBytes)",
+			return nil, fmt.Errorf("%s: %w: the pages and their items take more than %s bytes (Options.MaxListBytes)",
 				method, ErrListTooLarge, strconv.FormatInt(c.maxListBytes(), 10))
 		}
 		var res R
@@ -64,6 +75,22 @@ func listAll[R any, T any](ctx context.Context, c *Client, method string, items 
 		cursor = next
 	}
 	return nil, fmt.Errorf("%s: %w: more than %d pages", method, ErrListTooLarge, maxPages)
+}
+
+// pageItems counts the elements of a list result's top-level arrays: the
+// items of the page (the result is valid JSON, as the transport checked).
+func pageItems(raw json.RawMessage) int64 {
+	var n int64
+	_ = jsonscan.MembersBytes(raw, func(_, v []byte) bool {
+		if len(v) > 0 && v[0] == '[' {
+			_ = jsonscan.Elements(v, func([]byte) bool {
+				n++
+				return true
+			})
+		}
+		return true
+	})
+	return n
 }
 
 func (c *Client) maxListBytes() int64 {

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -90,6 +92,83 @@ func TestEndlessListIsBoundedInBytes(t *testing.T) {
 			}
 			if n := pages.Load(); n > 20 {
 				t.Errorf("read %d pages of 100 KiB with a bound of 1 MiB", n)
+			}
+		})
+	}
+}
+
+// emptyItems is a server whose lists are one page of n empty items ("{}"),
+// three bytes each.
+func emptyItems(conn net.Conn, n int) {
+	r := bufio.NewReader(conn)
+	page := strings.Repeat(`{},`, n-1) + `{}`
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		result := `{}`
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"empty","version":"1"}}`
+		case "tools/list", "resources/list", "prompts/list":
+			result = `{"` + strings.TrimSuffix(req.Method, "/list") + `":[` + page + `]}`
+		}
+		if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
+			return
+		}
+	}
+}
+
+// MaxListBytes bounds what a list costs the client, not only what it
+// received: each item counts the memory it is decoded into. An empty item
+// is three bytes on the wire and a struct of some 150 bytes decoded, so a
+// list counted by its bytes alone took fifty times MaxListBytes (3 GB at
+// the 64 MiB default, twice that once the Manager copied it).
+func TestListItemsCountTheirDecodedSize(t *testing.T) {
+	const items = 1 << 18 // 768 KiB on the wire, ~40 MiB decoded
+	for _, method := range []string{"tools", "resources", "prompts"} {
+		t.Run(method, func(t *testing.T) {
+			a, b := net.Pipe()
+			go emptyItems(b, items)
+			c, err := client.Connect(context.Background(), transport.NewStream(transport.NewLineFramer(a, 0), nil),
+				&client.Options{ProtocolVersion: "2025-11-25", MaxListBytes: 4 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			var n int
+			switch method {
+			case "tools":
+				var l []*mcp.Tool
+				l, err = c.ListTools(context.Background())
+				n = len(l)
+			case "resources":
+				var l []*mcp.Resource
+				l, err = c.ListResources(context.Background())
+				n = len(l)
+			case "prompts":
+				var l []*mcp.Prompt
+				l, err = c.ListPrompts(context.Background())
+				n = len(l)
+			}
+			runtime.ReadMemStats(&m1)
+			if !errors.Is(err, client.ErrListTooLarge) {
+				t.Fatalf("%d empty %s (%d decoded) under MaxListBytes of 4 MiB: %v, want ErrListTooLarge", items, method, n, err)
+			}
+			// Refused before decoding: what the client allocated is about
+			// the page's bytes (read, checked, kept), not its items.
+			if d := m1.TotalAlloc - m0.TotalAlloc; d > 16<<20 {
+				t.Errorf("allocated %d MiB for a refused page of %d KiB", d>>20, 3*items>>10)
 			}
 		})
 	}

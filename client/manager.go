@@ -24,7 +24,11 @@ var ErrManagerClosed = errors.New("client: manager closed")
 type ManagerOptions struct {
 	// Process is the template of every server's ProcessOptions. A server's
 	// timeoutMs sets Process.Client.Timeout, and its autoRestart sets
-	// Process.Restart (to the template's policy, or the default one). The
+	// Process.Restart (to the template's policy, or the default one).
+	// Logger and StderrLogger log with the attribute mcpServer, the
+	// server's name; the callbacks (OnStderr, OnExit, OnStateChange, and
+	// Client's OnLog and the like) are shared as they are, and cannot
+	// tell which server called them. The
 	// backoff of Process.Restart (or of the default RestartPolicy: 200 ms
 	// doubling to 30 s) also paces the starts of a server that fails to
 	// start, whether or not it restarts on crashes (see StartError).
@@ -54,12 +58,13 @@ type ManagerOptions struct {
 	Logger *slog.Logger
 }
 
-// StartError reports a managed server whose last start failed. The
-// Manager does not try again before Next: a server that cannot start is
-// retried with the backoff of its restart policy (ManagerOptions.Process.
-// Restart, or the default RestartPolicy: 200 ms doubling up to 30 s), so
-// that calls in the meantime fail at once instead of relaunching it (and
-// waiting for it to fail) each time.
+// StartError reports a managed server whose last start failed, or whose
+// process ended for good less than the restart policy's StableAfter (a
+// minute) after it started. The Manager does not try again before Next:
+// such a server is retried with the backoff of its restart policy
+// (ManagerOptions.Process.Restart, or the default RestartPolicy: 200 ms
+// doubling up to 30 s), so that calls in the meantime fail at once
+// instead of relaunching it (and waiting for it to fail) each time.
 type StartError struct {
 	// Attempts is how many starts in a row have failed.
 	Attempts int
@@ -109,11 +114,15 @@ type managed struct {
 	proc     *Process
 	starting chan struct{} // non-nil while a start is under way
 	lastErr  error         // why the last start failed
-	failures int           // starts failed in a row
+	failures int           // starts failed in a row (a run that ended before StableAfter counts)
+	streak   int           // failures before the start that succeeded last
 	next     time.Time     // no start before this, after a failure
-	tools    []*mcp.Tool   // the last list seen (kept while an ephemeral server sleeps)
-	inUse    int
-	idle     *time.Timer
+	// readyAt and failedAt are when the process last became ready and
+	// when it failed for good, on the Manager's clock (watch).
+	readyAt, failedAt time.Time
+	tools             []*mcp.Tool // the last list seen (kept while an ephemeral server sleeps)
+	inUse             int
+	idle              *time.Timer
 }
 
 // NewManager returns a Manager for cfg; no server starts before Start or
@@ -140,6 +149,11 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 		if m.opts.Process.Logger != nil {
 			ms.opts.Logger = m.opts.Process.Logger.With("mcpServer", name)
 		}
+		if l := m.opts.Process.StderrLogger; l != nil {
+			// The command ("node", "python") does not tell two servers
+			// apart; the name in the configuration does.
+			ms.opts.StderrLogger = l.With("mcpServer", name)
+		}
 		if sc.Timeout > 0 {
 			ms.opts.Client = sc.ClientOptions(ms.opts.Client)
 		}
@@ -149,6 +163,7 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 		if !sc.AutoRestart {
 			ms.opts.Restart = nil
 		}
+		ms.watch()
 		m.servers[name] = ms
 		m.names = append(m.names, name)
 	}
@@ -204,6 +219,28 @@ func (m *Manager) lookup(name string) (*managed, error) {
 	return ms, nil
 }
 
+// watch records when the server's process becomes ready and when it
+// fails for good, so that a run that ends soon after it began counts as
+// a failed start (process).
+func (ms *managed) watch() {
+	user := ms.opts.OnStateChange
+	ms.opts.OnStateChange = func(s State, err error) {
+		if s == StateReady || s == StateFailed {
+			now := ms.m.now()
+			ms.mu.Lock()
+			if s == StateReady {
+				ms.readyAt = now
+			} else {
+				ms.failedAt = now
+			}
+			ms.mu.Unlock()
+		}
+		if user != nil {
+			user(s, err)
+		}
+	}
+}
+
 // startPolicy is the backoff between failed starts: the server's restart
 // policy, or the default one.
 func (ms *managed) startPolicy() *RestartPolicy {
@@ -221,6 +258,7 @@ func (ms *managed) startPolicy() *RestartPolicy {
 	if rp.Jitter == 0 {
 		rp.Jitter = 0.2
 	}
+	setDefault(&rp.StableAfter, time.Minute)
 	return &rp
 }
 
@@ -233,11 +271,15 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 	}
 	ms.mu.Lock()
 	if p := ms.proc; p != nil {
-		if s := p.State(); s != StateStopped && s != StateFailed {
+		s := p.State()
+		if s != StateStopped && s != StateFailed {
 			ms.mu.Unlock()
 			return p, nil
 		}
 		ms.proc = nil // failed for good: start afresh
+		if s == StateFailed {
+			ms.ended(p)
+		}
 	}
 	if ch := ms.starting; ch != nil {
 		ms.mu.Unlock()
@@ -280,7 +322,7 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		ms.lastErr = err
 	}
 	if err == nil {
-		ms.failures = 0
+		ms.streak, ms.failures = ms.failures, 0
 		ms.m.mu.Lock()
 		closed := ms.m.closed
 		ms.m.mu.Unlock()
@@ -298,6 +340,29 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// ended accounts for a process that failed for good. One that ran less
+// than the policy's StableAfter (a minute) counts as a failed start, and
+// the next start waits for the backoff: its start succeeded, but a server
+// that exits right after its handshake would otherwise be launched again
+// by every call, at once and without end. ms.mu is held.
+func (ms *managed) ended(p *Process) {
+	rp := ms.startPolicy()
+	failedAt := ms.failedAt
+	if failedAt.Before(ms.readyAt) {
+		// The state changed, but watch has yet to hear of it.
+		failedAt = ms.m.now()
+	}
+	ran := failedAt.Sub(ms.readyAt)
+	if ran >= rp.StableAfter {
+		ms.streak = 0
+		return
+	}
+	ms.failures = ms.streak + 1
+	ms.next = failedAt.Add(backoff(rp, ms.failures))
+	ms.lastErr = &StartError{Attempts: ms.failures, Next: ms.next,
+		Err: fmt.Errorf("exited %v after it started: %w", ran.Round(time.Millisecond), p.Err())}
 }
 
 // acquire marks the server in use (holding off the idle stop) and returns

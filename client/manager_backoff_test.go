@@ -118,3 +118,86 @@ func TestManagerBacksOffAFailedStart(t *testing.T) {
 		t.Errorf("the cause is lost: %v", err)
 	}
 }
+
+// TestManagerBacksOffAServerThatExitsAfterStarting: a server that
+// completes the handshake and exits at once (here on
+// notifications/initialized) is paced like one that cannot start. Before,
+// its start counted as a success, so every Tools and CallTool after the
+// crash launched it again, at once and without end (an npx server: a
+// download check and a node start each time).
+func TestManagerBacksOffAServerThatExitsAfterStarting(t *testing.T) {
+	noLeaks(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := parseConfig(t, map[string]any{
+		"good": helperServerJSON(t, nil),
+		"crashy": map[string]any{"command": "sh", "args": []string{"-c", `echo run >> "$RUNS"; exec "$EXE"`},
+			"env": map[string]string{"RUNS": runs, "EXE": exe, helperEnv: "junk", "WB_EXIT_ON": "notifications/initialized",
+				"GORACE": "atexit_sleep_ms=0"}},
+	})
+	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog,
+		Restart: &client.RestartPolicy{InitialDelay: 10 * time.Second, MaxDelay: time.Minute, Jitter: -1}}})
+	client.SetManagerClock(m, clock.Now)
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	launches := func() int {
+		b, _ := os.ReadFile(runs)
+		return bytes.Count(b, []byte("run\n"))
+	}
+	failed := func() bool {
+		for _, st := range m.Status() {
+			if st.Name == "crashy" {
+				return st.State == client.StateFailed
+			}
+		}
+		return false
+	}
+
+	t0 := clock.Now()
+	if _, err := m.Tools(ctx); err == nil || !strings.Contains(err.Error(), "crashy") {
+		t.Fatalf("first Tools: %v, want the crash of crashy", err)
+	}
+	if !pollUntil(10*time.Second, failed) {
+		t.Fatal("the server's exit was not noticed")
+	}
+	for range 5 {
+		tools, err := m.Tools(ctx)
+		var se *client.StartError
+		if !errors.As(err, &se) || se.Attempts != 1 || !se.Next.Equal(t0.Add(10*time.Second)) {
+			t.Fatalf("Tools after the crash: %v; want a StartError, attempt 1, next attempt %v", err, t0.Add(10*time.Second))
+		}
+		if !strings.Contains(err.Error(), "status 7") {
+			t.Errorf("the cause is lost: %v", err)
+		}
+		if len(tools) == 0 {
+			t.Fatal("the good server's tools are missing")
+		}
+		if _, err := m.CallTool(ctx, "crashy__t", nil); !errors.As(err, new(*client.StartError)) {
+			t.Fatalf("CallTool: %v", err)
+		}
+		clock.Advance(time.Second)
+	}
+	if n := launches(); n != 1 {
+		t.Fatalf("launched %d times within the backoff", n)
+	}
+
+	// Past the backoff it is tried again; crashing again at once, it
+	// waits twice as long.
+	clock.Advance(5 * time.Second)
+	m.Tools(ctx)
+	if n := launches(); n != 2 {
+		t.Fatalf("%d launches after the backoff, want 2", n)
+	}
+	if !pollUntil(10*time.Second, failed) {
+		t.Fatal("the second exit was not noticed")
+	}
+	var se *client.StartError
+	if _, err := m.Tools(ctx); !errors.As(err, &se) || se.Attempts != 2 || !se.Next.Equal(clock.Now().Add(20*time.Second)) {
+		t.Fatalf("after the second crash: %v; want attempt 2, next attempt in 20 s", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"maps"
 	"os"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/logrec"
 )
 
 // helperServerJSON is an mcpServers entry running the test binary as the
@@ -389,5 +391,35 @@ func TestManagerToolsBoundedBySlowServer(t *testing.T) {
 	}
 	if !slices.Contains(names, "alpha__echo") {
 		t.Errorf("tools %v, want alpha__echo among them", names)
+	}
+}
+
+// The stderr of each managed server is logged under its name in the
+// configuration. Before, StderrLogger named the command only ("node",
+// "python", the test binary here): the lines of two servers running the
+// same program could not be told apart, and one could write lines that
+// read as the other's.
+func TestManagerStderrLoggerNamesTheServer(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{
+		"one": helperServerJSON(t, nil, "WB_STDERR_FLOOD=1"),
+		"two": helperServerJSON(t, nil, "WB_STDERR_FLOOD=1"),
+	})
+	var buf logrec.Buffer
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog,
+		StderrLogger: slog.New(slog.NewTextHandler(&buf, nil))}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !pollUntil(10*time.Second, func() bool { return strings.Count(buf.String(), "END-OF-FLOOD") == 2 }) {
+		t.Fatalf("stderr lines logged: %q", buf.String())
+	}
+	for line := range strings.SplitSeq(buf.String(), "\n") {
+		if strings.Contains(line, "END-OF-FLOOD") && !strings.Contains(line, "mcpServer=one") && !strings.Contains(line, "mcpServer=two") {
+			t.Errorf("a stderr line without its server's name: %q", line)
+		}
 	}
 }

@@ -131,7 +131,12 @@ type ProcessOptions struct {
 	// OnStderr receives each line the server writes to stderr, without the
 	// line end, on the goroutine that drains it: it must not block for long.
 	OnStderr func(line string)
-	// StderrLogger, if set, logs each stderr line at Info level.
+	// StderrLogger, if set, logs each stderr line at Info level, within a
+	// rate: a burst of 256 KiB, then 16 KiB a second, each line counted
+	// with 128 bytes more for its record. Past it lines are skipped from
+	// the log, and their count is logged with the next line logged (and
+	// at the end): a server writing lines without end cannot fill the
+	// disk the log goes to. OnStderr and the tail keep every line.
 	StderrLogger *slog.Logger
 	// OnExit is called each time the server process ends, before any
 	// restart. It must not call Close.

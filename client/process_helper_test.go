@@ -155,6 +155,8 @@ func floodStderr(n int) {
 // of tools its tools/list answers. WB_PAGE_DELAY_MS=N makes tools/list
 // page slowly and without end: each page after N ms, with a next cursor
 // (but for the 50th, a stop for clients that would follow them all).
+// WB_EXIT_ON=METHOD makes it exit (status 7) when it reads that method,
+// request or notification.
 func junkServer() int {
 	pageDelay, _ := strconv.Atoi(os.Getenv("WB_PAGE_DELAY_MS"))
 	pages := 0
@@ -173,7 +175,14 @@ func junkServer() int {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+		if json.Unmarshal(in.Bytes(), &req) != nil {
+			continue
+		}
+		if m := os.Getenv("WB_EXIT_ON"); m != "" && req.Method == m {
+			fmt.Fprintln(os.Stderr, "exiting on "+m)
+			return 7
+		}
+		if req.ID == nil {
 			continue
 		}
 		var result, rpcErr string

@@ -5,6 +5,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/logrec"
 )
 
 func TestProcessEchoAndClose(t *testing.T) {
@@ -520,4 +522,75 @@ func TestProcessCallDuringRestartKeepsItsTimeout(t *testing.T) {
 			t.Errorf("%s took %v during a restart with a timeout of 200ms", call.name, elapsed)
 		}
 	}
+}
+
+// A server's stderr reaches StderrLogger at a bounded rate: a burst of
+// 256 KiB and 16 KiB a second after it, counting each record's own
+// overhead; past it lines are skipped from the log, with a count, while
+// OnStderr and the tail still see everything. The winbridge gateway logs
+// its upstreams' stderr this way, to the host's log file: before, a
+// server writing lines without end wrote a record for each, more bytes
+// than it sent, until the disk was full.
+func TestProcessStderrLoggerIsRateBounded(t *testing.T) {
+	noLeaks(t)
+	const flood = 8 << 20 // 8192 lines of 1 KiB
+	var records logrec.Counter
+	var logged logrec.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var lines atomic.Int64
+	start := time.Now()
+	p := launch(t, helperCommand(t, "server", "WB_STDERR_FLOOD="+strconv.Itoa(flood)), &client.ProcessOptions{
+		StderrLogger: slog.New(multiHandler{&records, log.Handler()}),
+		OnStderr:     func(string) { lines.Add(1) },
+	})
+	if !pollUntil(10*time.Second, func() bool {
+		return strings.HasSuffix(string(p.Stderr()), "END-OF-FLOOD\n") && lines.Load() > flood/1024
+	}) {
+		t.Fatalf("the flood was not drained: %d lines", lines.Load())
+	}
+	secs := time.Since(start).Seconds() + 1
+	p.Close() // the count of the lines skipped last is logged at the end of stderr
+	if max := int64((256<<10 + secs*(16<<10)) / 1024); records.Count() > max+2 {
+		t.Errorf("%d stderr records logged in %.1f s, want at most %d", records.Count(), secs, max+2)
+	}
+	if !strings.Contains(logged.String(), "skipped") {
+		t.Errorf("no word of the skipped lines in the log: %q", logged.String())
+	}
+}
+
+// multiHandler hands each record to every handler.
+type multiHandler []slog.Handler
+
+func (m multiHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	for _, h := range m {
+		if h.Enabled(ctx, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m multiHandler) Handle(ctx context.Context, r slog.Record) error {
+	for _, h := range m {
+		if h.Enabled(ctx, r.Level) {
+			_ = h.Handle(ctx, r.Clone())
+		}
+	}
+	return nil
+}
+
+func (m multiHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	out := make(multiHandler, len(m))
+	for i, h := range m {
+		out[i] = h.WithAttrs(as)
+	}
+	return out
+}
+
+func (m multiHandler) WithGroup(name string) slog.Handler {
+	out := make(multiHandler, len(m))
+	for i, h := range m {
+		out[i] = h.WithGroup(name)
+	}
+	return out
 }

@@ -52,7 +52,7 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	lb, err := oauth.ListenLoopback(*port)
 	if err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	defer lb.Close()
@@ -74,19 +74,19 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	stream, err := mcphttp.NewStream(ctx, endpoint, &mcphttp.ClientOptions{Client: &http.Client{Transport: &oauth.Transport{Config: cfg}}, Logger: logger, NoListen: true})
 	if err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	c, err := client.Connect(ctx, stream, &client.Options{ClientInfo: &mcp.Implementation{Name: "mcpc", Version: "0.1.0"}})
 	if err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	defer c.Close()
 	// A server may admit initialize without a token: a request after it
 	// is what makes sure the login happened.
 	if _, err := c.ListTools(ctx); err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	creds, err := fstore.Load(ctx, endpoint)

@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	if f.version {
@@ -124,12 +124,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Everything that can be checked without the server is, before it is
 	// started (an npx server may take minutes).
 	if err := checkSubcommand(sub, subArgs); err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	cmd, rem, copts, sc, err := serverCommand(f, command)
 	if err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	// SIGTERM (what service managers and `timeout` send) ends the run as
@@ -148,7 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		p, err = launch(ctx, f, cmd, copts, stderr)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	defer p.Close()
@@ -166,14 +166,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	result, err := request(ctx, p, sub, subArgs, callOpts...)
 	if err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(result); err != nil {
-		fmt.Fprintln(stderr, "mcpc:", err)
+		printError(stderr, err)
 		return exitFailure
 	}
 	if r, ok := result.(*mcp.CallToolResult); ok && r.IsError {
@@ -416,6 +416,26 @@ func printable(s string, max int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// maxErrorShown bounds an error as printed: a server's error message may
+// be as long as a message.
+const maxErrorShown = 64 << 10
+
+// printError writes err on one line or several, each escaped as printable
+// does: an error may quote the server (its error messages, the tail of its
+// stderr), which must not drive the terminal any more than its progress
+// messages may. Line breaks are kept; a stderr excerpt is read by lines.
+func printError(w io.Writer, err error) {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = printable(l, maxErrorShown)
+	}
+	s := strings.Join(lines, "\n")
+	if len(s) > maxErrorShown {
+		s = strings.ToValidUTF8(s[:maxErrorShown], "") + "..."
+	}
+	fmt.Fprintln(w, "mcpc: "+s)
 }
 
 // checkSubcommand checks the subcommand and its arguments.

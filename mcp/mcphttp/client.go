@@ -27,9 +27,10 @@ type ClientOptions struct {
 	// Client sends the requests; nil means a client with no overall
 	// timeout (SSE responses last as long as their calls) over a clone
 	// of http.DefaultTransport that keeps DefaultMaxIdleConnsPerHost
-	// idle connections per host instead of 2, and that follows redirects
-	// within the URL's origin, or from http to https on its host, only
-	// (the headers, Header's included, would go along to any host). A client of your own serving many calls at
+	// idle connections per host instead of 2, reads at most 1 MiB of
+	// response headers instead of 10, and follows redirects within the
+	// URL's origin, or from http to https on its host, only (the headers,
+	// Header's included, would go along to any host). A client of your own serving many calls at
 	// once wants the same: each call in flight is a POST of its own.
 	Client *http.Client
 	// Header is added to every request, for example Authorization.

@@ -16,10 +16,17 @@ import (
 // calls once more than two run at once.
 const DefaultMaxIdleConnsPerHost = 64
 
+// maxResponseHeaderBytes bounds the response headers the framer's own
+// client reads, instead of net/http's 10 MiB: a response's header lives
+// as long as the response, and an SSE response as long as its call, so a
+// server padding its headers made each call in flight hold 10 MiB. An MCP
+// server's headers, with a proxy's and cookies, are a few KiB.
+const maxResponseHeaderBytes = 1 << 20
+
 // defaultClient is the client of framers given none: http.DefaultTransport's
 // settings (proxy from the environment, timeouts, HTTP/2) with
-// DefaultMaxIdleConnsPerHost, shared so that framers to one server share
-// its connections.
+// DefaultMaxIdleConnsPerHost and maxResponseHeaderBytes, shared so that
+// framers to one server share its connections.
 var defaultClient = sync.OnceValue(func() *http.Client {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
@@ -27,6 +34,9 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 	}
 	t = t.Clone()
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	if t.MaxResponseHeaderBytes <= 0 {
+		t.MaxResponseHeaderBytes = maxResponseHeaderBytes
+	}
 	t.MaxIdleConns = max(t.MaxIdleConns, 2*DefaultMaxIdleConnsPerHost)
 	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirect}
 })

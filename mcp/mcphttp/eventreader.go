@@ -59,7 +59,14 @@ func (r *eventReader) next() (sseEvent, error) {
 		switch string(field) {
 		case "data":
 			if hasData {
-				data.WriteByte('\n')
+				// The line feed joining two data lines counts against the
+				// limit like the data itself: uncounted, an endless event
+				// of empty "data:" lines grew the buffer without bound.
+				if data.Len() < r.max {
+					data.WriteByte('\n')
+				} else {
+					over++
+				}
 			}
 			hasData = true
 			over += dropped
@@ -87,6 +94,7 @@ func (r *eventReader) next() (sseEvent, error) {
 // the limit by next.
 func (r *eventReader) line() (line []byte, dropped int64, err error) {
 	keep := r.max + 16
+	var last byte // the last byte of the chunks before this one
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		n := min(len(chunk), max(keep-len(line), 0))
@@ -94,13 +102,20 @@ func (r *eventReader) line() (line []byte, dropped int64, err error) {
 		dropped += int64(len(chunk) - n)
 		switch {
 		case err == nil:
-			if dropped > 0 {
-				dropped-- // the LF
-			} else {
-				line = line[:len(line)-1]
+			// The terminator, LF or CR LF, is no part of the line,
+			// whether it was kept or dropped. (Trimming a CR off what was
+			// kept of a cut line took one from the middle of it.)
+			end := int64(1)
+			if (len(chunk) >= 2 && chunk[len(chunk)-2] == '\r') || (len(chunk) == 1 && last == '\r') {
+				end = 2
 			}
-			return bytes.TrimSuffix(line, []byte("\r")), dropped, nil
+			size := int64(len(line)) + dropped - end
+			if size <= int64(len(line)) {
+				return line[:size], 0, nil
+			}
+			return line, size - int64(len(line)), nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			last = chunk[len(chunk)-1]
 			continue
 		case len(line) > 0 && errors.Is(err, io.EOF):
 			return bytes.TrimSuffix(line, []byte("\r")), dropped, nil

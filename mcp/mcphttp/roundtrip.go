@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +46,11 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 	}
 	if m.method == "initialize" {
 		if id := resp.Header.Get(HeaderSessionID); id != "" {
+			if !validSessionID(id) {
+				// Not kept: it would go back with every request.
+				f.fail(m, "the server's Mcp-Session-Id is not 1 to "+strconv.Itoa(maxSessionIDLen)+" visible ASCII characters (0x21 to 0x7E)")
+				return
+			}
 			f.mu.Lock()
 			f.sessionID = id
 			f.mu.Unlock()
@@ -112,6 +118,28 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 	if !answered && ctx.Err() == nil {
 		f.fail(m, "the server's event stream ended before the response")
 	}
+}
+
+// maxSessionIDLen bounds the session id a client keeps: it goes back with
+// every request. Ids are short (the Handler's are 32 hex digits; a signed
+// token a few hundred bytes).
+const maxSessionIDLen = 4 << 10
+
+// validSessionID reports whether a server's session id is what the
+// transport allows, visible ASCII (0x21 to 0x7E), and short enough to be
+// sent back with every request. Anything else net/http refuses to send
+// (control characters), costs every request its length, or reorders the
+// text of the errors that name it (a right-to-left override).
+func validSessionID(id string) bool {
+	if len(id) > maxSessionIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // wait sleeps for the server's retry hint, or the default delay.
