@@ -90,6 +90,12 @@ func (u *upstream) clientOptions() *client.Options {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			for _, v := range u.g.allViews() {
+				if v.reads.Load().disputed(uri, u) {
+					// Subscribed before the dispute: u no longer answers
+					// for uri, and its subscriber is ending the
+					// subscription (subscribe.go).
+					continue
+				}
 				v.srv.ResourceUpdated(ctx, uri)
 			}
 		},
