@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
@@ -178,7 +179,9 @@ func (u *upstream) forwarders(o *client.Options) {
 					return nil, err
 				}
 				cp := *p
-				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go
+				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go, as below
+				cp.Messages = upstreamMessages(p.Messages)
+				cp.Tools = upstreamTools(p.Tools)
 				if cp.IncludeContext != "" {
 					// "thisServer" is the facade to the client, so every
 					// upstream: the user's model would read one upstream
@@ -214,4 +217,50 @@ func (u *upstream) forwarders(o *client.Options) {
 			})
 		}
 	}
+}
+
+// upstreamMessages returns the messages of an upstream's sampling request
+// without the reserved _meta keys in them or their blocks (reserved.go),
+// copied only where they change.
+func upstreamMessages(msgs []*mcp.SamplingMessage) []*mcp.SamplingMessage {
+	out := msgs
+	for i, m := range msgs {
+		if m == nil {
+			continue
+		}
+		meta, mok := upstreamMeta(m.Meta)
+		blocks, bok := upstreamBlocks(m.Content)
+		if !mok && !bok {
+			continue
+		}
+		if &out[0] == &msgs[0] {
+			out = slices.Clone(msgs)
+		}
+		cp := *m
+		cp.Meta, cp.Content = meta, blocks
+		out[i] = &cp
+	}
+	return out
+}
+
+// upstreamTools is upstreamMessages for the tools a sampling request
+// offers the model.
+func upstreamTools(tools []*mcp.Tool) []*mcp.Tool {
+	out := tools
+	for i, t := range tools {
+		if t == nil {
+			continue
+		}
+		meta, ok := upstreamMeta(t.Meta)
+		if !ok {
+			continue
+		}
+		if &out[0] == &tools[0] {
+			out = slices.Clone(tools)
+		}
+		cp := *t
+		cp.Meta = meta
+		out[i] = &cp
+	}
+	return out
 }

@@ -55,8 +55,10 @@ func askerServer() int {
 		if _, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "ok?", RequestedSchema: &mcp.ElicitationSchema{}, Meta: meta}); err != nil {
 			return text("error: " + err.Error()), nil
 		}
+		// Below the top level too: on a message, its block, a tool.
 		if _, err := req.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Meta: meta,
-			Messages: []*mcp.SamplingMessage{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}}}); err != nil {
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "hi", Meta: meta}}, Meta: meta}},
+			Tools:    []*mcp.Tool{{Name: "t", InputSchema: obj, Meta: meta}}}); err != nil {
 			return text("error: " + err.Error()), nil
 		}
 		res := text("claimed")

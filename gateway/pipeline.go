@@ -271,6 +271,12 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	if err := checkRawBlocks(res.Content); err != nil {
 		return c.fail(CodeUpstreamMalformed, "tool %q returned a result the facade cannot forward as it read it: %v", name, err)
 	}
+	// Nor may it write them on its blocks (reserved.go).
+	if blocks, removed := upstreamBlocks(res.Content); removed {
+		cp := *res
+		cp.Content = blocks
+		res = &cp
+	}
 	if res.StructuredContent != nil {
 		// What is forwarded is what was judged (structured.go).
 		var code Code
