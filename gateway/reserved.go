@@ -147,7 +147,7 @@ func upstreamBlock(c mcp.Content) (mcp.Content, bool) {
 			return &cp, true
 		}
 	case *mcp.UnknownContent:
-		if raw, ok := upstreamRawBlock(b.Raw, b.Type == "tool_result"); ok {
+		if raw, ok := upstreamRawBlock(b.Raw); ok {
 			return &mcp.UnknownContent{Type: b.Type, Raw: raw}, true
 		}
 	}
@@ -191,40 +191,31 @@ func mayHoldMeta(raw []byte) bool {
 // upstreamRawBlock returns raw, a content block the facade forwards as
 // received (valid JSON: checkRawBlocks), with the reserved keys removed
 // from its _meta members (any member whose name is "_meta" without case),
-// and, for a tool_result (blocks), from its content blocks'. Everything
-// else keeps its bytes; a changed _meta is written anew. It reports
-// whether anything was removed.
-func upstreamRawBlock(raw []byte, blocks bool) ([]byte, bool) {
+// from its resource's (an embedded resource) and from its content blocks'
+// (a tool_result). Everything else keeps its bytes; a changed _meta is
+// written anew. It reports whether anything was removed.
+func upstreamRawBlock(raw []byte) ([]byte, bool) {
 	if !mayHoldMeta(raw) {
 		return raw, false
 	}
-	var edits []rawEdit
-	_ = jsonscan.MembersBytes(raw, func(k, v []byte) bool {
+	typ, _ := jsonscan.Member(raw, "type")
+	name, _ := jsonscan.Unquote(typ)
+	return editMembers(raw, func(k, v []byte) ([]byte, bool) {
 		switch {
 		case bytes.EqualFold(k, metaName):
-			if nv, ok := upstreamRawMeta(v); ok {
-				edits = append(edits, rawEdit{at: offsetIn(raw, v), n: len(v), with: nv})
-			}
-		case blocks && bytes.EqualFold(k, contentName):
-			var inner []rawEdit
-			_ = jsonscan.Elements(v, func(e []byte) bool {
-				typ, _ := jsonscan.Member(e, "type")
-				name, _ := jsonscan.Unquote(typ)
-				if ne, ok := upstreamRawBlock(e, name == "tool_result"); ok {
-					inner = append(inner, rawEdit{at: offsetIn(v, e), n: len(e), with: ne})
+			return upstreamRawMeta(v)
+		case name == "tool_result" && bytes.EqualFold(k, contentName):
+			return editElements(v, upstreamRawBlock)
+		case name == "resource" && bytes.EqualFold(k, resourceName):
+			return editMembers(v, func(k, v []byte) ([]byte, bool) {
+				if bytes.EqualFold(k, metaName) {
+					return upstreamRawMeta(v)
 				}
-				return true
+				return nil, false
 			})
-			if inner != nil {
-				edits = append(edits, rawEdit{at: offsetIn(raw, v), n: len(v), with: splice(v, inner)})
-			}
 		}
-		return true
+		return nil, false
 	})
-	if edits == nil {
-		return raw, false
-	}
-	return splice(raw, edits), true
 }
 
 // upstreamRawMeta returns the object v without its reserved members, or

@@ -243,7 +243,8 @@ func TestReservedMetaNotForwardedNested(t *testing.T) {
 
 // FuzzUpstreamRawBlock checks the removal from a block forwarded as
 // received against a decoded reference: the reserved keys go from every
-// member named "_meta" in any case (and from a tool_result's blocks'),
+// member named "_meta" in any case (and from a tool_result's blocks', an
+// embedded resource's contents'),
 // the rest reads the same, numbers keep their text, and a block with
 // nothing to remove keeps its bytes.
 func FuzzUpstreamRawBlock(f *testing.F) {
@@ -254,15 +255,16 @@ func FuzzUpstreamRawBlock(f *testing.F) {
 		`{"type":"tool_result","content":[{"type":"text","text":"a","_meta":{"mcp.dev/x":1,"y":2}},{"type":"tool_result","content":[{"_meta":{"progressToken":3}}]}]}`,
 		`{"type":"x","content":[{"_meta":{"progressToken":3}}],"_meta":"not an object"}`,
 		`{"type":"x","_meta":{"pro\u0067ressToken":1}, "n" : 1.50}`,
+		`{"type":"resource","resource":{"uri":"a","_Meta":{"progressToken":1,"k":1}},"_meta":{}}`,
+		`{"type":"tool_r\u0065sult","content":[{"type":"resource","resource":{"_meta":{"mcp/x":1}}}]}`,
 	} {
-		f.Add([]byte(s), true)
-		f.Add([]byte(s), false)
+		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte, blocks bool) {
+	f.Fuzz(func(t *testing.T, raw []byte) {
 		if !jsonscan.Valid(raw) || raw[0] != '{' || dupIn(raw) != "" {
 			return
 		}
-		out, changed := upstreamRawBlock(raw, blocks)
+		out, changed := upstreamRawBlock(raw)
 		if !changed {
 			if !bytes.Equal(out, raw) {
 				t.Fatalf("unchanged, but %s became %s", raw, out)
@@ -280,8 +282,8 @@ func FuzzUpstreamRawBlock(f *testing.F) {
 			return v
 		}
 		want := decode(raw)
-		var clean func(v any, blocks bool) bool
-		clean = func(v any, blocks bool) bool {
+		var clean func(v any) bool
+		clean = func(v any) bool {
 			obj, _ := v.(map[string]any)
 			removed := false
 			for k, mv := range obj {
@@ -295,17 +297,24 @@ func FuzzUpstreamRawBlock(f *testing.F) {
 							}
 						}
 					}
-				case blocks && strings.EqualFold(k, "content"):
+				case obj["type"] == "tool_result" && strings.EqualFold(k, "content"):
 					list, _ := mv.([]any)
 					for _, e := range list {
-						eo, _ := e.(map[string]any)
-						removed = clean(e, eo["type"] == "tool_result") || removed
+						removed = clean(e) || removed
+					}
+				case obj["type"] == "resource" && strings.EqualFold(k, "resource"):
+					if r, ok := mv.(map[string]any); ok {
+						for rk, rv := range r {
+							if strings.EqualFold(rk, "_meta") {
+								removed = clean(map[string]any{"_meta": rv}) || removed
+							}
+						}
 					}
 				}
 			}
 			return removed
 		}
-		if removed := clean(want, blocks); removed != changed {
+		if removed := clean(want); removed != changed {
 			t.Fatalf("%s: removed %v, reported %v", raw, removed, changed)
 		}
 		if got := decode(out); !reflect.DeepEqual(got, want) {

@@ -196,7 +196,8 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		co := *po.Client
 		co.ClientInfo, co.ProtocolVersion = opts.ClientInfo, opts.ProtocolVersion
 		co.OnToolsChanged, co.OnResourcesChanged, co.OnPromptsChanged, co.OnResourceUpdated = opts.OnToolsChanged, opts.OnResourcesChanged, opts.OnPromptsChanged, opts.OnResourceUpdated
-		co.OnSampling, co.OnElicitation, co.OnRoots = opts.OnSampling, opts.OnElicitation, opts.OnRoots
+		co.OnSampling, co.OnElicitation, co.OnRoots = nil, nil, opts.OnRoots
+		co.OnSamplingRaw, co.OnElicitationRaw = opts.OnSamplingRaw, opts.OnElicitationRaw
 		co.MaxServerRequests, co.MaxQueuedServerRequests = opts.MaxServerRequests, opts.MaxQueuedServerRequests
 		opts = &co
 	}
