@@ -242,7 +242,7 @@ func numbersExact(schema []byte, multipleOfJudged bool) bool {
 		}
 		switch t := tok.(type) {
 		case string:
-			if t == "multipleOf" && !multipleOfJudged {
+			if strings.EqualFold(t, "multipleOf") && !multipleOfJudged {
 				return false
 			}
 		case json.Number:

@@ -28,13 +28,14 @@ import (
 // A divisor under anyOf, oneOf, not, if/then/else, contains,
 // patternProperties, $defs and the like decides which branch holds, and
 // the verdict of the branch depends on jsonschema-go's; it stays in the
-// schema, and every number of an instance on which float64 and the
-// literals would disagree, against any such divisor, is refused as one the
-// facade cannot check exactly (errInexact), as near.go does for the
-// bounds: every number at or below the location of the deciding keyword,
-// or, under $defs, every number of the instance. So is every divisor when the schema refers to a part of itself
-// other than $defs or definitions ($ref "#/properties/x"): the part taken
-// out would be missing where it is referred to.
+// schema, and a number on which float64 and the literals would disagree
+// against such a divisor is refused as one the facade cannot check
+// exactly (errInexact), as near.go does for the bounds: every number at or
+// below the location of the deciding keyword, or, for a divisor under
+// $defs, every number of the instance. Every divisor stays and is guarded
+// so when the schema refers to a part of itself other than $defs or
+// definitions ($ref "#/properties/x"): a divisor taken out would be
+// missing where that part is referred to.
 
 // multiples is the facade's multipleOf check of a schema.
 type multiples struct {
@@ -71,10 +72,10 @@ type mulNode struct {
 }
 
 // compileMultiples returns schema without the divisors the facade checks
-// itself, and the check; schema as it is and nil when it has no
-// multipleOf.
+// itself, and the check (orNil: nil when it checks nothing); schema as it
+// is and nil when it has no multipleOf.
 func compileMultiples(schema []byte) ([]byte, *multiples) {
-	if !bytes.Contains(schema, []byte("multipleOf")) {
+	if !bytes.Contains(bytes.ToLower(schema), []byte("multipleof")) && bytes.IndexByte(schema, '\\') < 0 {
 		return schema, nil // the common case, without a decoding
 	}
 	d := json.NewDecoder(bytes.NewReader(schema))
@@ -109,7 +110,7 @@ func refersInside(v any) bool {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			if s, ok := x.(string); ok && (k == "$ref" || k == "$dynamicRef") &&
+			if s, ok := x.(string); ok && (strings.EqualFold(k, "$ref") || strings.EqualFold(k, "$dynamicRef")) &&
 				!strings.HasPrefix(s, "#/$defs/") && !strings.HasPrefix(s, "#/definitions/") {
 				return true
 			}
@@ -161,10 +162,17 @@ func (m *multiples) walk(v any, strip bool, guard *[]*divisor) *mulNode {
 		local = &n.guard
 	}
 	checks := false
-	_, patterns := s["patternProperties"]
+	patterns := false
+	for k := range s {
+		patterns = patterns || strings.EqualFold(k, "patternProperties")
+	}
+	// jsonschema-go reads a schema with encoding/json, which matches
+	// keywords without case ("MultipleOf", "ANYOF"): so does the walk. Of
+	// two keywords that differ only in case, jsonschema-go keeps one and
+	// the walk both, which can only make the facade stricter.
 	for k, x := range s {
-		switch k {
-		case "multipleOf":
+		switch strings.ToLower(k) {
+		case "multipleof":
 			r := divisorOf(x)
 			switch {
 			case r == nil:
@@ -184,7 +192,7 @@ func (m *multiples) walk(v any, strip bool, guard *[]*divisor) *mulNode {
 				n.props[name] = c
 				checks = checks || c != nil
 			}
-		case "additionalProperties":
+		case "additionalproperties":
 			if c := m.walk(x, strip && !patterns, local); c != nil {
 				n.addl, checks = c, true
 			}
@@ -196,14 +204,14 @@ func (m *multiples) walk(v any, strip bool, guard *[]*divisor) *mulNode {
 			if c := m.walk(x, strip, guard); c != nil {
 				n.items, checks = c, true
 			}
-		case "prefixItems":
+		case "prefixitems":
 			list, _ := x.([]any)
 			for _, p := range list {
 				c := m.walk(p, strip, guard)
 				n.prefix = append(n.prefix, c)
 				checks = checks || c != nil
 			}
-		case "allOf":
+		case "allof":
 			list, _ := x.([]any)
 			for _, p := range list {
 				if c := m.walk(p, strip, guard); c != nil {
@@ -212,8 +220,8 @@ func (m *multiples) walk(v any, strip bool, guard *[]*divisor) *mulNode {
 			}
 		case "$defs", "definitions":
 			m.walkAll(x, &m.guard)
-		case "anyOf", "oneOf", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties",
-			"unevaluatedItems", "additionalItems", "patternProperties", "dependentSchemas", "dependencies":
+		case "anyof", "oneof", "not", "if", "then", "else", "contains", "propertynames", "unevaluatedproperties",
+			"unevaluateditems", "additionalitems", "patternproperties", "dependentschemas", "dependencies", "contentschema":
 			m.walkAll(x, local)
 		}
 	}

@@ -224,3 +224,31 @@ func TestMultipleOfLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestMultipleOfKeywordCase: jsonschema-go matches keywords without case,
+// as encoding/json does; so must the facade, or a divisor under "AnyOf"
+// would be neither judged nor guarded, and integers past 2^53 would reach
+// jsonschema-go's float64 division.
+func TestMultipleOfKeywordCase(t *testing.T) {
+	for _, c := range []struct {
+		schema, args string
+		want         error
+	}{
+		{`{"Properties":{"x":{"MultipleOf":0.01}}}`, `{"x":0.29}`, nil},
+		{`{"Properties":{"x":{"MultipleOf":0.01}}}`, `{"x":0.295}`, errNotMultiple},
+		{`{"properties":{"x":{"AnyOf":[{"multipleOf":0.01}]}}}`, `{"x":0.29}`, errInexact},
+		{`{"properties":{"x":{"anyOf":[{"multiple\u004ff":0.01}]}}}`, `{"x":0.29}`, errInexact},
+	} {
+		_, m := compileMultiples([]byte(c.schema))
+		var err error
+		if m != nil {
+			err = m.check([]byte(c.args), "argument")
+		}
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("%s against %s: %v, want %v", c.args, c.schema, err, c.want)
+		}
+	}
+	if numbersExact([]byte(`{"AnyOf":[{"MULTIPLEOF":3}]}`), false) {
+		t.Error("a multipleOf in another case is not seen")
+	}
+}
