@@ -109,3 +109,26 @@ func TestForwardedNumbersExact(t *testing.T) {
 		t.Errorf("the client was asked to elicit\n%s\nwant\n%s", asked[1], wantElicitation)
 	}
 }
+
+// TestUpstreamSamplingInPlace: what the facade changes in a sampling
+// request it forwards as encoded, with member names in any case or
+// escaped (encoding/json reads them into the same fields), and nothing
+// else.
+func TestUpstreamSamplingInPlace(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"INCLUDECONTEXT":"allServers","includeContext":"none","messages":[],"maxTokens":1}`: `{"INCLUDECONTEXT":"none","includeContext":"none","messages":[],"maxTokens":1}`,
+		`{"includeContext":"","messages":[] , "maxTokens":1.0}`:                               `{"includeContext":"","messages":[] , "maxTokens":1.0}`,
+		`{"_META":{"progressToken":1},"messages":[{"role":"user","content":{"type":"text","text":"x","\u005fmeta":{"mcp/x":1,"k":2}}}],` +
+			`"tools":[{"name":"t","inputSchema":{"default":1e999999},"_meta":{"io.winbridge/gateway":1}}],"maxTokens":1}`: `{"_META":{},"messages":[{"role":"user","content":{"type":"text","text":"x","\u005fmeta":{"k":2}}}],` +
+			`"tools":[{"name":"t","inputSchema":{"default":1e999999},"_meta":{}}],"maxTokens":1}`,
+		`{"messages":[{"role":"user","content":[{"type":"tool_result","toolUseId":"u","content":[{"type":"resource","resource":{"uri":"a","_meta":{"progressToken":1}}}]}]}],"maxTokens":1}`: `{"messages":[{"role":"user","content":[{"type":"tool_result","toolUseId":"u","content":[{"type":"resource","resource":{"uri":"a","_meta":{}}}]}]}],"maxTokens":1}`,
+	} {
+		if got := string(upstreamSampling([]byte(in))); got != want {
+			t.Errorf("%s\nbecame %s\nwant   %s", in, got, want)
+		}
+	}
+	in := `{"message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"number","default":0.10000000000000000001}}},"_Meta":{"mcp.x/y":1}}`
+	if got, want := string(upstreamElicitation([]byte(in))), strings.Replace(in, `{"mcp.x/y":1}`, `{}`, 1); got != want {
+		t.Errorf("%s\nbecame %s\nwant   %s", in, got, want)
+	}
+}
