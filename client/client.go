@@ -73,6 +73,16 @@ type Options struct {
 	OnSampling    SamplingHandler
 	OnElicitation ElicitationHandler
 	OnRoots       RootsHandler
+	// OnSamplingRaw and OnElicitationRaw take the place of OnSampling and
+	// OnElicitation for a proxy that passes the server's requests on:
+	// they get the params as the server sent them (once they decode as
+	// the typed handler's would) and their result is sent as it is, so
+	// that numbers the typed forms read as float64 pass exactly (in the
+	// legacy era: a 2026-07-28 server's questions, inside a result, reach
+	// them decoded and encoded again). Setting one declares the
+	// capability; the client fills in no elicitation defaults for it (the
+	// client it asks does).
+	OnSamplingRaw, OnElicitationRaw RawHandler
 	// MaxServerRequests bounds how many of the server's requests to the
 	// client (ping, sampling, elicitation, roots, unknown methods) are
 	// answered at once (zero: DefaultMaxServerRequests, 8), and

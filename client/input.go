@@ -23,6 +23,10 @@ type SamplingHandler func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp
 // client fills in the defaults of properties the user left out (SEP-1034).
 type ElicitationHandler func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 
+// RawHandler answers a server's request with its params as the server
+// sent them, and its result is sent as it is (see Options.OnSamplingRaw).
+type RawHandler func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+
 // RootsHandler lists the client's roots.
 type RootsHandler func(ctx context.Context) (*mcp.ListRootsResult, error)
 
@@ -41,10 +45,10 @@ const maxInputs = 64
 // capabilities adds what the handlers imply to the declared capabilities.
 func (o *Options) capabilities() mcp.ClientCapabilities {
 	c := o.Capabilities
-	if o.OnSampling != nil && c.Sampling == nil {
+	if (o.OnSampling != nil || o.OnSamplingRaw != nil) && c.Sampling == nil {
 		c.Sampling = &mcp.SamplingCapability{}
 	}
-	if o.OnElicitation != nil && c.Elicitation == nil {
+	if (o.OnElicitation != nil || o.OnElicitationRaw != nil) && c.Elicitation == nil {
 		c.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
 	}
 	if o.OnRoots != nil && c.Roots == nil {
@@ -55,6 +59,13 @@ func (o *Options) capabilities() mcp.ClientCapabilities {
 
 // fulfil answers one input request with the local handlers.
 func (c *Client) fulfil(ctx context.Context, method string, params any) (any, error) {
+	if h := c.rawHandler(method); h != nil && params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		return h(ctx, b)
+	}
 	switch method {
 	case "sampling/createMessage":
 		p, _ := params.(*mcp.CreateMessageParams)
@@ -79,6 +90,17 @@ func (c *Client) fulfil(ctx context.Context, method string, params any) (any, er
 		return c.opts.OnRoots(ctx)
 	}
 	return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: the client has no handler for " + method}
+}
+
+// rawHandler is the raw handler of method, or nil.
+func (c *Client) rawHandler(method string) RawHandler {
+	switch method {
+	case "sampling/createMessage":
+		return c.opts.OnSamplingRaw
+	case "elicitation/create":
+		return c.opts.OnElicitationRaw
+	}
+	return nil
 }
 
 // applyDefaults fills in, for an accepted form, the schema's defaults of
@@ -114,6 +136,11 @@ func (c *Client) serveInput(ctx context.Context, r *transport.Request) (any, err
 	if params != nil && len(r.Params) > 0 {
 		if err := json.Unmarshal(r.Params, params); err != nil {
 			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params for " + r.Method + ": " + err.Error()}
+		}
+		if h := c.rawHandler(r.Method); h != nil {
+			// Checked as the typed handler's params are, and passed on
+			// as they came.
+			return h(ctx, bytes.Clone(r.Params))
 		}
 	}
 	return c.fulfil(ctx, r.Method, params)

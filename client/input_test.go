@@ -153,3 +153,67 @@ func TestMissingClientCapability(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestRawHandlersExact: OnSamplingRaw and OnElicitationRaw get a server's
+// questions as it encoded them, and their answers reach the server as
+// they wrote them (CreateMessageRaw, ElicitRaw): numbers float64 does not
+// hold pass both ways. An answer that does not decode as the typed result
+// would is refused.
+func TestRawHandlersExact(t *testing.T) {
+	const (
+		sampling = `{"messages":[{"role":"user","content":{"type":"tool_use","id":"u","name":"t","input":{"n":12345678901234567890123}}}],"maxTokens":5}`
+		elicit   = `{"message":"n?","requestedSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":12345678901234567890}}}}`
+		sampled  = `{"role":"assistant","model":"m","content":{"type":"text","text":"x"},"_meta":{"n":98765432109876543210}}`
+		elicited = `{"action":"accept","content":{"n":12345678901234567891}}`
+	)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "asking", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s, err := req.CreateMessageRaw(ctx, json.RawMessage(sampling))
+		if err != nil {
+			return nil, err
+		}
+		e, err := req.ElicitRaw(ctx, json.RawMessage(elicit))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(s) + " " + string(e)}}}, nil
+	})
+	var got []string
+	answer := sampled
+	c := connectRaw(t, srv, &client.Options{ProtocolVersion: mcp.Version20251125,
+		OnSamplingRaw: func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
+			got = append(got, string(p))
+			return json.RawMessage(answer), nil
+		},
+		OnElicitationRaw: func(_ context.Context, p json.RawMessage) (json.RawMessage, error) {
+			got = append(got, string(p))
+			return json.RawMessage(elicited), nil
+		}})
+	res, err := c.CallTool(context.Background(), "ask", nil)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", res, err)
+	}
+	if want := sampled + " " + elicited; res.TextOf() != want {
+		t.Errorf("the server got %s, want %s", res.TextOf(), want)
+	}
+	if len(got) != 2 || got[0] != sampling || got[1] != elicit {
+		t.Errorf("the client was asked %q", got)
+	}
+	answer = `{"role":"assistant","model":"m","content":{"type":"text","text":5}}`
+	if res, err := c.CallTool(context.Background(), "ask", nil); err == nil && !res.IsError {
+		t.Errorf("an answer that does not decode passed: %s", res.TextOf())
+	}
+}
+
+// connectRaw connects a client with opts to srv over a pipe.
+func connectRaw(t *testing.T, srv *mcp.Server, opts *client.Options) *client.Client {
+	t.Helper()
+	a, b := transport.Pipe(nil)
+	srv.Connect(b)
+	c, err := client.Connect(context.Background(), a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}

@@ -224,7 +224,12 @@ func exactNumber(s string) (n any, big bool, err error) {
 // float64 exactly (maximum 9007199254740995 reads as ...996 and would
 // let ...996 through). Numbers below 2^53 that float64 rounds (0.1) are
 // never between two such integers, so they do not matter here.
-func bigExact(schema []byte) bool {
+func bigExact(schema []byte) bool { return numbersExact(schema, false) }
+
+// numbersExact is bigExact for a schema whose every multipleOf the facade
+// judges or guards (multipleOfJudged; multiple.go): then only the other
+// numbers matter.
+func numbersExact(schema []byte, multipleOfJudged bool) bool {
 	d := json.NewDecoder(bytes.NewReader(schema))
 	d.UseNumber()
 	for {
@@ -237,7 +242,7 @@ func bigExact(schema []byte) bool {
 		}
 		switch t := tok.(type) {
 		case string:
-			if t == "multipleOf" {
+			if strings.EqualFold(t, "multipleOf") && !multipleOfJudged {
 				return false
 			}
 		case json.Number:

@@ -124,12 +124,11 @@ func (u *upstream) allowed(p *pending, what string) error {
 }
 
 // fitsForward refuses an upstream's sampling or elicitation request
-// whose params pass limits.maxResultBytes of the call's policy: they go
-// into the user's model or onto their screen as surely as a result, and
-// cutting a question changes what is asked.
-func fitsForward(method string, params any, p *pending) error {
-	b, _ := json.Marshal(params)
-	if n, limit := len(b), p.set.limits.MaxResultBytes; n > limit {
+// whose params, as forwarded, pass limits.maxResultBytes of the call's
+// policy: they go into the user's model or onto their screen as surely as
+// a result, and cutting a question changes what is asked.
+func fitsForward(method string, params []byte, p *pending) error {
+	if n, limit := len(params), p.set.limits.MaxResultBytes; n > limit {
 		return refuseForward("%s: the request is %d bytes, past the gateway's limits.maxResultBytes (%d)", method, n, limit)
 	}
 	return nil
@@ -171,33 +170,29 @@ func (u *upstream) forwarders(o *client.Options) {
 	if r == nil {
 		r = &ServerRule{}
 	}
+	// Sampling and elicitation requests are passed on as the upstream
+	// encoded them, changed only where the facade must (sampling.go):
+	// decoded, their numbers would be float64 (a tool_use block's input,
+	// a form's defaults and bounds), and so would the client's answers.
 	if r.Sampling != "deny" {
-		o.OnSampling = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return forward(ctx, u, "sampling/createMessage", "sampling", func(ctx context.Context, c *pending) (*mcp.CreateMessageResult, error) {
-				if err := fitsForward("sampling/createMessage", p, c); err != nil {
+		o.OnSamplingRaw = func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+			return forward(ctx, u, "sampling/createMessage", "sampling", func(ctx context.Context, c *pending) (json.RawMessage, error) {
+				out := upstreamSampling(raw)
+				if err := fitsForward("sampling/createMessage", out, c); err != nil {
 					return nil, err
 				}
-				cp := *p
-				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go
-				if cp.IncludeContext != "" {
-					// "thisServer" is the facade to the client, so every
-					// upstream: the user's model would read one upstream
-					// the arguments and results of the others' tools.
-					cp.IncludeContext = "none"
-				}
-				return c.req.CreateMessage(ctx, &cp)
+				return c.req.CreateMessageRaw(ctx, out)
 			})
 		}
 	}
 	if r.Elicitation != "deny" {
-		o.OnElicitation = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return forward(ctx, u, "elicitation/create", "elicitation", func(ctx context.Context, c *pending) (*mcp.ElicitResult, error) {
-				if err := fitsForward("elicitation/create", p, c); err != nil {
+		o.OnElicitationRaw = func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+			return forward(ctx, u, "elicitation/create", "elicitation", func(ctx context.Context, c *pending) (json.RawMessage, error) {
+				out := upstreamElicitation(raw)
+				if err := fitsForward("elicitation/create", out, c); err != nil {
 					return nil, err
 				}
-				cp := *p
-				cp.Meta, _ = upstreamMeta(p.Meta) // reserved.go
-				return c.req.Elicit(ctx, &cp)
+				return c.req.ElicitRaw(ctx, out)
 			})
 		}
 	}

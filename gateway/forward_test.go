@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -55,13 +56,28 @@ func askerServer() int {
 		if _, err := req.Elicit(ctx, &mcp.ElicitParams{Message: "ok?", RequestedSchema: &mcp.ElicitationSchema{}, Meta: meta}); err != nil {
 			return text("error: " + err.Error()), nil
 		}
+		// Below the top level too: on a message, its block, a tool.
 		if _, err := req.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Meta: meta,
-			Messages: []*mcp.SamplingMessage{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}}}); err != nil {
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: "hi", Meta: meta}}, Meta: meta}},
+			Tools:    []*mcp.Tool{{Name: "t", InputSchema: obj, Meta: meta}}}); err != nil {
 			return text("error: " + err.Error()), nil
 		}
 		res := text("claimed")
 		res.Meta = meta
 		return res, nil
+	})
+	// Questions whose numbers float64 does not hold, sent as encoded, and
+	// the answers as the client encoded them.
+	s.AddTool(&mcp.Tool{Name: "exact", Annotations: ro, InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		sampled, err := req.CreateMessageRaw(ctx, json.RawMessage(exactSampling))
+		if err != nil {
+			return text("error: " + err.Error()), nil
+		}
+		elicited, err := req.ElicitRaw(ctx, json.RawMessage(exactElicitation))
+		if err != nil {
+			return text("error: " + err.Error()), nil
+		}
+		return text(string(sampled) + "\n" + string(elicited)), nil
 	})
 	// Sampling that asks the client to add the context of this server,
 	// which through the facade is every upstream's.

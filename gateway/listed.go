@@ -69,7 +69,11 @@ func fits(v any, n int) bool {
 	return len(b) <= n
 }
 
+// boundListedMeta is the _meta of a listed entry without the keys an
+// upstream may not write (reserved.go), or nil when it passes
+// maxListedMetaBytes.
 func boundListedMeta(m mcp.Meta) mcp.Meta {
+	m, _ = upstreamMeta(m)
 	if len(m) == 0 || fits(m, maxListedMetaBytes) {
 		return m
 	}

@@ -176,6 +176,15 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		}
 		send = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
+	if e.inMul != nil {
+		// Judged on the literals, not in float64 (multiple.go).
+		switch err := e.inMul.check(raw, "argument"); {
+		case errors.Is(err, errInexact):
+			return c.refuse(CodeInvalidArguments, "%v (the facade refuses numbers it cannot check exactly)", err)
+		case err != nil:
+			return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v", name, err)
+		}
+	}
 	if e.flat != nil && e.flat.valid(args.(map[string]any)) {
 		// The common shape, valid: the full validator would agree.
 	} else if err := e.input.Validate(args); err != nil {
@@ -270,6 +279,12 @@ func (g *Gateway) afterValidation(ctx context.Context, req *mcp.CallToolRequest,
 	// 9. Output checks.
 	if err := checkRawBlocks(res.Content); err != nil {
 		return c.fail(CodeUpstreamMalformed, "tool %q returned a result the facade cannot forward as it read it: %v", name, err)
+	}
+	// Nor may it write them on its blocks (reserved.go).
+	if blocks, removed := upstreamBlocks(res.Content); removed {
+		cp := *res
+		cp.Content = blocks
+		res = &cp
 	}
 	if res.StructuredContent != nil {
 		// What is forwarded is what was judged (structured.go).

@@ -9,10 +9,14 @@ import "github.com/winbridge/winbridge/mcp"
 
 // capRead caps the contents of a resources/read result in place: each
 // contents entry counts as a block (its text, or its base64 blob); the
-// result's own _meta is bounded as a tool result's (boundMeta), without
-// the keys an upstream may not write (reserved.go).
+// result's own _meta is bounded as a tool result's (boundMeta); neither
+// it nor an entry's keeps the keys an upstream may not write
+// (reserved.go).
 func capRead(res *mcp.ReadResourceResult, blockCap, totalCap int) {
 	res.Meta, _ = upstreamMeta(res.Meta)
+	for i, rc := range res.Contents {
+		res.Contents[i], _ = upstreamContents(rc)
+	}
 	blocks := make([]mcp.Content, len(res.Contents))
 	for i, rc := range res.Contents {
 		if rc == nil {
@@ -51,11 +55,16 @@ func capRead(res *mcp.ReadResourceResult, blockCap, totalCap int) {
 
 // capPrompt caps the messages of a prompts/get result in place: each
 // message's content counts as a block; the result's own _meta is bounded
-// as a tool result's (boundMeta), without the keys an upstream may not
-// write (reserved.go). The note on dropped messages takes the role of the
+// as a tool result's (boundMeta); neither it nor a message's content
+// keeps the keys an upstream may not write (reserved.go). The note on dropped messages takes the role of the
 // first message it stands for.
 func capPrompt(res *mcp.GetPromptResult, blockCap, totalCap int) {
 	res.Meta, _ = upstreamMeta(res.Meta)
+	for _, m := range res.Messages {
+		if m != nil {
+			m.Content, _ = upstreamBlock(m.Content)
+		}
+	}
 	blocks := make([]mcp.Content, len(res.Messages))
 	for i, m := range res.Messages {
 		if m != nil {

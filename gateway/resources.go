@@ -87,7 +87,7 @@ func (v *view) syncResources(ups []*upstream) {
 	}
 	// What is withheld for being claimed twice still claims its URIs: a
 	// third server's template must not answer them.
-	idx := &readIndex{matchers: v.templateMatchers(tmpl, sharedTmpl), contested: map[string]bool{}}
+	idx := &readIndex{matchers: v.templateMatchers(tmpl, sharedTmpl), contested: map[string]bool{}, owner: map[string]*upstream{}}
 	for uri, servers := range sharedRes {
 		g.log.Warn("gateway: a resource URI listed by several servers is offered by none", "uri", uri, "servers", servers)
 		delete(res, uri)
@@ -105,7 +105,17 @@ func (v *view) syncResources(ups []*upstream) {
 			idx.contested[uri] = true // nor read through the template
 		}
 	}
+	for uri, o := range res {
+		idx.owner[uri] = o.u
+	}
 	v.reads.Store(idx) // before the handlers that read it are registered
+	for uri, prev := range v.resOwner {
+		if idx.owner[uri] != prev {
+			// A URI prev answered is another's now, or disputed: prev's
+			// subscriber ends a subscription to it (subscribe.go).
+			prev.wakeSubscriber()
+		}
+	}
 
 	wantRes := make(map[string]registered, len(res))
 	owner := make(map[string]*upstream, len(res))
@@ -144,11 +154,27 @@ func (v *view) syncResources(ups []*upstream) {
 }
 
 // readIndex is what a read through a template checks: the offered
-// templates, and the listed URIs withheld because another server's
-// template matches them.
+// templates, and the listed URIs withheld because two servers claim them
+// (contested). owner is the upstream of each offered URI, for the relay of
+// resource updates (subscribe.go), which does not wait for a rebuild.
 type readIndex struct {
 	matchers  []tmplMatcher
 	contested map[string]bool
+	owner     map[string]*upstream
+}
+
+// disputed reports whether u must not answer for uri: another upstream
+// claims it too, or offers it in u's place. A URI nobody lists now (u is
+// restarting, say) is not disputed: u may list it again.
+func (x *readIndex) disputed(uri string, u *upstream) bool {
+	if x == nil {
+		return false
+	}
+	if x.contested[uri] {
+		return true
+	}
+	o := x.owner[uri]
+	return o != nil && o != u
 }
 
 // tmplMatcher is one listed template, and the upstream that offers it

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/winbridge/winbridge/client"
+
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -116,5 +118,75 @@ func TestResourceMatchedByTwoServers(t *testing.T) {
 	}
 	if text, err := f.readText(t, "mem://own"); err != nil || text != "zz2's own" {
 		t.Errorf("a URI only zz2 lists: %q %v", text, err)
+	}
+}
+
+// TestDisputedResourceUnsubscribed: a client subscribed to a resource of
+// one upstream; then a second upstream lists the same URI, and the facade
+// offers it from neither. The subscription made before the dispute must
+// not stay live at the first: its updates would reach the client for a
+// URI the facade no longer reads from it. The facade unsubscribes
+// upstream and relays none of its updates for that URI; another
+// subscription of the same upstream goes on.
+func TestDisputedResourceUnsubscribed(t *testing.T) {
+	type change struct {
+		uri string
+		on  bool
+	}
+	changes := make(chan change, 16)
+	up := mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, &mcp.ServerOptions{
+		Subscribe: func(_ context.Context, _ *mcp.ServerSession, uri string, on bool) error {
+			changes <- change{uri, on}
+			return nil
+		}})
+	for _, uri := range []string{"mem://shared", "mem://own"} {
+		up.AddResource(&mcp.Resource{URI: uri, Name: uri[6:]}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: mcp.Ptr("x")}}}, nil
+		})
+	}
+	updates := make(chan string, 16)
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"res": up, "zzz": resourceServer("hostile", "", "", "")}},
+		&client.Options{ProtocolVersion: mcp.LatestLegacyVersion, OnResourceUpdated: func(uri string) { updates <- uri }})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	next := func() change {
+		t.Helper()
+		select {
+		case c := <-changes:
+			return c
+		case <-ctx.Done():
+			t.Fatal("the upstream's subscriptions never changed")
+		}
+		return change{}
+	}
+	for _, uri := range []string{"mem://shared", "mem://own"} {
+		if err := f.c.Subscribe(ctx, uri); err != nil {
+			t.Fatal(err)
+		}
+		if c := next(); c != (change{uri, true}) {
+			t.Fatalf("the upstream saw %+v, want a subscription of %s", c, uri)
+		}
+	}
+	// zzz lists the URI too, and the facade rebuilds.
+	zzz := f.g.upstream("zzz")
+	zzz.mu.Lock()
+	zzz.resources = []*mcp.Resource{{URI: "mem://shared", Name: "r"}}
+	zzz.mu.Unlock()
+	f.g.rebuild()
+	if c := next(); c != (change{"mem://shared", false}) {
+		t.Fatalf("the upstream saw %+v, want mem://shared unsubscribed", c)
+	}
+	// Notifications of one connection arrive in order: an update of the
+	// disputed URI sent first must not come before that of mem://own.
+	relay := f.g.upstream("res").clientOptions().OnResourceUpdated
+	relay("mem://shared")
+	relay("mem://own")
+	select {
+	case uri := <-updates:
+		if uri != "mem://own" {
+			t.Errorf("got an update of %q, the disputed URI", uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("the update of mem://own never came")
 	}
 }

@@ -16,6 +16,16 @@ import (
 // who subscribed to what). The facade stays subscribed upstream until the
 // upstream restarts, when it subscribes again; an unsubscribe only stops
 // the session's notifications.
+//
+// A URI can become disputed after a client subscribed to it: another
+// upstream lists it too, or lists it instead, or offers a template that
+// matches it (resources.go). The facade then reads it from neither, and
+// must not go on passing one of them's updates for it either: they would
+// tell the client of changes to a resource it can no longer read there,
+// at the time that upstream chooses. On a dispute the relay drops that
+// upstream's updates of the URI at once (readIndex.disputed), and the
+// subscriber unsubscribes upstream and forgets the URI; a client that
+// wants updates after the dispute ends subscribes again.
 
 // maxSubscriptions bounds the URIs the facade subscribes to at one
 // upstream: each costs the upstream a watch, and a client could ask for
@@ -83,6 +93,7 @@ func (u *upstream) subscriber(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+		u.dropDisputed(ctx)
 		for u.State() == StateReady { // not asleep: a subscription does not wake a server
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			c, err := u.client(cctx)
@@ -113,6 +124,47 @@ func (u *upstream) subscriber(ctx context.Context) {
 				u.subs[uri] = c // tried on this connection, failed or not
 			}
 			u.mu.Unlock()
+		}
+	}
+}
+
+// dropDisputed ends the subscriptions at u to URIs that some view no
+// longer reads from u (readIndex.disputed): they are forgotten, so that
+// they are not subscribed again on the next connection, and unsubscribed
+// on the connection they were subscribed on if it is the current one
+// (the upstream forgot those of an earlier one).
+func (u *upstream) dropDisputed(ctx context.Context) {
+	views := u.g.allViews()
+	var drop map[string]*client.Client
+	u.mu.Lock()
+	for uri, on := range u.subs {
+		for _, v := range views {
+			if v.reads.Load().disputed(uri, u) {
+				if drop == nil {
+					drop = map[string]*client.Client{}
+				}
+				drop[uri] = on
+				delete(u.subs, uri)
+				break
+			}
+		}
+	}
+	u.mu.Unlock()
+	if len(drop) == 0 || u.State() != StateReady {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := u.client(cctx)
+	if err != nil {
+		return
+	}
+	for uri, on := range drop {
+		if on != c {
+			continue // not subscribed on this connection
+		}
+		if err := c.Unsubscribe(cctx, uri); err != nil {
+			u.g.log.Warn("gateway: unsubscribing upstream from a disputed URI", "upstream", u.name, "uri", uri, "err", u.redact(err))
 		}
 	}
 }

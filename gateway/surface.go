@@ -62,6 +62,8 @@ type exposed struct {
 	// inNear and outNear are the numbers of the input and output schemas
 	// (near.go).
 	inNear, outNear schemaNumbers
+	// inMul and outMul judge the schemas' multipleOf exactly (multiple.go).
+	inMul, outMul *multiples
 	// outBigExact: output judges integers past 2^53 exactly.
 	outBigExact bool
 }
@@ -219,14 +221,16 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 
 	// The upstream's own input schema is the one arguments are checked
 	// against; it must compile.
-	in, err := compileSchema(t.InputSchema, true)
+	// multipleOf is judged by the facade where it can be (multiple.go).
+	inSchema, inMul := compileMultiples(t.InputSchema)
+	in, err := compileSchema(inSchema, true)
 	if err != nil {
 		e.Withheld = "input schema: " + err.Error()
 		return e
 	}
-	e.input = in
+	e.input, e.inMul = in, inMul.orNil()
 	e.flat = compileFlat(t.InputSchema)
-	e.bigExact = bigExact(t.InputSchema)
+	e.bigExact = numbersExact(inSchema, inMul != nil && !inMul.unjudged)
 	e.inNear = numbersOf(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
@@ -237,9 +241,10 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	listed = cutSchemaProse(listed)
 	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
-		if out, err := compileSchema(t.OutputSchema, false); err == nil {
-			e.output = out
-			e.outBigExact = bigExact(t.OutputSchema)
+		outSchema, outMul := compileMultiples(t.OutputSchema)
+		if out, err := compileSchema(outSchema, false); err == nil {
+			e.output, e.outMul = out, outMul.orNil()
+			e.outBigExact = numbersExact(outSchema, outMul != nil && !outMul.unjudged)
 			e.outNear = numbersOf(t.OutputSchema)
 			def.OutputSchema = cutSchemaProse(t.OutputSchema)
 		} else {

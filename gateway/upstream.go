@@ -90,6 +90,12 @@ func (u *upstream) clientOptions() *client.Options {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			for _, v := range u.g.allViews() {
+				if v.reads.Load().disputed(uri, u) {
+					// Subscribed before the dispute: u no longer answers
+					// for uri, and its subscriber is ending the
+					// subscription (subscribe.go).
+					continue
+				}
 				v.srv.ResourceUpdated(ctx, uri)
 			}
 		},
@@ -190,7 +196,8 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		co := *po.Client
 		co.ClientInfo, co.ProtocolVersion = opts.ClientInfo, opts.ProtocolVersion
 		co.OnToolsChanged, co.OnResourcesChanged, co.OnPromptsChanged, co.OnResourceUpdated = opts.OnToolsChanged, opts.OnResourcesChanged, opts.OnPromptsChanged, opts.OnResourceUpdated
-		co.OnSampling, co.OnElicitation, co.OnRoots = opts.OnSampling, opts.OnElicitation, opts.OnRoots
+		co.OnSampling, co.OnElicitation, co.OnRoots = nil, nil, opts.OnRoots
+		co.OnSamplingRaw, co.OnElicitationRaw = opts.OnSamplingRaw, opts.OnElicitationRaw
 		co.MaxServerRequests, co.MaxQueuedServerRequests = opts.MaxServerRequests, opts.MaxQueuedServerRequests
 		opts = &co
 	}

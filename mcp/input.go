@@ -69,6 +69,61 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...
 	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res, opts)
 }
 
+// CreateMessageRaw is CreateMessage for a proxy that passes on a
+// server's request: params (which must decode as CreateMessageParams) are
+// sent as they are, and the client's result comes back as the client sent
+// it (once it decodes as a CreateMessageResult). Numbers that the typed
+// form reads as float64 (a tool_use block's input, metadata) thus pass
+// exactly. It asks in the legacy era only; in 2026-07-28 it fails.
+func (r *ServerRequest[P]) CreateMessageRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	if r.info.client.caps.Sampling == nil {
+		return nil, missingCapability("sampling", r.info.version)
+	}
+	var p CreateMessageParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams("sampling/createMessage", err)
+	}
+	return r.askRaw(ctx, "sampling/createMessage", params, new(CreateMessageResult))
+}
+
+// ElicitRaw is CreateMessageRaw for elicitation/create: the params (an
+// ElicitParams) and the client's ElicitResult pass as encoded, so that a
+// form's defaults and bounds and the values the user gave keep their
+// numbers exact.
+func (r *ServerRequest[P]) ElicitRaw(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p ElicitParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams("elicitation/create", err)
+	}
+	caps := r.info.client.caps.Elicitation
+	url := p.Mode == ElicitModeURL
+	if caps == nil || (url && caps.URL == nil) || (!url && caps.Form == nil && caps.URL != nil) {
+		what := "elicitation"
+		if url {
+			what = "elicitation.url"
+		}
+		return nil, missingCapability(what, r.info.version)
+	}
+	return r.askRaw(ctx, "elicitation/create", params, new(ElicitResult))
+}
+
+// askRaw sends a legacy-era request with params as they are, and returns
+// the result as received once it decodes into check.
+func (r *ServerRequest[P]) askRaw(ctx context.Context, method string, params json.RawMessage, check any) (json.RawMessage, error) {
+	if r.info.stateless {
+		return nil, fmt.Errorf("mcp: %s cannot be passed on as encoded in %s", method, r.info.version)
+	}
+	defer r.Session.waitOnClient()()
+	var res json.RawMessage
+	if err := r.Session.connection().Call(r.about(ctx), method, params, &res); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(res, check); err != nil {
+		return nil, fmt.Errorf("mcp: the client's %s result: %w", method, err)
+	}
+	return res, nil
+}
+
 // Answers reports whether this request is a 2026-07-28 retry that answers
 // the input request asked under key (InputKey) in the round before: the
 // answer is one the server asked for, carried with the sealed state that
