@@ -21,6 +21,12 @@ var allowed = []string{
 	"!analyze -v -hang", "!analyze -show 0x50", "!chkimg ntdll", "!chkimg -d -v ntdll", `!list -t _LIST_ENTRY.Flink -x "dt app!Foo @$extret" 0x1000`,
 	"!sos.ext dumpheap -stat", "!ext clrstack", "!ext.heap -s", `.printf /D "<b>bold</b>\n"`,
 	".printf /D \"<b>%%</b>\\n\"", ".printf \"%ma\\n\", @rsp", ".printf /oe \"%c\", 0x41", "lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
+	// A symbol's module separator, not an extension command: the '!' is
+	// glued to the module name.
+	"dx app!g_config.member", "dt app!Foo.Bar", "?? app!g.x", "x app*!g.x", "bp app!Foo.Bar",
+	// The debugger's own extension modules.
+	"!ext.heap -s", "!exts.handle", "!uext.vadump", "!kext.x", "!ntsdexts.locks", "!kdexts.process", "!dbghelp.sym noisy",
+	"!wow64exts.sw", "!wmitrace.strdump", "!wdfkd.wdfdriverinfo", "!rcdrkd.rcdrcrashdump x",
 }
 
 func TestAllowed(t *testing.T) {
@@ -241,6 +247,28 @@ var bypasses = []struct {
 	// !elog_str page), as !evlog does.
 	{"!elog_str hello", Host},
 	{"!ext.elog_str hello", Host},
+
+	// !module.command loads module.dll with LoadLibrary(module) when it
+	// is not loaded yet (the "Using Debugger Extension Commands" page),
+	// from the extension path, which holds every PATH directory: any DLL
+	// a third party installed or another tool planted there. Only the
+	// debugger's own modules and those the operator names pass.
+	{"!evil.cmd", Host},
+	{"k; !evil.cmd", Host},
+	{"! evil.cmd", Host},
+	{"!EVIL.Cmd", Host},
+	{"~*e!evil.cmd", Host},
+	{"~0s!evil.cmd", Host},
+	{"|0e !evil.cmd", Host},
+	{".block{!evil.cmd}", Host},
+	{"j 1 '!evil.cmd'", Host},
+	{`bp app!main "!evil.cmd"`, Host},
+	{`bp app!main "\x21evil.cmd"`, Host},
+	{"!ext.dll.heap", Host},
+	{"!ext..heap", Host},
+	{"!ext.x.heap", Host},
+	{"!kernel32.x", Host},
+	{"!sosex.bpsc x", Host},
 }
 
 func TestBypasses(t *testing.T) {

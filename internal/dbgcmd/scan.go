@@ -229,6 +229,50 @@ type hit struct {
 // bang is one extension command (!full, !module.name).
 type bang struct {
 	full, name string
+	// module is what full names before its last '.', "" for !name.
+	module string
+	// pos is where the '!' stands; start says whether it may start a
+	// command there rather than end a symbol's module (app!Foo.Bar).
+	pos   int
+	start bool
+}
+
+// ownModules are the extension modules of the Debugging Tools for
+// Windows themselves, without ".dll": the default search chain of the
+// "Using Debugger Extension Commands" page (dbghelp, ext, exts, uext,
+// kext, ntsdexts, kdexts), WOW64's wow64exts, SOS for .NET, and the trace
+// and driver framework extensions whose host-reaching commands
+// bangCommands refuses. !module.name loads module.dll with
+// LoadLibrary(module) when it is not loaded yet, from an extension path
+// that holds every PATH directory; so any other module is refused unless
+// the operator names it (Policy.ExtensionModules).
+var ownModules = map[string]bool{
+	"dbghelp": true, "ext": true, "exts": true, "uext": true, "kext": true, "ntsdexts": true, "kdexts": true,
+	"wow64exts": true, "sos": true, "wmitrace": true, "wdfkd": true, "rcdrkd": true,
+}
+
+// bangStartsCommand reports whether the '!' at i may start an extension
+// command rather than end a symbol's module name (app!Foo.Bar, app*!x):
+// it does not follow a word or a wildcard, or the word ends in the e or
+// s verb of a thread or process prefix (~*e!x, ~0s!x). A '!' after a
+// wildcard alone (~*!x, * !x) is taken as a command: a false refusal
+// costs a retry.
+func bangStartsCommand(s string, i int) bool {
+	k := i
+	for k > 0 && isWord(s[k-1]) {
+		k--
+	}
+	if k == i {
+		// After a wildcard: a module pattern if a word stands before it.
+		for k > 0 && (s[k-1] == '*' || s[k-1] == '?') {
+			k--
+		}
+		return k == i || k == 0 || !isWord(s[k-1])
+	}
+	if last := s[i-1]; last != 'e' && last != 's' {
+		return false
+	}
+	return prefixContext(s, prevNonBlank(s, k))
 }
 
 type hits struct {
@@ -423,7 +467,7 @@ func scanLine(s string, h *hits) {
 			if d := strings.LastIndexByte(full, '.'); d >= 0 {
 				module, name = full[:d], full[d+1:]
 			}
-			h.bangs = append(h.bangs, bang{full, name})
+			h.bangs = append(h.bangs, bang{full: full, name: name, module: module, pos: i, start: bangStartsCommand(s, i)})
 			word := "!" + full
 			if strings.ContainsAny(module, `\/:`) {
 				h.add(i, rule{Host, "loads an extension DLL from a path"}, word)
