@@ -23,7 +23,7 @@ var allowed = []string{
 	".printf /D \"<b>%%</b>\\n\"", ".printf \"%ma\\n\", @rsp", ".printf /oe \"%c\", 0x41", "lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
 	// A symbol's module separator, not an extension command: the '!' is
 	// glued to the module name.
-	"dx app!g_config.member", "dt app!Foo.Bar", "?? app!g.x", "x app*!g.x", "bp app!Foo.Bar",
+	".echo \"hi!\"", "dx app!g_config.member", "dt app!Foo.Bar", "?? app!g.x", "x app*!g.x", "bp app!Foo.Bar",
 	// The debugger's own extension modules.
 	"!ext.heap -s", "!exts.handle", "!uext.vadump", "!kext.x", "!ntsdexts.locks", "!kdexts.process", "!dbghelp.sym noisy",
 	"!wow64exts.sw", "!wmitrace.strdump", "!wdfkd.wdfdriverinfo", "!rcdrkd.rcdrcrashdump x",
@@ -269,6 +269,10 @@ var bypasses = []struct {
 	{"!ext.x.heap", Host},
 	{"!kernel32.x", Host},
 	{"!sosex.bpsc x", Host},
+	// A module in quotes may be a path (C:\Program Files\...), which the
+	// name check cannot read.
+	{`!"c:\x\evil".cmd`, Host},
+	{`k; ! 'evil'.cmd`, Host},
 }
 
 func TestBypasses(t *testing.T) {

@@ -467,7 +467,15 @@ func scanLine(s string, h *hits) {
 			if d := strings.LastIndexByte(full, '.'); d >= 0 {
 				module, name = full[:d], full[d+1:]
 			}
-			h.bangs = append(h.bangs, bang{full: full, name: name, module: module, pos: i, start: bangStartsCommand(s, i)})
+			start := bangStartsCommand(s, i)
+			h.bangs = append(h.bangs, bang{full: full, name: name, module: module, pos: i, start: start})
+			// A quoted name may be a module path with blanks ("c:\program
+			// files\x".cmd); whether dbgeng reads quotes there is not
+			// documented, and the quoted text is no name this check can
+			// compare.
+			if full == "" && start && j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				h.add(i, rule{Host, "names an extension in quotes, which may be a DLL path"}, "!"+s[j:j+1])
+			}
 			word := "!" + full
 			if strings.ContainsAny(module, `\/:`) {
 				h.add(i, rule{Host, "loads an extension DLL from a path"}, word)
