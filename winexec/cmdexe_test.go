@@ -154,3 +154,22 @@ func TestDirectJobHelperArgv(t *testing.T) {
 		t.Errorf("err = %v, want ErrRawCommandLine", err)
 	}
 }
+
+// TestCmdRuleReparsingBehindDelimiters: cmd.exe skips delimiters (blanks,
+// ',', ';', '=', and on Windows possibly other Unicode blanks such as
+// U+00A0) and '@' before the command word, so ";call" or "\u00a0call" as
+// the first literal token ran CALL, which parses its arguments again
+// (a&b runs b). Refused like "call" itself, whatever wine makes of them.
+func TestCmdRuleReparsingBehindDelimiters(t *testing.T) {
+	for _, first := range []string{";call", ",CALL", "=call", "\vcall", "\fcall", "\u00a0call", "\u3000call", "\u2003for",
+		"@ call", "@;if", "(call", ";start", ",cmd", "\u00a0cmd.exe", ";C:\\Windows\\System32\\cmd.exe"} {
+		if _, err := cmdExeLine([]string{"/C", first, "echo", "a&b"}); !errors.Is(err, ErrCmdArgs) {
+			t.Errorf("%q as the first literal token: %v, want ErrCmdArgs", first, err)
+		}
+	}
+	for _, ok := range []string{"calc.exe", "format-x", "iffy", "forfiles", "startx", "cmdkey"} {
+		if _, err := cmdExeLine([]string{"/C", ok, "a"}); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
