@@ -259,6 +259,10 @@ var bypasses = []struct {
 	{"!EVIL.Cmd", Host},
 	{"~*e!evil.cmd", Host},
 	{"~0s!evil.cmd", Host},
+	{"~0!evil.cmd", Host},
+	{"|1!evil.cmd", Host},
+	{"j1!evil.cmd", Host},
+	{"j 1 0!evil.cmd", Host},
 	{"|0e !evil.cmd", Host},
 	{".block{!evil.cmd}", Host},
 	{"j 1 '!evil.cmd'", Host},
@@ -269,7 +273,20 @@ var bypasses = []struct {
 	{"!ext.x.heap", Host},
 	{"!kernel32.x", Host},
 	{"!sosex.bpsc x", Host},
-	// A module in quotes may be a path (C:\Program Files\...), which the
+	// A command right after a number: a thread or process number without
+	// a verb (~0k runs k for thread 0, so ~0q may run q), and j's
+	// condition, which the expression evaluator may end at the first
+	// character that is not a digit (j1q).
+	{"~0q", SessionEnd},
+	{"|0q", SessionEnd},
+	{"||0q", SessionEnd},
+	{"~0lsf c:\\x", Host},
+	{"~0as x .she", Indirect},
+	{"~0xaq", SessionEnd},
+	{"j1q", SessionEnd},
+	{"j1as x y", Indirect},
+	{"z1q", SessionEnd},
+		// A module in quotes may be a path (C:\Program Files\...), which the
 	// name check cannot read.
 	{`!"c:\x\evil".cmd`, Host},
 	{`k; ! 'evil'.cmd`, Host},

@@ -253,8 +253,8 @@ var ownModules = map[string]bool{
 
 // bangStartsCommand reports whether the '!' at i may start an extension
 // command rather than end a symbol's module name (app!Foo.Bar, app*!x):
-// it does not follow a word or a wildcard, or the word ends in the e or
-// s verb of a thread or process prefix (~*e!x, ~0s!x). A '!' after a
+// it does not follow a word or a wildcard, or the word is the rest of a
+// thread or process prefix (~*e!x, ~0s!x, ~0!x). A '!' after a
 // wildcard alone (~*!x, * !x) is taken as a command: a false refusal
 // costs a retry.
 func bangStartsCommand(s string, i int) bool {
@@ -269,9 +269,13 @@ func bangStartsCommand(s string, i int) bool {
 		}
 		return k == i || k == 0 || !isWord(s[k-1])
 	}
-	if last := s[i-1]; last != 'e' && last != 's' {
-		return false
+	// A number is no module name: j1!x is j's condition 1, then !x. So
+	// is j or z glued to one.
+	if run := s[k:i]; isDigit(run[0]) || (run[0] == 'j' || run[0] == 'z') && len(run) > 1 && isDigit(run[1]) {
+		return true
 	}
+	// After a thread or process number with or without its verb (~0!x,
+	// ~*e!x, |0s!x) the command runs in that thread's context.
 	return prefixContext(s, prevNonBlank(s, k))
 }
 
@@ -291,6 +295,8 @@ func (h *hits) all() []hit {
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isWord(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
@@ -590,16 +596,23 @@ func scanRun(s string, a, b int, h *hits) {
 		letterCommand(r, a, next, h)
 	}
 	if !prefixContext(s, prev) {
+		// j1q: j's condition is an expression, which the evaluator may
+		// end at the first character a number cannot hold, so a command
+		// may follow a digit with nothing between.
+		for p := 1; p < len(r); p++ {
+			if isDigit(r[p-1]) && 'a' <= r[p] && r[p] <= 'z' {
+				letterCommand(r[p:], a+p, next, h)
+			}
+		}
 		return
 	}
-	// ~0eq, ~*eq, ~~[0x1d8]eq, ~0n12eq, |1sq: the thread or process
-	// number and the e or s verb are glued to the command. The number may
-	// carry a radix prefix (0n, 0t, 0y), so every e or s of the word is
-	// taken as a possible verb.
-	for p := 0; p+1 < len(r); p++ {
-		if r[p] == 'e' || r[p] == 's' {
-			letterCommand(r[p+1:], a+p+1, next, h)
-		}
+	// ~0eq, ~*eq, ~~[0x1d8]eq, ~0n12eq, |1sq, ~0q: the thread or process
+	// number, the e or s verb if any (~0k runs k for thread 0), and the
+	// command are glued together. The number may be hex (~0xa) or carry a
+	// radix prefix (0n, 0t, 0y), so every position of the word is taken
+	// as a possible start of the command.
+	for p := 1; p < len(r); p++ {
+		letterCommand(r[p:], a+p, next, h)
 	}
 }
 
