@@ -286,6 +286,9 @@ var bypasses = []struct {
 	{"j1q", SessionEnd},
 	{"j1as x y", Indirect},
 	{"z1q", SessionEnd},
+	{"j1.shellx calc", Host},
+	{"~0.shellx calc", Host},
+	{"|1.kill1", SessionEnd},
 		// A module in quotes may be a path (C:\Program Files\...), which the
 	// name check cannot read.
 	{`!"c:\x\evil".cmd`, Host},

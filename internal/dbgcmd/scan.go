@@ -625,8 +625,8 @@ func currentMarker(s string, i int) bool {
 }
 
 // dotStartsCommand reports whether the '.' at i may start a command: it
-// does not follow a word, or the word ends in the e or s verb of a thread
-// or process prefix (~*e.shell, ~0e.shell, ~0n12e.shell).
+// does not follow a word, or the word is a number or the rest of a thread
+// or process prefix (~*e.shell, ~0e.shell, ~0n12e.shell, j1.shell).
 func dotStartsCommand(s string, i int) bool {
 	if i == 0 || !isWord(s[i-1]) {
 		return true
@@ -635,9 +635,13 @@ func dotStartsCommand(s string, i int) bool {
 	for k > 0 && isWord(s[k-1]) {
 		k--
 	}
+	// A number (j1.shellx: j's condition, then the command) or j or z
+	// glued to one, and the rest of a thread or process prefix with or
+	// without its verb (~0e.shellx, ~0.shellx), may end right before a
+	// command.
 	run := s[k:i]
-	if last := run[len(run)-1]; last != 'e' && last != 's' {
-		return false
+	if isDigit(run[0]) || (run[0] == 'j' || run[0] == 'z') && len(run) > 1 && isDigit(run[1]) {
+		return true
 	}
 	return prefixContext(s, prevNonBlank(s, k))
 }
