@@ -49,8 +49,9 @@ var secretSubstrings = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPH
 var secretWords = map[string]bool{"KEY": true, "KEYS": true, "PAT": true, "PWD": true, "PASS": true,
 	"DSN": true, "AUTH": true, "CREDS": true, "SAS": true}
 
-// secretNames are credentials under names no rule above catches: URLs
-// that usually hold a password.
+// secretNames are credentials under names no rule above catches, as a
+// run of words anywhere in a name (STAGING_DATABASE_URL): URLs that
+// usually hold a password.
 var secretNames = map[string]bool{"DATABASE_URL": true, "REDIS_URL": true, "MONGODB_URI": true, "MONGO_URL": true}
 
 // secretEnvName reports whether a variable's name marks a credential. A
@@ -62,15 +63,19 @@ func secretEnvName(name string) bool {
 	if up == "PWD" || up == "OLDPWD" {
 		return false
 	}
-	if secretNames[up] {
-		return true
+	words := strings.FieldsFunc(up, func(r rune) bool { return !('A' <= r && r <= 'Z' || '0' <= r && r <= '9') })
+	joined := "_" + strings.Join(words, "_") + "_"
+	for n := range secretNames {
+		if strings.Contains(joined, "_"+n+"_") {
+			return true
+		}
 	}
 	for _, s := range secretSubstrings {
 		if strings.Contains(up, s) {
 			return true
 		}
 	}
-	for _, w := range strings.FieldsFunc(up, func(r rune) bool { return !('A' <= r && r <= 'Z' || '0' <= r && r <= '9') }) {
+	for _, w := range words {
 		if secretWords[w] {
 			return true
 		}

@@ -110,3 +110,35 @@ func TestPassEnvSetting(t *testing.T) {
 		t.Errorf("WINBRIDGE_PASS_ENV=A=B: %v", err)
 	}
 }
+
+// FuzzSecretEnvName checks the credential rule on any name: ASCII case
+// does not matter; a name holding a well-known credential word (an
+// independent list) is withheld, and so is any name that holds a withheld
+// one between separators (MY_GITHUB_TOKEN_2, LC_OPENAI_API_KEY); and
+// what inheritedEnv hands a program holds no withheld name unless passed.
+// Seeds in testdata/fuzz/FuzzSecretEnvName.
+func FuzzSecretEnvName(f *testing.F) {
+	for _, k := range append(append([]string{}, wellKnownSecrets...), ordinaryEnv...) {
+		f.Add(k, "X", "Y")
+	}
+	words := []string{"TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "CREDENTIAL", "PASSPHRASE"}
+	f.Fuzz(func(t *testing.T, name, pre, post string) {
+		if checkEnvName(name) != nil || strings.ContainsRune(name, 0) {
+			return
+		}
+		up := strings.ToUpper(name)
+		if secretEnvName(name) != secretEnvName(asciiLower(name)) || secretEnvName(name) != secretEnvName(up) {
+			t.Fatalf("%q: case changes the verdict", name)
+		}
+		if slices.ContainsFunc(words, func(w string) bool { return strings.Contains(up, w) }) && !secretEnvName(name) {
+			t.Fatalf("%q holds a credential word but is not withheld", name)
+		}
+		if secretEnvName(name) {
+			for _, wrapped := range []string{pre + "_" + name, name + "_" + post, pre + "_" + name + "_" + post} {
+				if checkEnvName(wrapped) == nil && !secretEnvName(wrapped) {
+					t.Fatalf("%q is withheld but %q is not", name, wrapped)
+				}
+			}
+		}
+	})
+}
