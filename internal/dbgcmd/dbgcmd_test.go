@@ -289,7 +289,7 @@ var bypasses = []struct {
 	{"j1.shellx calc", Host},
 	{"~0.shellx calc", Host},
 	{"|1.kill1", SessionEnd},
-		// A module in quotes may be a path (C:\Program Files\...), which the
+	// A module in quotes may be a path (C:\Program Files\...), which the
 	// name check cannot read.
 	{`!"c:\x\evil".cmd`, Host},
 	{`k; ! 'evil'.cmd`, Host},
