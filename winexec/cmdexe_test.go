@@ -173,3 +173,22 @@ func TestCmdRuleReparsingBehindDelimiters(t *testing.T) {
 		}
 	}
 }
+
+// TestCmdRuleBatchBehindSuffixes: cmd.exe runs deploy.bat::$DATA (the
+// file's data stream) as the batch file it is, and may take a trailing
+// delimiter or Unicode blank for the end of the name; before, such a name
+// passed as an ordinary program, and its literal tokens reached %1 of a
+// batch file, where a&b runs b.
+func TestCmdRuleBatchBehindSuffixes(t *testing.T) {
+	for _, first := range []string{"deploy.bat::$DATA", `C:\x\deploy.BAT::$data`, "deploy.bat:x", "deploy.cmd:stream:$DATA",
+		"deploy.bat;", "deploy.bat,", "deploy.bat=", "deploy.bat\u00a0", "deploy.cmd\v", "deploy.bat\u200b", "deploy.bat. ."} {
+		if _, err := cmdExeLine([]string{"/C", first, "a&b"}); !errors.Is(err, ErrCmdArgs) {
+			t.Errorf("%q as the program: %v, want ErrCmdArgs", first, err)
+		}
+	}
+	for _, ok := range []string{`C:\x\deploy.exe`, "batch.exe", "x.bat.exe", `C:\x.bat\tool.exe`} {
+		if _, err := cmdExeLine([]string{"/C", ok, "a"}); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
