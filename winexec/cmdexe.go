@@ -142,7 +142,7 @@ func cmdExeCommand(switches []string, delayed bool, mode string, rest []string) 
 			return "", fmt.Errorf("%w: %q parses its arguments as commands again, so they cannot stay literal tokens; pass the whole command as one argument after %s", ErrCmdArgs, rest[0], strings.ToUpper(mode))
 		}
 	}
-	if isCmdExe(rest[0]) || isCmdExe(cmdSkipLead(rest[0])) {
+	if b := cmdNameBase(cmdSkipLead(rest[0])); isCmdExe(rest[0]) || b == "cmd" || b == "cmd.exe" {
 		return "", fmt.Errorf("%w: a nested cmd.exe parses its arguments as commands again; pass the whole command as one argument after %s", ErrCmdArgs, strings.ToUpper(mode))
 	}
 	var line string

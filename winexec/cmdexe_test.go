@@ -162,7 +162,8 @@ func TestDirectJobHelperArgv(t *testing.T) {
 // (a&b runs b). Refused like "call" itself, whatever wine makes of them.
 func TestCmdRuleReparsingBehindDelimiters(t *testing.T) {
 	for _, first := range []string{";call", ",CALL", "=call", "\vcall", "\fcall", "\u00a0call", "\u3000call", "\u2003for",
-		"@ call", "@;if", "(call", ";start", ",cmd", "\u00a0cmd.exe", ";C:\\Windows\\System32\\cmd.exe"} {
+		"@ call", "@;if", "(call", ";start", ",cmd", "\u00a0cmd.exe", ";C:\\Windows\\System32\\cmd.exe",
+		"cmd.exe\u00a0", "cmd.exe;", "cmd.exe::$DATA", `C:\Windows\System32\CMD.EXE:x`} {
 		if _, err := cmdExeLine([]string{"/C", first, "echo", "a&b"}); !errors.Is(err, ErrCmdArgs) {
 			t.Errorf("%q as the first literal token: %v, want ErrCmdArgs", first, err)
 		}

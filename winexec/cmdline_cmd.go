@@ -210,6 +210,14 @@ func cmdArg(b *strings.Builder, a string) {
 // Unicode blank or zero-width character, which cmd.exe may take for the
 // end of the name (whether Windows' does for U+00A0 is not documented).
 func isBatchName(p string) bool {
+	base := cmdNameBase(p)
+	return strings.HasSuffix(base, ".bat") || strings.HasSuffix(base, ".cmd")
+}
+
+// cmdNameBase is the file name p's last component names to cmd.exe, lower
+// case, without a stream suffix and the trailing characters isBatchName
+// lists.
+func cmdNameBase(p string) string {
 	base := p[strings.LastIndexAny(p, `\/`)+1:]
 	if len(base) >= 2 && base[1] == ':' && len(base) == len(p) {
 		base = base[2:] // a drive-relative C:deploy.bat
@@ -220,8 +228,7 @@ func isBatchName(p string) bool {
 	base = strings.TrimRightFunc(base, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(".,;=\u200b\u2060\ufeff", r)
 	})
-	base = strings.ToLower(base)
-	return strings.HasSuffix(base, ".bat") || strings.HasSuffix(base, ".cmd")
+	return strings.ToLower(base)
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
