@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // ErrCmdArgs is returned (wrapped) for a cmd.exe request whose arguments
@@ -43,15 +44,26 @@ func isCmdExe(exe string) bool {
 var reparsingBuiltins = []string{"call", "for", "if", "start", "cmd"}
 
 // cmdWord returns the builtin name cmd.exe would see in a command token:
-// its leading letters, lower case, after an optional @ (cmd.exe accepts
-// echo. dir/w cd.. and so on).
+// its leading letters, lower case (cmd.exe accepts echo. dir/w cd.. and
+// so on), after what cmd.exe skips before a command: '@', blanks, its
+// other delimiters ',' ';' '=' and control characters such as \v and
+// \f, and '('. Any Unicode blank or zero-width character is skipped too:
+// wine's cmd.exe takes U+00A0 for part of the name, and whether Windows'
+// does is not documented, so ";call" or "\u00a0call" count as call.
 func cmdWord(tok string) string {
-	tok = strings.TrimLeft(tok, "@ \t")
+	tok = cmdSkipLead(tok)
 	i := 0
 	for i < len(tok) && ('a' <= tok[i]|0x20 && tok[i]|0x20 <= 'z') {
 		i++
 	}
 	return strings.ToLower(tok[:i])
+}
+
+// cmdSkipLead drops from tok what cmd.exe may skip before a command word.
+func cmdSkipLead(tok string) string {
+	return strings.TrimLeftFunc(tok, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(",;=@(\u200b\u2060\ufeff", r)
+	})
 }
 
 // applyCmdRule rewrites a request for cmd.exe into Request.CommandLine as
@@ -130,7 +142,7 @@ func cmdExeCommand(switches []string, delayed bool, mode string, rest []string) 
 			return "", fmt.Errorf("%w: %q parses its arguments as commands again, so they cannot stay literal tokens; pass the whole command as one argument after %s", ErrCmdArgs, rest[0], strings.ToUpper(mode))
 		}
 	}
-	if isCmdExe(rest[0]) {
+	if b := cmdNameBase(cmdSkipLead(rest[0])); isCmdExe(rest[0]) || b == "cmd" || b == "cmd.exe" {
 		return "", fmt.Errorf("%w: a nested cmd.exe parses its arguments as commands again; pass the whole command as one argument after %s", ErrCmdArgs, strings.ToUpper(mode))
 	}
 	var line string

@@ -154,3 +154,42 @@ func TestDirectJobHelperArgv(t *testing.T) {
 		t.Errorf("err = %v, want ErrRawCommandLine", err)
 	}
 }
+
+// TestCmdRuleReparsingBehindDelimiters: cmd.exe skips delimiters (blanks,
+// ',', ';', '=', and on Windows possibly other Unicode blanks such as
+// U+00A0) and '@' before the command word, so ";call" or "\u00a0call" as
+// the first literal token ran CALL, which parses its arguments again
+// (a&b runs b). Refused like "call" itself, whatever wine makes of them.
+func TestCmdRuleReparsingBehindDelimiters(t *testing.T) {
+	for _, first := range []string{";call", ",CALL", "=call", "\vcall", "\fcall", "\u00a0call", "\u3000call", "\u2003for",
+		"@ call", "@;if", "(call", ";start", ",cmd", "\u00a0cmd.exe", ";C:\\Windows\\System32\\cmd.exe",
+		"cmd.exe\u00a0", "cmd.exe;", "cmd.exe::$DATA", `C:\Windows\System32\CMD.EXE:x`} {
+		if _, err := cmdExeLine([]string{"/C", first, "echo", "a&b"}); !errors.Is(err, ErrCmdArgs) {
+			t.Errorf("%q as the first literal token: %v, want ErrCmdArgs", first, err)
+		}
+	}
+	for _, ok := range []string{"calc.exe", "format-x", "iffy", "forfiles", "startx", "cmdkey"} {
+		if _, err := cmdExeLine([]string{"/C", ok, "a"}); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+// TestCmdRuleBatchBehindSuffixes: cmd.exe runs deploy.bat::$DATA (the
+// file's data stream) as the batch file it is, and may take a trailing
+// delimiter or Unicode blank for the end of the name; before, such a name
+// passed as an ordinary program, and its literal tokens reached %1 of a
+// batch file, where a&b runs b.
+func TestCmdRuleBatchBehindSuffixes(t *testing.T) {
+	for _, first := range []string{"deploy.bat::$DATA", `C:\x\deploy.BAT::$data`, "deploy.bat:x", "deploy.cmd:stream:$DATA",
+		"deploy.bat;", "deploy.bat,", "deploy.bat=", "deploy.bat\u00a0", "deploy.cmd\v", "deploy.bat\u200b", "deploy.bat. ."} {
+		if _, err := cmdExeLine([]string{"/C", first, "a&b"}); !errors.Is(err, ErrCmdArgs) {
+			t.Errorf("%q as the program: %v, want ErrCmdArgs", first, err)
+		}
+	}
+	for _, ok := range []string{`C:\x\deploy.exe`, "batch.exe", "x.bat.exe", `C:\x.bat\tool.exe`} {
+		if _, err := cmdExeLine([]string{"/C", ok, "a"}); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}

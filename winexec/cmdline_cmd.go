@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 )
 
@@ -202,10 +203,32 @@ func cmdArg(b *strings.Builder, a string) {
 	}
 }
 
-// isBatchName reports whether p names a batch file by its extension.
+// isBatchName reports whether p names a batch file by its extension, as
+// cmd.exe may read the name: without a stream suffix (deploy.bat::$DATA
+// runs the file's data, deploy.bat:x a stream of it) and without trailing
+// dots, blanks, cmd.exe's delimiters , ; = and control characters, or any
+// Unicode blank or zero-width character, which cmd.exe may take for the
+// end of the name (whether Windows' does for U+00A0 is not documented).
 func isBatchName(p string) bool {
-	p = strings.ToLower(strings.TrimRight(p, ". "))
-	return strings.HasSuffix(p, ".bat") || strings.HasSuffix(p, ".cmd")
+	base := cmdNameBase(p)
+	return strings.HasSuffix(base, ".bat") || strings.HasSuffix(base, ".cmd")
+}
+
+// cmdNameBase is the file name p's last component names to cmd.exe, lower
+// case, without a stream suffix and the trailing characters isBatchName
+// lists.
+func cmdNameBase(p string) string {
+	base := p[strings.LastIndexAny(p, `\/`)+1:]
+	if len(base) >= 2 && base[1] == ':' && len(base) == len(p) {
+		base = base[2:] // a drive-relative C:deploy.bat
+	}
+	if i := strings.IndexByte(base, ':'); i >= 0 {
+		base = base[:i]
+	}
+	base = strings.TrimRightFunc(base, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(".,;=\u200b\u2060\ufeff", r)
+	})
+	return strings.ToLower(base)
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }

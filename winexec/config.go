@@ -137,6 +137,16 @@ type Config struct {
 	// backend applies it (local and direct pass this process's
 	// environment on, the PowerShell backends start PowerShell with it).
 	HideEnv []string
+
+	// PassEnv names variables of this process's environment that
+	// programs inherit although their name marks a credential
+	// (WINBRIDGE_PASS_ENV, comma-separated, ignoring ASCII case): by
+	// default no program inherits a variable such as GITHUB_TOKEN,
+	// OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY or SSH_AUTH_SOCK (see
+	// docs/WINDOWS.md), since an allowed program that prints its
+	// environment would hand it to the model. "*" passes every name
+	// HideEnv does not hide.
+	PassEnv []string
 }
 
 // ConfigFromEnv reads the configuration from the environment (see Config
@@ -232,6 +242,14 @@ func configFrom(getenv func(string) string) (Config, error) {
 		c.MaxProcesses = n
 	}
 	c.WinCwd = strings.TrimSpace(getenv("WINBRIDGE_WIN_CWD"))
+	if v := getenv("WINBRIDGE_PASS_ENV"); strings.TrimSpace(v) != "" {
+		c.PassEnv = splitList(v)
+		for _, a := range c.PassEnv {
+			if err := checkEnvName(a); a != "*" && err != nil {
+				bad("WINBRIDGE_PASS_ENV", a, err)
+			}
+		}
+	}
 	return c, errors.Join(errs...)
 }
 

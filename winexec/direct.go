@@ -72,6 +72,9 @@ type Direct struct {
 	// HideEnv names variables of this process's environment the program
 	// does not inherit (see Config.HideEnv).
 	HideEnv []string
+	// PassEnv names inherited variables the program sees although their
+	// name marks a credential (see Config.PassEnv).
+	PassEnv []string
 
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
@@ -116,7 +119,7 @@ func (d *Direct) Run(ctx context.Context, req *Request) (*Result, error) {
 	res, err := runProcess(ctx, runSpec{
 		argv:      argv,
 		dir:       dir,
-		env:       directEnv(req.Env, d.HideEnv),
+		env:       directEnv(req.Env, d.HideEnv, d.PassEnv),
 		stdin:     req.Stdin,
 		timeout:   req.Timeout,
 		maxOutput: req.maxOutput(),
@@ -241,8 +244,8 @@ func (d *Direct) dir(cwd string) (string, error) {
 // exactly them in WSLENV, which is how WSL interop decides what a Windows
 // process sees; an inherited WSLENV is replaced so nothing else leaks. Wine
 // has no such filter: a wine program sees the whole Linux environment.
-func directEnv(extra map[string]string, hide []string) []string {
-	inherited := inheritedEnv(hide)
+func directEnv(extra map[string]string, hide, pass []string) []string {
+	inherited := inheritedEnv(hide, pass)
 	env := make([]string, 0, len(inherited)+len(extra)+1)
 	for _, kv := range inherited {
 		if !strings.HasPrefix(kv, "WSLENV=") {

@@ -49,13 +49,13 @@ func New(cfg Config) (*Executor, error) {
 	if name == "" || name == BackendAuto {
 		name = AutoBackend(&cfg)
 	}
-	ps := PowerShell{Exe: cfg.powerShellExe(), WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, Logger: log}
+	ps := PowerShell{Exe: cfg.powerShellExe(), WinCwd: cfg.WinCwd, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, PassEnv: cfg.PassEnv, Logger: log}
 	var b Backend
 	switch name {
 	case BackendLocal:
-		b = &Local{HideEnv: cfg.HideEnv, Logger: log}
+		b = &Local{HideEnv: cfg.HideEnv, PassEnv: cfg.PassEnv, Logger: log}
 	case BackendDirect:
-		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, Logger: log}
+		b = &Direct{Launcher: cfg.Launcher, WinCwd: cfg.WinCwd, JobHelper: cfg.JobHelper, CodePage: cfg.CodePage, HideEnv: cfg.HideEnv, PassEnv: cfg.PassEnv, Logger: log}
 	case BackendPowerShell:
 		b = &ps
 	case BackendPSHost:

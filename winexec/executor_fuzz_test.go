@@ -2,9 +2,11 @@ package winexec
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // fuzzHDCExe is the hdc program of FuzzExecutorDecision's executor,
@@ -132,6 +134,15 @@ func FuzzExecutorDecision(f *testing.F) {
 	})
 }
 
+// reparsingWordRE matches a command word that parses its arguments as
+// commands again (call, for, if, start, a nested cmd), written
+// independently of reparsingBuiltins.
+var reparsingWordRE = regexp.MustCompile(`(?i)^(call|for|if|start|cmd)([^a-z]|$)`)
+
+// batchProgramRE matches a program name cmd.exe may run as a batch file,
+// written independently of isBatchName.
+var batchProgramRE = regexp.MustCompile(`(?i)\.(bat|cmd)[\s.,;=\x00-\x1f\x{85}\x{a0}\x{200b}\x{2060}\x{feff}\x{2000}-\x{200a}\x{3000}]*(:[^\\/]*)?$`)
+
 // allowedAs reports whether entry allows the request asked to run as ran,
 // by the rules of the allowlist (FuzzCheckExe checks them one entry at a
 // time).
@@ -185,6 +196,20 @@ func checkCmdDecision(t *testing.T, args []string, line string, env map[string]s
 	}
 	if !strings.HasSuffix(line[:j], "/v:off ") {
 		t.Fatalf("%q: literal tokens without /v:off: %q", args, line)
+	}
+	// cmd.exe skips delimiters and @ before the command word: ";call",
+	// "\u00a0call" or "@ call" must not reach it as the builtin that parses
+	// its arguments again.
+	lead := strings.TrimLeftFunc(rest[0], func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(",;=@(\"\u00a0\u200b\ufeff", r)
+	})
+	if reparsingWordRE.MatchString(lead) {
+		t.Fatalf("%q: literal tokens after %q, which cmd.exe may read as a builtin that parses them again", args, rest[0])
+	}
+	// Nor a batch file, which reads %1 with cmd.exe's parser, behind a
+	// stream suffix or trailing characters cmd.exe may drop.
+	if batchProgramRE.MatchString(rest[0]) {
+		t.Fatalf("%q: literal tokens for %q, a batch file", args, rest[0])
 	}
 	inEnv := func(base string) bool {
 		for k := range env {

@@ -16,15 +16,15 @@ func TestHideEnv(t *testing.T) {
 	hide := []string{"wb_hidden_secret"}
 	has := func(env []string, kv string) bool { return slices.Contains(env, kv) }
 	for name, env := range map[string][]string{
-		"direct":     directEnv(map[string]string{"X": "1"}, hide),
+		"direct":     directEnv(map[string]string{"X": "1"}, hide, nil),
 		"powershell": (&PowerShell{HideEnv: hide}).env(),
 	} {
 		if has(env, "WB_HIDDEN_SECRET=hidden-value") || !has(env, "WB_KEPT=kept-value") {
 			t.Errorf("%s: environment %q", name, env)
 		}
 	}
-	if (&PowerShell{}).env() != nil {
-		t.Error("powershell without HideEnv: want the inherited environment (nil)")
+	if env := (&PowerShell{}).env(); !has(env, "WB_KEPT=kept-value") {
+		t.Errorf("powershell without HideEnv: %q", env)
 	}
 	ex := mustNew(t, Config{Backend: BackendLocal, HideEnv: hide, Policy: Policy{AllowExe: []string{"env"}, AllowEnv: []string{"X"}}})
 	for _, reqEnv := range []map[string]string{nil, {"X": "1"}} {

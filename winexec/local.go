@@ -21,6 +21,9 @@ type Local struct {
 	// HideEnv names variables of this process's environment the program
 	// does not inherit (see Config.HideEnv).
 	HideEnv []string
+	// PassEnv names inherited variables the program sees although their
+	// name marks a credential (see Config.PassEnv).
+	PassEnv []string
 
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
@@ -36,12 +39,9 @@ func (l *Local) Run(ctx context.Context, req *Request) (*Result, error) {
 		return nil, err
 	}
 	argv := append([]string{exe}, req.Args...)
-	var env []string
-	if len(req.Env) > 0 || len(l.HideEnv) > 0 {
-		env = inheritedEnv(l.HideEnv)
-		for k, v := range req.Env {
-			env = append(env, k+"="+v)
-		}
+	env := inheritedEnv(l.HideEnv, l.PassEnv)
+	for k, v := range req.Env {
+		env = append(env, k+"="+v)
 	}
 	var cmdline string
 	if req.CommandLine != "" {

@@ -157,7 +157,9 @@ func (p *Policy) envAllowed(name string) bool {
 // variables that name a command (SHELL, CC, RUSTC_WRAPPER, MAKEFLAGS,
 // ...) or configuration that names one or decides where credentials go
 // (KUBECONFIG, DOCKER_CONFIG, DOCKER_HOST, AWS_CONFIG_FILE, CARGO_*,
-// YARN_*); and Go's and Ruby's toolchain, module and gem directories.
+// YARN_*); Go's and Ruby's toolchain, module and gem directories; the JVM
+// build tools' JAVA_HOME and *_OPTS, rustup's toolchain, and PowerShell's
+// execution policy.
 // "*" does not cover them; they must be listed
 // by name. The list names the mechanisms known to us, not every program's:
 // a program on the allowlist may read others.
@@ -289,7 +291,16 @@ func launcherEnv(name string) bool {
 		// Go's toolchain, module and build caches and its settings file
 		// (GOENV can set GOFLAGS): planted contents are compiled in or
 		// run. Ruby loads gems from GEM_HOME and GEM_PATH.
-		"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GEM_HOME", "GEM_PATH":
+		"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GEM_HOME", "GEM_PATH",
+		// The JVM build tools' launcher scripts (mvn.cmd, gradlew.bat,
+		// ant.bat, sbt) run %JAVA_HOME%\bin\java.exe and hand their *_OPTS
+		// to it (-javaagent: loads a jar); Gradle runs the init scripts
+		// under GRADLE_USER_HOME; rustup runs the toolchain
+		// RUSTUP_TOOLCHAIN names, a directory path among them, or one of
+		// RUSTUP_HOME; PowerShell takes its execution policy from
+		// PSExecutionPolicyPreference.
+		"JAVA_HOME", "JAVA_OPTS", "MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_OPTS", "GRADLE_USER_HOME", "ANT_OPTS", "ANT_HOME",
+		"SBT_OPTS", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME", "PSEXECUTIONPOLICYPREFERENCE":
 		return true
 	}
 	return false

@@ -47,18 +47,19 @@ type PowerShell struct {
 	// PowerShell, and so every program, does not inherit (see
 	// Config.HideEnv).
 	HideEnv []string
+	// PassEnv names inherited variables the program sees although their
+	// name marks a credential (see Config.PassEnv).
+	PassEnv []string
 
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
 
-// env is the environment PowerShell starts with: nil (inherit all) unless
-// variables are hidden.
+// env is the environment PowerShell starts with: this process's without
+// hidden and credential variables, so that none crosses to Windows
+// through a WSLENV the user set.
 func (p *PowerShell) env() []string {
-	if len(p.HideEnv) == 0 {
-		return nil
-	}
-	return inheritedEnv(p.HideEnv)
+	return inheritedEnv(p.HideEnv, p.PassEnv)
 }
 
 func (p *PowerShell) exe() string {

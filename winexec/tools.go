@@ -134,9 +134,94 @@ func AddTools(srv *mcp.Server, ex *Executor, opts *ToolOptions) {
 		})
 	}
 	path(ToolWSLToWin, "WSL path to Windows path",
-		`Converts a WSL (Linux) path to the Windows path of the same file: /mnt/c/x -> C:\x, other paths -> \\wsl.localhost\<distro>\...`, WSLToWin)
+		`Converts a WSL (Linux) path to the Windows path of the same file: /mnt/c/x -> C:\x, other paths -> \\wsl.localhost\<distro>\... An absolute path with a ".." component is refused: Linux resolves it from where a symbolic link led, Windows lexically.`, pathToolWSLToWin)
 	path(ToolWinToWSL, "Windows path to WSL path",
-		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x.`, WinToWSL)
+		`Converts a Windows path to the WSL (Linux) path of the same file: C:\x -> /mnt/c/x, \\wsl.localhost\<distro>\x and \\wsl$\<distro>\x -> /x. "." and ".." are applied and trailing dots and spaces of a name dropped first, as Windows does.`, pathToolWinToWSL)
+}
+
+// pathToolWSLToWin is path_wsl_to_win: WSLToWin of an absolute path
+// without "." components and refused with a ".." one. Linux resolves ".."
+// from where a symbolic link led and Windows lexically, so no Windows
+// path names the file /mnt/c/link/../x names; and WSLToWin alone turned
+// /mnt/c/../../etc/passwd (/etc/passwd) into C:\..\..\etc\passwd, which
+// Windows reads as C:\etc\passwd.
+func pathToolWSLToWin(p string) (string, error) {
+	if !strings.HasPrefix(p, "/") {
+		return WSLToWin(p)
+	}
+	if strings.Contains(p, `\`) {
+		// WSLToWin would return it unchanged as a Windows path, which
+		// Windows reads on the current drive; a Linux name holding a
+		// backslash has no Windows spelling.
+		return "", fmt.Errorf("%w: %q: a backslash in a Linux path has no Windows spelling", ErrPathNotMappable, p)
+	}
+	var kept []string
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			return "", fmt.Errorf("%w: %q has a \"..\" component, which Linux resolves from where a symbolic link led and Windows lexically; give the path without it", ErrPathNotMappable, p)
+		default:
+			kept = append(kept, c)
+		}
+	}
+	return WSLToWin("/" + strings.Join(kept, "/"))
+}
+
+// pathToolWinToWSL is path_win_to_wsl: WinToWSL of the path Windows opens.
+// Windows applies "." and ".." lexically (never above the drive or the
+// share) and drops the trailing dots and spaces of each name, so
+// C:\x\..\..\etc\passwd is C:\etc\passwd, which WinToWSL alone turned into
+// /mnt/c/x/../../etc/passwd, Linux's /etc/passwd. A \\?\ path is not
+// normalized by Windows: one with such components is refused.
+func pathToolWinToWSL(p string) (string, error) {
+	if !IsWindowsPath(p) {
+		return WinToWSL(p)
+	}
+	q := p
+	verbatim := strings.HasPrefix(q, `\\?\`)
+	if !verbatim {
+		q = strings.ReplaceAll(q, "/", `\`)
+	}
+	var root, rest string
+	switch body := strings.TrimPrefix(q, `\\?\`); {
+	case isDrivePath(body):
+		root, rest = q[:len(q)-len(body)+2], body[2:]
+	case !verbatim && strings.HasPrefix(q, `\\`):
+		parts := strings.SplitN(q[2:], `\`, 3)
+		if len(parts) < 2 {
+			return WinToWSL(p)
+		}
+		root = `\\` + parts[0] + `\` + parts[1]
+		if len(parts) == 3 {
+			rest = parts[2]
+		}
+	case verbatim:
+		// \\?\UNC\host\share and other NT paths: WinToWSL would return
+		// their text as a relative Linux path.
+		return "", fmt.Errorf("%w: %q", ErrPathNotMappable, p)
+	default:
+		return WinToWSL(p)
+	}
+	var kept []string
+	for _, c := range strings.Split(rest, `\`) {
+		trimmed := strings.TrimRight(c, ". ")
+		switch {
+		case c == "":
+		case verbatim && (trimmed != c):
+			return "", fmt.Errorf("%w: %q: Windows does not normalize a \\\\?\\ path, and %q names no file there", ErrPathNotMappable, p, c)
+		case c == ".":
+		case c == "..":
+			if len(kept) > 0 {
+				kept = kept[:len(kept)-1]
+			}
+		case trimmed == "":
+			return "", fmt.Errorf("%w: %q: the name %q is all dots and spaces, which Windows drops", ErrPathNotMappable, p, c)
+		default:
+			kept = append(kept, trimmed)
+		}
+	}
+	return WinToWSL(root + `\` + strings.Join(kept, `\`))
 }
 
 func nonNilArgs(a []string) []string {

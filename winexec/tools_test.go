@@ -158,3 +158,53 @@ func TestToolListAndDottedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPathToolsSameFile: the path tools promise the path of the same
+// file. Windows applies "." and ".." lexically and drops trailing dots
+// and spaces of a component (Win32 normalization); Linux resolves ".."
+// from where a symbolic link led. Before, path_win_to_wsl turned
+// C:\x\..\..\etc\passwd (C:\etc\passwd to Windows) into
+// /mnt/c/x/../../etc/passwd, which is /etc/passwd, and path_wsl_to_win
+// turned /mnt/c/../../etc/passwd (/etc/passwd) into C:\..\..\etc\passwd,
+// which Windows reads as C:\etc\passwd.
+func TestPathToolsSameFile(t *testing.T) {
+	c := toolClient(t, nil)
+	ctx := context.Background()
+	call := func(tool, in string) (string, bool) {
+		t.Helper()
+		res, err := c.CallTool(ctx, tool, map[string]string{"path": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			return res.TextOf(), false
+		}
+		var p winexec.PathOutput
+		structured(t, res, &p)
+		return p.Path, true
+	}
+	for in, want := range map[string]string{
+		`C:\x\..\..\etc\passwd`: "/mnt/c/etc/passwd",
+		`C:\a\.\b\..\c`:         "/mnt/c/a/c",
+		`C:\secret.txt.`:        "/mnt/c/secret.txt",
+		`C:\dir. \file `:        "/mnt/c/dir/file",
+		`D:/x/../y`:             "/mnt/d/y",
+	} {
+		if got, ok := call("path_win_to_wsl", in); !ok || got != want {
+			t.Errorf("path_win_to_wsl %q = %q (ok %v), want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{`\\?\C:\a\..\b`, `\\?\C:\a\.\b`, `\\?\UNC\host\share\x`} {
+		if got, ok := call("path_win_to_wsl", in); ok {
+			t.Errorf("path_win_to_wsl %q = %q; Windows does not normalize a \\\\?\\ path, want a refusal", in, got)
+		}
+	}
+	for _, in := range []string{"/mnt/c/../../etc/passwd", "/mnt/c/x/..", "/home/u/../../etc"} {
+		if got, ok := call("path_wsl_to_win", in); ok {
+			t.Errorf("path_wsl_to_win %q = %q, want a refusal (.. depends on symbolic links Windows would not follow)", in, got)
+		}
+	}
+	if got, ok := call("path_wsl_to_win", "/mnt/c/./x"); !ok || got != `C:\x` {
+		t.Errorf("path_wsl_to_win /mnt/c/./x = %q (ok %v)", got, ok)
+	}
+}

@@ -33,6 +33,15 @@ var starSparedTraffic = []string{
 	"CARGO_HOME", "CARGO_BUILD_RUSTC_WRAPPER", "CARGO_HTTP_PROXY", "YARN_HTTPS_PROXY", "YARN_YARN_PATH",
 	"KUBECONFIG", "KUBE_EDITOR", "DOCKER_CONFIG", "DOCKER_HOST", "AWS_CONFIG_FILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
 	"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOENV", "GEM_HOME", "GEM_PATH",
+	// Found in the guards review: the JVM build tools' launcher scripts
+	// (mvn.cmd, gradlew.bat, ant.bat) run %JAVA_HOME%\bin\java.exe and
+	// pass *_OPTS to it (-javaagent: loads a jar), Gradle runs the init
+	// scripts of GRADLE_USER_HOME, rustup runs the toolchain
+	// RUSTUP_TOOLCHAIN names (a directory path is allowed), and
+	// PowerShell takes its execution policy from
+	// PSExecutionPolicyPreference.
+	"JAVA_HOME", "JAVA_OPTS", "MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_OPTS", "GRADLE_USER_HOME", "ANT_OPTS", "ANT_HOME",
+	"SBT_OPTS", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME", "PSExecutionPolicyPreference",
 }
 
 // TestPolicyStarSparesTrafficAndTrustEnv: with ALLOW_ENV=* a model could

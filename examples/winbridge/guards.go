@@ -31,6 +31,11 @@ func printGuards(s *settings, out io.Writer) {
 		env = strings.Join(cfg.Policy.AllowEnv, ", ")
 	}
 	g("environment", "%s; never names with = : / or control characters; variables that choose code to load (LD_*, DYLD_*, WINE*, WSLENV, WSL_INTEROP, NODE_OPTIONS, JAVA_TOOL_OPTIONS, PYTHONPATH, PERL5OPT, RUBYOPT, BASH_ENV, HOME, PYTHONUSERBASE, APPDATA, NODE_PATH, PATH, PATHEXT, COMSPEC, SystemRoot, windir, USERPROFILE, LOCALAPPDATA, XDG_CONFIG_HOME, GIT_*, _NT_*, EDITOR, PAGER, LESSOPEN, PSModulePath and the like; see docs/WINDOWS.md) only if listed by name", env)
+	secrets := "variables whose name marks a credential (GITHUB_TOKEN, *_API_KEY, SSH_AUTH_SOCK, ...) are not inherited by programs"
+	if len(cfg.PassEnv) > 0 {
+		secrets += "; passed anyway (-pass-env): " + strings.Join(cfg.PassEnv, ", ")
+	}
+	g("secrets", "%s; winbridge's own (%s) never", secrets, strings.Join(serverSecretEnv, ", "))
 	g("time", "default %v, at most %v per call (-timeout, -max-timeout); then the process tree is killed",
 		orDuration(cfg.DefaultTimeout, 60*time.Second), orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout))
 	pool := cfg.PoolSize

@@ -19,6 +19,7 @@ func TestCheckPrintsGuards(t *testing.T) {
 			"guards (docs/SECURITY.md):",
 			"programs:    hdc.exe",
 			"environment: none may be set",
+			"secrets:     variables whose name marks a credential",
 			"at most 10m0s per call",
 			"need confirm:true",
 			"win_exec, path_*, hdc_*",
@@ -26,9 +27,10 @@ func TestCheckPrintsGuards(t *testing.T) {
 			"1024 subscriptions",
 			"http:        off (stdio)",
 		}},
-		{[]string{"-allow-exe", "*", "-allow-env", "FOO", "-max-timeout", "2m", "-hdc=false", "-dotted-names", "-http", "127.0.0.1:0"}, []string{
+		{[]string{"-allow-exe", "*", "-allow-env", "FOO", "-max-timeout", "2m", "-hdc=false", "-dotted-names", "-http", "127.0.0.1:0", "-pass-env", "GITHUB_TOKEN"}, []string{
 			"ANY valid program (ALLOW_EXE=*)",
 			"environment: FOO;",
+			"passed anyway (-pass-env): GITHUB_TOKEN;",
 			"at most 2m0s per call",
 			"hdc:         tools off",
 			"dotted (win.exec, ...)",

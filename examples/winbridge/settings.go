@@ -34,7 +34,7 @@ type settings struct {
 var flagOf = map[string]string{
 	"WINBRIDGE_BACKEND": "-backend", "WIN_PS_EXE": "-ps-exe", "HDC_EXE": "-hdc-exe", "ALLOW_EXE": "-allow-exe",
 	"ALLOW_ENV": "-allow-env", "DEFAULT_TIMEOUT_MS": "-timeout", "WINBRIDGE_LAUNCHER": "-launcher", "WIN_CODEPAGE": "-codepage",
-	"WINBRIDGE_JOB_HELPER": "-job-helper", "WINBRIDGE_MAX_PROCESSES": "-max-processes",
+	"WINBRIDGE_JOB_HELPER": "-job-helper", "WINBRIDGE_MAX_PROCESSES": "-max-processes", "WINBRIDGE_PASS_ENV": "-pass-env",
 }
 
 // envErrors keeps the problems of environment variables whose flag was not
@@ -85,6 +85,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	hdcExe := fs.String("hdc-exe", cfg.HDCExe, "hdc `program` (default hdc.exe under WSL, hdc natively) [HDC_EXE]")
 	allow := fs.String("allow-exe", strings.Join(orList(cfg.Policy.AllowExe, winexec.DefaultAllowExe), ","), "comma-separated `programs` win_exec may run: a name found on the search path, or an absolute path [ALLOW_EXE]")
 	allowEnv := fs.String("allow-env", strings.Join(cfg.Policy.AllowEnv, ","), "comma-separated environment `names` a call may set [ALLOW_ENV]")
+	passEnv := fs.String("pass-env", strings.Join(cfg.PassEnv, ","), "comma-separated `names` of this process's variables that programs inherit although their name marks a credential (GITHUB_TOKEN, OPENAI_API_KEY, ...; withheld by default); * passes all but winbridge's own [WINBRIDGE_PASS_ENV]")
 	timeout := fs.Duration("timeout", orDuration(cfg.DefaultTimeout, 60*time.Second), "default `timeout` of a call; the process tree is killed after it [DEFAULT_TIMEOUT_MS]")
 	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
 	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
@@ -121,6 +122,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	s.cfg.HDCExe = *hdcExe
 	s.cfg.Policy.AllowExe = splitList(*allow)
 	s.cfg.Policy.AllowEnv = splitList(*allowEnv)
+	s.cfg.PassEnv = splitList(*passEnv)
 	s.cfg.DefaultTimeout = *timeout
 	s.cfg.MaxTimeout = *maxTimeout
 	s.cfg.QueueTimeout = *queueTimeout

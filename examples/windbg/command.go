@@ -10,6 +10,7 @@ type CommandError = dbgcmd.Error
 const (
 	sessionEndOption = "-allow-session-end (WINDBG_ALLOW_SESSION_END=1)"
 	hostOption       = "-allow-host-commands (WINDBG_ALLOW_HOST_COMMANDS=1)"
+	extensionOption  = "-extension-modules (WINDBG_EXTENSION_MODULES)"
 )
 
 // policy is what CheckCommand lets through under c.
@@ -19,6 +20,8 @@ func (c *Config) policy() dbgcmd.Policy {
 		AllowHostCommands: c.AllowHostCommands,
 		SessionEndOption:  sessionEndOption,
 		HostOption:        hostOption,
+		ExtensionModules:  c.ExtensionModules,
+		ExtensionOption:   extensionOption,
 	}
 }
 

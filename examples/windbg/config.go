@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/cli"
+	"github.com/winbridge/winbridge/internal/dbgcmd"
 	"github.com/winbridge/winbridge/internal/httpserve"
 	"github.com/winbridge/winbridge/winexec"
 )
@@ -67,6 +68,9 @@ type Config struct {
 	// AllowHostCommands lets commands that reach past the session to the
 	// host or the network through (.shell, .load, .logopen, .sympath...).
 	AllowHostCommands bool
+	// ExtensionModules names extension modules that !module.command may
+	// call besides the debugger's own (see dbgcmd.Policy).
+	ExtensionModules []string
 }
 
 // QuitCommand returns the line that ends the session cleanly: q for a dump
@@ -226,6 +230,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	}
 	fs.Var(allowEnd, "allow-session-end", "let the model run commands that end the session (q, qd, .kill, .detach, .restart...); the next command opens a new session. Unset, allowed for -dump and refused for -pid and -remote (q ends an attached process; on a remote client, the debugging server) [WINDBG_ALLOW_SESSION_END=1 or 0]")
 	fs.BoolVar(&c.AllowHostCommands, "allow-host-commands", getenv("WINDBG_ALLOW_HOST_COMMANDS") == "1", "let the model run commands that reach the host or network: .shell, .create, .load, .logopen, .writemem, .dump, .sympath, .server... Without both this and a session-end allowance, aliases, .foreach, scripts and dx's Debugger.Utility are refused too [WINDBG_ALLOW_HOST_COMMANDS=1]")
+	extModules := fs.String("extension-modules", getenv("WINDBG_EXTENSION_MODULES"), "comma-separated extension `modules` (e.g. mex,sosex) that !module.command may call besides the debugger's own (ext, exts, uext, kext, ntsdexts, kdexts, dbghelp, wow64exts, sos, wmitrace, wdfkd, rcdrkd); the debugger loads a module it has not loaded from its extension path, which holds every PATH directory [WINDBG_EXTENSION_MODULES]")
 	fs.BoolVar(&s.dotNaming, "dotted-names", getenv("WINDBG_DOTTED_NAMES") == "1", "name the tool windbg.eval as earlier releases did; hosts such as Claude Desktop reject it [WINDBG_DOTTED_NAMES=1]")
 	fs.Bool("snake-case", false, "deprecated and ignored: the tool is windbg_eval by default")
 	fs.IntVar(&s.echoMaxText, "echo-max", orInt(envInt("WINDBG_ECHO_MAX"), defaultEchoMaxText), "`bytes` of each body shown by the request echo on stderr before it is cut [WINDBG_ECHO_MAX]")
@@ -242,6 +247,15 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	for _, m := range strings.Split(*extModules, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if err := dbgcmd.CheckModuleName(m); err != nil {
+			return nil, fmt.Errorf("-extension-modules (or WINDBG_EXTENSION_MODULES): %w", err)
+		}
+		c.ExtensionModules = append(c.ExtensionModules, m)
 	}
 	c.Launcher = strings.Fields(*launcher)
 	c.Args = strings.Fields(*extra)

@@ -89,9 +89,53 @@ func TestPolicySettings(t *testing.T) {
 	}
 	var help bytes.Buffer
 	parseSettings([]string{"-help"}, func(string) string { return "" }, &help)
-	for _, want := range []string{"-allow-session-end", "WINDBG_ALLOW_SESSION_END", "-allow-host-commands", "WINDBG_ALLOW_HOST_COMMANDS"} {
+	for _, want := range []string{"-allow-session-end", "WINDBG_ALLOW_SESSION_END", "-allow-host-commands", "WINDBG_ALLOW_HOST_COMMANDS", "-extension-modules", "WINDBG_EXTENSION_MODULES"} {
 		if !strings.Contains(help.String(), want) {
 			t.Errorf("-help lacks %s", want)
+		}
+	}
+}
+
+// !module.command loads module.dll from the extension path (every PATH
+// directory) unless it is loaded; a module that is not the debugger's own
+// passes only when -extension-modules or WINDBG_EXTENSION_MODULES names
+// it, and the refusal names the setting. A path or a .dll name there is a
+// settings error.
+func TestExtensionModulesSetting(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	s, err := parseSettings([]string{"-dump", "x.dmp"}, env(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cfg.CheckCommand("!mex.us"); err == nil || !strings.Contains(err.Error(), "-extension-modules (WINDBG_EXTENSION_MODULES)") {
+		t.Errorf("!mex.us without the setting: %v", err)
+	}
+	if err := s.cfg.CheckCommand("!ext.heap -s"); err != nil {
+		t.Errorf("!ext.heap: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{args: []string{"-dump", "x.dmp", "-extension-modules", "mex, sosex"}},
+		{args: []string{"-dump", "x.dmp"}, env: map[string]string{"WINDBG_EXTENSION_MODULES": "MEX,sosex"}},
+	} {
+		s, err := parseSettings(tc.args, env(tc.env), &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%q %v: %v", tc.args, tc.env, err)
+		}
+		for _, c := range []string{"!mex.us", "!sosex.bpsc x"} {
+			if err := s.cfg.CheckCommand(c); err != nil {
+				t.Errorf("%q %v: %s: %v", tc.args, tc.env, c, err)
+			}
+		}
+		if err := s.cfg.CheckCommand("!evil.x"); err == nil {
+			t.Errorf("%q %v: !evil.x accepted", tc.args, tc.env)
+		}
+	}
+	for _, bad := range []string{`c:\x\evil`, "evil.dll", "a b", "../x"} {
+		if _, err := parseSettings([]string{"-dump", "x.dmp", "-extension-modules", bad}, env(nil), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "-extension-modules") {
+			t.Errorf("-extension-modules %q: %v", bad, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package dbgcmd
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -59,6 +60,65 @@ type Policy struct {
 	// for the extension that serves the model: run by it, it would wait
 	// for itself.
 	Reserved string
+	// ExtensionModules names extension modules (without ".dll", any
+	// case) that !module.name may call besides the debugger's own (ext,
+	// exts, uext, kext, ntsdexts, kdexts, dbghelp, wow64exts, sos,
+	// wmitrace, wdfkd, rcdrkd). The debugger loads a module that is not
+	// loaded yet from its extension path, which holds every PATH
+	// directory, so an unknown module is a Host command. ExtensionOption
+	// names the setting, for refusal messages.
+	ExtensionModules []string
+	ExtensionOption  string
+}
+
+// moduleAllowed reports whether !module.name may load module: one of the
+// debugger's own or one p names. A module holding a '.' (ext.dll, ext.x)
+// is no module name; which of its dots the debugger splits at is not
+// documented.
+func (p Policy) moduleAllowed(module string) bool {
+	if ownModules[module] {
+		return true
+	}
+	for _, m := range p.ExtensionModules {
+		if strings.ToLower(m) == module && !strings.Contains(module, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// extensionOption says who names further modules, for messages.
+func (p Policy) extensionOption() string {
+	if p.ExtensionOption == "" {
+		return "the server's settings name"
+	}
+	return "named in " + p.ExtensionOption
+}
+
+// CheckModuleName returns an error unless name may stand in
+// Policy.ExtensionModules: a module name as !module.name spells it,
+// letters, digits, '_' and '-', without a path or ".dll" (a path would
+// name the file the debugger loads, and the check compares names).
+func CheckModuleName(name string) error {
+	if name == "" {
+		return fmt.Errorf("an empty extension module name")
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("extension module %q: want a module name as !module.command spells it (letters, digits, '_', '-'), without a path or .dll", name)
+		}
+	}
+	return nil
+}
+
+// ownModuleList names the debugger's own modules, for messages.
+func ownModuleList() string {
+	names := make([]string, 0, len(ownModules))
+	for m := range ownModules {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // Error is a refusal: nothing of the command ran.
@@ -108,6 +168,16 @@ func (p Policy) check(command string) error {
 	}
 	if p.AllowSessionEnd && p.AllowHostCommands {
 		return nil
+	}
+	if !p.AllowHostCommands {
+		for _, b := range hits.bangs {
+			// A module given by path is refused on its own (scanLine).
+			if b.start && strings.Contains(b.full, ".") && !strings.ContainsAny(b.module, `\/:`) && !p.moduleAllowed(b.module) {
+				hits.add(b.pos, rule{Host, fmt.Sprintf(
+					"calls extension module %q, which the debugger loads (LoadLibrary) from its extension path, every PATH directory among them, if it is not loaded yet; only its own modules (%s) and those %s pass",
+					b.module, ownModuleList(), p.extensionOption())}, "!"+b.full)
+			}
+		}
 	}
 	for _, h := range hits.all() {
 		switch h.class {
@@ -184,7 +254,7 @@ func (p Policy) Note() string {
 		refused = append(refused, "commands that end the session (q, qd, .kill, .detach, .restart)")
 	}
 	if !p.AllowHostCommands {
-		refused = append(refused, "commands that reach this machine or the network (.shell, .create, .load, .logopen, .writemem, .dump, .sympath, .srcpath, .server, network paths)")
+		refused = append(refused, "commands that reach this machine or the network (.shell, .create, .load, .logopen, .writemem, .dump, .sympath, .srcpath, .server, network paths, !module.command for a module other than the debugger's own: "+ownModuleList()+")")
 	}
 	var note string
 	if len(refused) == 0 {

@@ -21,6 +21,12 @@ var allowed = []string{
 	"!analyze -v -hang", "!analyze -show 0x50", "!chkimg ntdll", "!chkimg -d -v ntdll", `!list -t _LIST_ENTRY.Flink -x "dt app!Foo @$extret" 0x1000`,
 	"!sos.ext dumpheap -stat", "!ext clrstack", "!ext.heap -s", `.printf /D "<b>bold</b>\n"`,
 	".printf /D \"<b>%%</b>\\n\"", ".printf \"%ma\\n\", @rsp", ".printf /oe \"%c\", 0x41", "lm m sql*", "sxe ld app", "ba r4 @rsp", "s -a 0 L100 \"abc\"", ".servers", ".dumpdebug", "x *!*assert*", ".scriptlist", "!sos.DumpHeap -stat", "!sos.dumpobj 0x1", "!SOS.DumpStackObjects",
+	// A symbol's module separator, not an extension command: the '!' is
+	// glued to the module name.
+	".echo \"hi!\"", "dx app!g_config.member", "dt app!Foo.Bar", "?? app!g.x", "x app*!g.x", "bp app!Foo.Bar",
+	// The debugger's own extension modules.
+	"!ext.heap -s", "!exts.handle", "!uext.vadump", "!kext.x", "!ntsdexts.locks", "!kdexts.process", "!dbghelp.sym noisy",
+	"!wow64exts.sw", "!wmitrace.strdump", "!wdfkd.wdfdriverinfo", "!rcdrkd.rcdrcrashdump x",
 }
 
 func TestAllowed(t *testing.T) {
@@ -241,6 +247,52 @@ var bypasses = []struct {
 	// !elog_str page), as !evlog does.
 	{"!elog_str hello", Host},
 	{"!ext.elog_str hello", Host},
+
+	// !module.command loads module.dll with LoadLibrary(module) when it
+	// is not loaded yet (the "Using Debugger Extension Commands" page),
+	// from the extension path, which holds every PATH directory: any DLL
+	// a third party installed or another tool planted there. Only the
+	// debugger's own modules and those the operator names pass.
+	{"!evil.cmd", Host},
+	{"k; !evil.cmd", Host},
+	{"! evil.cmd", Host},
+	{"!EVIL.Cmd", Host},
+	{"~*e!evil.cmd", Host},
+	{"~0s!evil.cmd", Host},
+	{"~0!evil.cmd", Host},
+	{"|1!evil.cmd", Host},
+	{"j1!evil.cmd", Host},
+	{"j 1 0!evil.cmd", Host},
+	{"|0e !evil.cmd", Host},
+	{".block{!evil.cmd}", Host},
+	{"j 1 '!evil.cmd'", Host},
+	{`bp app!main "!evil.cmd"`, Host},
+	{`bp app!main "\x21evil.cmd"`, Host},
+	{"!ext.dll.heap", Host},
+	{"!ext..heap", Host},
+	{"!ext.x.heap", Host},
+	{"!kernel32.x", Host},
+	{"!sosex.bpsc x", Host},
+	// A command right after a number: a thread or process number without
+	// a verb (~0k runs k for thread 0, so ~0q may run q), and j's
+	// condition, which the expression evaluator may end at the first
+	// character that is not a digit (j1q).
+	{"~0q", SessionEnd},
+	{"|0q", SessionEnd},
+	{"||0q", SessionEnd},
+	{"~0lsf c:\\x", Host},
+	{"~0as x .she", Indirect},
+	{"~0xaq", SessionEnd},
+	{"j1q", SessionEnd},
+	{"j1as x y", Indirect},
+	{"z1q", SessionEnd},
+	{"j1.shellx calc", Host},
+	{"~0.shellx calc", Host},
+	{"|1.kill1", SessionEnd},
+	// A module in quotes may be a path (C:\Program Files\...), which the
+	// name check cannot read.
+	{`!"c:\x\evil".cmd`, Host},
+	{`k; ! 'evil'.cmd`, Host},
 }
 
 func TestBypasses(t *testing.T) {

@@ -17,7 +17,10 @@
 //     and -load, !chkimg -mmw), change the paths the engine searches
 //     (.sympath, .srcpath, .extpath, .symfix, ...), open the session to
 //     the network (.server, .remote, .netuse) and any network path
-//     (\\host\share, //host, \??\). An extension command named after
+//     (\\host\share, //host, \??\), and !module.command for a module
+//     that is neither the debugger's own nor in Policy.ExtensionModules
+//     (the debugger loads it from its extension path, which holds every
+//     PATH directory). An extension command named after
 //     a dispatcher (SOS's !ext logopen f) is checked as that command.
 //   - Indirect: constructs that build a command at run time or hide it,
 //     so that no check of the line can see what runs: alias definition

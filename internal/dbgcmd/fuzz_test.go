@@ -1,6 +1,7 @@
 package dbgcmd
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,7 +20,7 @@ func refusedTokens() []string {
 	}
 	toks = append(toks, "q", "qq", "qd", "as", "lsf", "!for_each_module", "!pykd.py", "${x}", "$u0", "r $.u0=x",
 		"$$<f", "$$>a<f", `\\h\s`, "//h/s", "dx Debugger.Utility", "dx @$scripts", "dx @$debuggerRootNamespace",
-		`.printf /d "%clink"`, `.printf/d "%ma"`, `.printf -d "\x25y"`)
+		`.printf /d "%clink"`, `.printf/d "%ma"`, `.printf -d "\x25y"`, "!zz.x", "!ext.dll.x")
 	slices.Sort(toks) // map order is random; sorted, a seed means the same token every run
 	return toks
 }
@@ -29,7 +30,10 @@ func refusedTokens() []string {
 var glues = []string{";", "{", "\"", "'", "; ", "{ ", ";~*e", ";~0e", ";~~[0x1d8]e", ";~[@$t0]e", ";|0e", "; ~*e ", ";~0 e", ";~#e", ";~.e", ";~.", ";|.", ";~0n12e", ";~0n1 e",
 	// Bodies and comments: a comment hides nothing from a coarse check,
 	// and a body or a deferred command string runs what it holds.
-	"$$ ", "* ", ".block{", "j 1 '", ".if (1) {", "sxe -c \"", "bp x \"k;", ";.printf /d \"x\";"}
+	"$$ ", "* ", ".block{", "j 1 '", ".if (1) {", "sxe -c \"", "bp x \"k;", ";.printf /d \"x\";",
+	// A number glued to the command: a thread or process without a verb,
+	// and j's condition.
+	";~0", ";|0", ";~0xa", "; j1"}
 
 // A reference tokenizer, written independently of scan with regular
 // expressions: what it finds in an accepted line must not be refused.
@@ -37,6 +41,11 @@ var (
 	refDot    = regexp.MustCompile(`\.[ \t]*([a-z0-9_]+)`)
 	refWord   = regexp.MustCompile(`[a-z0-9_]+`)
 	refBlanks = strings.NewReplacer(" ", "", "\t", "")
+	// An extension command where nothing glues its '!' to a symbol's
+	// module, and the modules of the Debugging Tools it may name.
+	refBang       = regexp.MustCompile("(?:^|[ \t;{}()\"'])![ \t]*([^ \t;{}()\"'`,=*?!]+)")
+	refOwnModules = map[string]bool{"ext": true, "exts": true, "uext": true, "kext": true, "ntsdexts": true, "kdexts": true,
+		"dbghelp": true, "wow64exts": true, "sos": true, "wmitrace": true, "wdfkd": true, "rcdrkd": true}
 )
 
 // refRefused reports the first refused construct the reference finds in
@@ -55,6 +64,11 @@ func refRefused(s string) string {
 	}
 	if regexp.MustCompile(`\$u[0-9]`).MatchString(t) {
 		return "$u"
+	}
+	for _, m := range refBang.FindAllStringSubmatch(s, -1) {
+		if d := strings.LastIndexByte(m[1], '.'); d >= 0 && !refOwnModules[m[1][:d]] {
+			return "!" + m[1]
+		}
 	}
 	for _, loc := range refWord.FindAllStringIndex(s, -1) {
 		w := s[loc[0]:loc[1]]
@@ -128,3 +142,54 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBangModule checks the extension-module rule on !module.name after
+// any text and glue: a module that is not the debugger's own is refused
+// as a Host command (or as an Indirect construct the text holds); named, the line gets the verdict it gets with the debugger's
+// own ext in its place, under the zero Policy and with session end
+// allowed; and allowing host commands lets it through whatever it names.
+func FuzzBangModule(f *testing.F) {
+	f.Add("", "evil", "cmd x", uint8(0))
+	f.Add("k", "SOSEX", "bpsc", uint8(3))
+	f.Add("bp app!main", "mex", "us", uint8(4))
+	f.Add("", "ext", "heap -s", uint8(1))
+	f.Add("", "ext.dll", "heap", uint8(0))
+	f.Fuzz(func(t *testing.T, prefix, module, rest string, glue uint8) {
+		g := bangGlues[int(glue)%len(bangGlues)]
+		line := prefix + g + "!" + module + "." + rest
+		if checkLine(line) != nil || len(line) > MaxLine {
+			return
+		}
+		lower := strings.ToLower(module)
+		plain := regexp.MustCompile(`^[a-z0-9_]{1,16}$`).MatchString(lower)
+		base := Policy{AllowSessionEnd: true}
+		// A blank or other end of the name makes !module an extension
+		// command of its own, with the rest as its arguments.
+		if !refOwnModules[lower] && !strings.ContainsAny(module, bangEnd) {
+			var e *Error
+			if err := base.Check(line); !errors.As(err, &e) || e.Class != Host && e.Class != Indirect {
+				t.Fatalf("%q: %v, want a Host (or Indirect) refusal", line, err)
+			}
+		}
+		if err := (Policy{AllowHostCommands: true, AllowSessionEnd: true}).Check(line); err != nil {
+			t.Fatalf("%q refused with everything allowed: %v", line, err)
+		}
+		_, denied := bangModules[lower]
+		_, word := dataModelWords[lower]
+		if !plain || denied || word {
+			return
+		}
+		named := prefix + g + "!ext." + rest
+		for _, p := range []Policy{{}, base} {
+			p.ExtensionModules = []string{module}
+			// check: the judgment of the line, whatever its length
+			// ("ext" may be longer than the module).
+			if (p.check(line) == nil) != (p.check(named) == nil) {
+				t.Fatalf("%q named in ExtensionModules under %+v: %v; with ext: %v", line, p, p.check(line), p.check(named))
+			}
+		}
+	})
+}
+
+// bangGlues may stand before an extension command.
+var bangGlues = []string{";", "; ", "{", ".block{", "\"", "'", "j 1 '", ";~*e", ";~0e", ";|0s", ";~0 e ", ";~.", "$$ ", "bp x \"k;", " "}

@@ -229,6 +229,54 @@ type hit struct {
 // bang is one extension command (!full, !module.name).
 type bang struct {
 	full, name string
+	// module is what full names before its last '.', "" for !name.
+	module string
+	// pos is where the '!' stands; start says whether it may start a
+	// command there rather than end a symbol's module (app!Foo.Bar).
+	pos   int
+	start bool
+}
+
+// ownModules are the extension modules of the Debugging Tools for
+// Windows themselves, without ".dll": the default search chain of the
+// "Using Debugger Extension Commands" page (dbghelp, ext, exts, uext,
+// kext, ntsdexts, kdexts), WOW64's wow64exts, SOS for .NET, and the trace
+// and driver framework extensions whose host-reaching commands
+// bangCommands refuses. !module.name loads module.dll with
+// LoadLibrary(module) when it is not loaded yet, from an extension path
+// that holds every PATH directory; so any other module is refused unless
+// the operator names it (Policy.ExtensionModules).
+var ownModules = map[string]bool{
+	"dbghelp": true, "ext": true, "exts": true, "uext": true, "kext": true, "ntsdexts": true, "kdexts": true,
+	"wow64exts": true, "sos": true, "wmitrace": true, "wdfkd": true, "rcdrkd": true,
+}
+
+// bangStartsCommand reports whether the '!' at i may start an extension
+// command rather than end a symbol's module name (app!Foo.Bar, app*!x):
+// it does not follow a word or a wildcard, or the word is the rest of a
+// thread or process prefix (~*e!x, ~0s!x, ~0!x). A '!' after a
+// wildcard alone (~*!x, * !x) is taken as a command: a false refusal
+// costs a retry.
+func bangStartsCommand(s string, i int) bool {
+	k := i
+	for k > 0 && isWord(s[k-1]) {
+		k--
+	}
+	if k == i {
+		// After a wildcard: a module pattern if a word stands before it.
+		for k > 0 && (s[k-1] == '*' || s[k-1] == '?') {
+			k--
+		}
+		return k == i || k == 0 || !isWord(s[k-1])
+	}
+	// A number is no module name: j1!x is j's condition 1, then !x. So
+	// is j or z glued to one.
+	if run := s[k:i]; isDigit(run[0]) || (run[0] == 'j' || run[0] == 'z') && len(run) > 1 && isDigit(run[1]) {
+		return true
+	}
+	// After a thread or process number with or without its verb (~0!x,
+	// ~*e!x, |0s!x) the command runs in that thread's context.
+	return prefixContext(s, prevNonBlank(s, k))
 }
 
 type hits struct {
@@ -247,6 +295,8 @@ func (h *hits) all() []hit {
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isWord(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
@@ -423,7 +473,15 @@ func scanLine(s string, h *hits) {
 			if d := strings.LastIndexByte(full, '.'); d >= 0 {
 				module, name = full[:d], full[d+1:]
 			}
-			h.bangs = append(h.bangs, bang{full, name})
+			start := bangStartsCommand(s, i)
+			h.bangs = append(h.bangs, bang{full: full, name: name, module: module, pos: i, start: start})
+			// A quoted name may be a module path with blanks ("c:\program
+			// files\x".cmd); whether dbgeng reads quotes there is not
+			// documented, and the quoted text is no name this check can
+			// compare.
+			if full == "" && start && j < len(s) && (s[j] == '"' || s[j] == '\'') {
+				h.add(i, rule{Host, "names an extension in quotes, which may be a DLL path"}, "!"+s[j:j+1])
+			}
 			word := "!" + full
 			if strings.ContainsAny(module, `\/:`) {
 				h.add(i, rule{Host, "loads an extension DLL from a path"}, word)
@@ -538,16 +596,23 @@ func scanRun(s string, a, b int, h *hits) {
 		letterCommand(r, a, next, h)
 	}
 	if !prefixContext(s, prev) {
+		// j1q: j's condition is an expression, which the evaluator may
+		// end at the first character a number cannot hold, so a command
+		// may follow a digit with nothing between.
+		for p := 1; p < len(r); p++ {
+			if isDigit(r[p-1]) && 'a' <= r[p] && r[p] <= 'z' {
+				letterCommand(r[p:], a+p, next, h)
+			}
+		}
 		return
 	}
-	// ~0eq, ~*eq, ~~[0x1d8]eq, ~0n12eq, |1sq: the thread or process
-	// number and the e or s verb are glued to the command. The number may
-	// carry a radix prefix (0n, 0t, 0y), so every e or s of the word is
-	// taken as a possible verb.
-	for p := 0; p+1 < len(r); p++ {
-		if r[p] == 'e' || r[p] == 's' {
-			letterCommand(r[p+1:], a+p+1, next, h)
-		}
+	// ~0eq, ~*eq, ~~[0x1d8]eq, ~0n12eq, |1sq, ~0q: the thread or process
+	// number, the e or s verb if any (~0k runs k for thread 0), and the
+	// command are glued together. The number may be hex (~0xa) or carry a
+	// radix prefix (0n, 0t, 0y), so every position of the word is taken
+	// as a possible start of the command.
+	for p := 1; p < len(r); p++ {
+		letterCommand(r[p:], a+p, next, h)
 	}
 }
 
@@ -560,8 +625,8 @@ func currentMarker(s string, i int) bool {
 }
 
 // dotStartsCommand reports whether the '.' at i may start a command: it
-// does not follow a word, or the word ends in the e or s verb of a thread
-// or process prefix (~*e.shell, ~0e.shell, ~0n12e.shell).
+// does not follow a word, or the word is a number or the rest of a thread
+// or process prefix (~*e.shell, ~0e.shell, ~0n12e.shell, j1.shell).
 func dotStartsCommand(s string, i int) bool {
 	if i == 0 || !isWord(s[i-1]) {
 		return true
@@ -570,9 +635,13 @@ func dotStartsCommand(s string, i int) bool {
 	for k > 0 && isWord(s[k-1]) {
 		k--
 	}
+	// A number (j1.shellx: j's condition, then the command) or j or z
+	// glued to one, and the rest of a thread or process prefix with or
+	// without its verb (~0e.shellx, ~0.shellx), may end right before a
+	// command.
 	run := s[k:i]
-	if last := run[len(run)-1]; last != 'e' && last != 's' {
-		return false
+	if isDigit(run[0]) || (run[0] == 'j' || run[0] == 'z') && len(run) > 1 && isDigit(run[1]) {
+		return true
 	}
 	return prefixContext(s, prevNonBlank(s, k))
 }

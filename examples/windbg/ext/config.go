@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/winbridge/winbridge/internal/dbgcmd"
@@ -55,6 +56,11 @@ type Config struct {
 	// .sympath, .server...) through (WINDBG_MCP_ALLOW_HOST_COMMANDS=1); by
 	// default they are refused.
 	AllowHostCommands bool
+	// ExtensionModules names extension modules that !module.command may
+	// call besides the debugger's own (WINDBG_MCP_EXTENSION_MODULES,
+	// comma-separated); the debugger loads a module it has not loaded
+	// from its extension path, which holds every PATH directory.
+	ExtensionModules []string
 }
 
 // configFromEnv reads the configuration through getenv.
@@ -98,6 +104,16 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 		}
 		return n
 	}
+	for _, m := range strings.Split(getenv("WINDBG_MCP_EXTENSION_MODULES"), ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if err := dbgcmd.CheckModuleName(m); err != nil {
+			errs = append(errs, fmt.Errorf("WINDBG_MCP_EXTENSION_MODULES: %w", err))
+			continue
+		}
+		c.ExtensionModules = append(c.ExtensionModules, m)
+	}
 	c.Timeout = dur("WINDBG_MCP_TIMEOUT", defaultTimeout)
 	c.Grace = dur("WINDBG_MCP_GRACE", defaultGrace)
 	c.MaxOutput = num("WINDBG_MCP_MAX_OUTPUT", defaultMaxOutput, maxMaxOutput)
@@ -107,7 +123,7 @@ func configFromEnv(getenv func(string) string) (Config, error) {
 
 // policy is what CheckCommand lets through.
 func (c *Config) policy() Policy {
-	return Policy{AllowSessionEnd: c.AllowSessionEnd, AllowHostCommands: c.AllowHostCommands}
+	return Policy{AllowSessionEnd: c.AllowSessionEnd, AllowHostCommands: c.AllowHostCommands, ExtensionModules: c.ExtensionModules}
 }
 
 // commandPolicy is the shared policy of c, for the tool description.

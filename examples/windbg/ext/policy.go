@@ -18,6 +18,9 @@ type Policy struct {
 	// host or the network run (.shell, .create, .load, .logopen, .dump,
 	// .sympath, .server...).
 	AllowHostCommands bool
+	// ExtensionModules names extension modules that !module.command may
+	// call besides the debugger's own (see dbgcmd.Policy).
+	ExtensionModules []string
 }
 
 // CheckCommand accepts one non-empty ASCII line without control
@@ -38,5 +41,7 @@ func (p Policy) shared() dbgcmd.Policy {
 		SessionEndOption:  "WINDBG_MCP_ALLOW_SESSION_END=1",
 		HostOption:        "WINDBG_MCP_ALLOW_HOST_COMMANDS=1",
 		Reserved:          "mcp",
+		ExtensionModules:  p.ExtensionModules,
+		ExtensionOption:   "WINDBG_MCP_EXTENSION_MODULES",
 	}
 }

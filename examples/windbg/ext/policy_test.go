@@ -51,9 +51,23 @@ func TestCheckCommand(t *testing.T) {
 		t.Error("q accepted with AllowHostCommands only")
 	}
 	for _, c := range []string{"", "k\nq", "!mcp stop", "k; !windbgext.mcp", "k\uff1bq"} {
-		if err := CheckCommand(c, Policy{true, true}); err == nil {
+		if err := CheckCommand(c, Policy{AllowSessionEnd: true, AllowHostCommands: true}); err == nil {
 			t.Errorf("%q accepted with everything allowed", c)
 		}
+	}
+}
+
+// An extension module that is not the debugger's own is refused unless
+// WINDBG_MCP_EXTENSION_MODULES names it, and the refusal says so.
+func TestCheckCommandExtensionModules(t *testing.T) {
+	if err := CheckCommand("!mex.us", Policy{}); err == nil || !strings.Contains(err.Error(), "WINDBG_MCP_EXTENSION_MODULES") {
+		t.Errorf("!mex.us: %v", err)
+	}
+	if err := CheckCommand("!mex.us", Policy{ExtensionModules: []string{"mex"}}); err != nil {
+		t.Errorf("!mex.us with mex named: %v", err)
+	}
+	if err := CheckCommand("!sos.dumpheap -stat", Policy{}); err != nil {
+		t.Errorf("!sos.dumpheap: %v", err)
 	}
 }
 

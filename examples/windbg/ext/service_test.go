@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -204,7 +205,17 @@ func TestConfigFromEnv(t *testing.T) {
 		}
 	}
 	env = map[string]string{"WINDBG_MCP_ALLOW_SESSION_END": "1", "WINDBG_MCP_ALLOW_HOST_COMMANDS": "1"}
-	if c, _ = configFromEnv(get); c.policy() != (Policy{true, true}) {
+	if c, _ = configFromEnv(get); !reflect.DeepEqual(c.policy(), Policy{AllowSessionEnd: true, AllowHostCommands: true}) {
 		t.Errorf("policy %+v", c.policy())
+	}
+	env = map[string]string{"WINDBG_MCP_EXTENSION_MODULES": " mex, SOSEX ,"}
+	if c, err := configFromEnv(get); err != nil || !reflect.DeepEqual(c.policy().ExtensionModules, []string{"mex", "SOSEX"}) {
+		t.Errorf("WINDBG_MCP_EXTENSION_MODULES: %+v, %v", c.policy(), err)
+	}
+	for _, v := range []string{`c:\x\evil`, "evil.dll", "a b"} {
+		env = map[string]string{"WINDBG_MCP_EXTENSION_MODULES": v}
+		if _, err := configFromEnv(get); err == nil || !strings.Contains(err.Error(), "WINDBG_MCP_EXTENSION_MODULES") {
+			t.Errorf("WINDBG_MCP_EXTENSION_MODULES=%s: %v", v, err)
+		}
 	}
 }
