@@ -2,11 +2,17 @@ package winbridge
 
 import (
 	"bytes"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -106,4 +112,135 @@ func TestDependenciesListed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// envReaders are the functions through which the programs and packages of
+// this module read an environment variable: the name is one of their
+// string arguments.
+var envReaders = map[string]bool{
+	"Getenv": true, "LookupEnv": true, // os
+	"getenv": true, "envInt": true, "envDur": true, "dur": true, "num": true, "positiveMs": true, // settings parsers
+}
+
+// envSetElsewhere are variables the code reads that a user does not set:
+// the system or another program sets them.
+var envSetElsewhere = map[string]string{
+	"WSL_DISTRO_NAME": "set by WSL",
+	"WSL_INTEROP":     "set by WSL",
+	"ComSpec":         "set by Windows",
+	"FAKEHDC_STATE":   "set by the demo for its fake hdc",
+}
+
+// TestEnvVarsDocumented checks that every environment variable the code
+// outside tests reads is named in README.md or docs/*.md, where a user
+// looks for the settings: a variable only the code knows is a setting
+// nobody can find. Variables the conformance suite sets (MCP_CONFORMANCE_*)
+// and those of envSetElsewhere are exempt.
+func TestEnvVarsDocumented(t *testing.T) {
+	docs := readDocs(t)
+	found := map[string]string{} // name -> file that reads it
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "testdata", "node_modules", "bench", ".git":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		consts := map[string]string{}
+		for _, decl := range f.Decls {
+			if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if i < len(vs.Values) {
+							if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+								consts[name.Name], _ = strconv.Unquote(lit.Value)
+							}
+						}
+					}
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var fn string
+			switch x := call.Fun.(type) {
+			case *ast.Ident:
+				fn = x.Name
+			case *ast.SelectorExpr:
+				fn = x.Sel.Name
+			}
+			if !envReaders[fn] {
+				return true
+			}
+			for _, arg := range call.Args {
+				var name string
+				switch a := arg.(type) {
+				case *ast.BasicLit:
+					if a.Kind == token.STRING {
+						name, _ = strconv.Unquote(a.Value)
+					}
+				case *ast.Ident:
+					name = consts[a.Name]
+				}
+				if envName.MatchString(name) {
+					found[name] = path
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"WINBRIDGE_BACKEND", "WINBRIDGE_HTTP_TOKEN", "WINDBG_MCP_TIMEOUT", "WINDBG_CDB"} {
+		if found[want] == "" {
+			t.Fatalf("found no read of %s; the scan no longer sees how the code reads variables", want)
+		}
+	}
+	for name, path := range found {
+		if envSetElsewhere[name] != "" || strings.HasPrefix(name, "MCP_CONFORMANCE_") {
+			continue
+		}
+		if !regexp.MustCompile(`\b` + name + `\b`).Match(docs) {
+			t.Errorf("%s reads the environment variable %s, which README.md and docs/*.md never name", path, name)
+		}
+	}
+}
+
+// envName is what an environment variable of ours looks like.
+var envName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*_[A-Z0-9_]+$|^ComSpec$`)
+
+// readDocs returns README.md and docs/*.md, concatenated.
+func readDocs(t *testing.T) []byte {
+	t.Helper()
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, name := range append([]string{"README.md"}, files...) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+		all = append(all, '\n')
+	}
+	return all
 }
