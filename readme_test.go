@@ -244,3 +244,50 @@ func readDocs(t *testing.T) []byte {
 	}
 	return all
 }
+
+// TestArchitectureListsPackages checks that the package table of
+// docs/ARCHITECTURE.md names every package of the repository (the bench
+// module aside, which PERFORMANCE.md describes), so that a package added
+// later is placed in the picture; a command under examples/ is covered by
+// the `examples/...` row.
+func TestArchitectureListsPackages(t *testing.T) {
+	doc, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "testdata", "node_modules", "bench", ".git":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			dirs[filepath.ToSlash(filepath.Dir(path))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dirs["mcp/mcphttp"] || !dirs["internal/jsonscan"] {
+		t.Fatalf("the walk found %d package directories, not mcp/mcphttp or internal/jsonscan", len(dirs))
+	}
+	for dir := range dirs {
+		if dir == "." || dir == "examples" {
+			continue // the module's and examples' doc.go
+		}
+		name := dir
+		if strings.HasPrefix(dir, "examples/") {
+			name = strings.TrimPrefix(dir, "examples/")
+		}
+		if !bytes.Contains(doc, []byte("`"+name+"`")) {
+			t.Errorf("docs/ARCHITECTURE.md does not name the package %s (as `%s`)", dir, name)
+		}
+	}
+}
