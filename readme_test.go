@@ -135,10 +135,13 @@ var envSetElsewhere = map[string]string{
 // outside tests reads is named in README.md or docs/*.md, where a user
 // looks for the settings: a variable only the code knows is a setting
 // nobody can find. Variables the conformance suite sets (MCP_CONFORMANCE_*)
-// and those of envSetElsewhere are exempt.
+// and those of envSetElsewhere are exempt. And the other way round: every
+// variable of ours the docs name is still read or set by some code, test
+// or script, so a renamed or removed setting does not live on in the docs.
 func TestEnvVarsDocumented(t *testing.T) {
 	docs := readDocs(t)
 	found := map[string]string{} // name -> file that reads it
+	var code []byte              // every Go file, tests included
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -150,10 +153,20 @@ func TestEnvVarsDocumented(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if path != "readme_test.go" { // which names variables to check them
+			code = append(code, src...)
+		}
+		if strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
 		if err != nil {
 			return err
 		}
@@ -221,7 +234,28 @@ func TestEnvVarsDocumented(t *testing.T) {
 			t.Errorf("%s reads the environment variable %s, which README.md and docs/*.md never name", path, name)
 		}
 	}
+	// The other way: a variable of ours that the docs name is one some
+	// code (a program, a test, a script) still reads or sets.
+	for _, dir := range []string{"scripts", ".ci"} {
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if b, err := os.ReadFile(filepath.Join(dir, f.Name())); err == nil {
+				code = append(code, b...)
+			}
+		}
+	}
+	for _, name := range ourEnvName.FindAll(docs, -1) {
+		if !bytes.Contains(code, name) {
+			t.Errorf("the docs name the environment variable %s, which no code or script of this repository reads", name)
+		}
+	}
 }
+
+// ourEnvName matches the environment variables this repository defines.
+var ourEnvName = regexp.MustCompile(`\b(?:WINBRIDGE|WINDBG|EVERYTHING_SERVER|FAKECDB|FAKEHDC)_[A-Z0-9_]+`)
 
 // envName is what an environment variable of ours looks like.
 var envName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*_[A-Z0-9_]+$|^ComSpec$`)
