@@ -2,6 +2,7 @@ package winbridge
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/format"
 	"go/parser"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // goFence matches a fenced Go block of a Markdown file.
@@ -323,5 +325,89 @@ func TestArchitectureListsPackages(t *testing.T) {
 		if !bytes.Contains(doc, []byte("`"+name+"`")) {
 			t.Errorf("docs/ARCHITECTURE.md does not name the package %s (as `%s`)", dir, name)
 		}
+	}
+}
+
+var (
+	fence     = regexp.MustCompile("(?s)```.*?```")
+	codeSpan  = regexp.MustCompile("`[^`\n]*`")
+	heading   = regexp.MustCompile(`(?m)^#{1,6}[ \t]+(.+?)[ \t]*$`)
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	linkText  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	schemeURL = regexp.MustCompile(`^[a-z][a-z0-9+.-]*:`)
+)
+
+// anchors returns the anchors GitHub gives the headings of a Markdown
+// file: lower case, punctuation dropped, spaces as hyphens, and -1, -2...
+// after a repeated one.
+func anchors(md []byte) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	for _, m := range heading.FindAllSubmatch(fence.ReplaceAll(md, nil), -1) {
+		text := linkText.ReplaceAllString(string(m[1]), "$1")
+		var b strings.Builder
+		for _, r := range strings.ToLower(text) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			out[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			out[a] = true
+		}
+		seen[a]++
+	}
+	return out
+}
+
+// TestDocLinks checks every relative link of README.md and docs/*.md: the
+// file exists, and an anchor names a heading of the file it points at.
+func TestDocLinks(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append([]string{"README.md"}, files...)
+	links := 0
+	for _, name := range files {
+		md, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := codeSpan.ReplaceAll(fence.ReplaceAll(md, nil), nil)
+		for _, m := range mdLink.FindAllSubmatch(text, -1) {
+			link := string(m[1])
+			if schemeURL.MatchString(link) {
+				continue
+			}
+			links++
+			path, frag, _ := strings.Cut(link, "#")
+			target := name
+			if path != "" {
+				target = filepath.Join(filepath.Dir(name), path)
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s links to %s, which does not exist", name, link)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			tmd, err := os.ReadFile(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !anchors(tmd)[frag] {
+				t.Errorf("%s links to %s: %s has no heading with the anchor #%s", name, link, target, frag)
+			}
+		}
+	}
+	if links < 20 {
+		t.Fatalf("found %d relative links; the pattern no longer reads them", links)
 	}
 }
