@@ -20,6 +20,10 @@
 //     timeouts and correct output encodings, and exposes that as MCP tools.
 //   - hdc exposes the HarmonyOS device connector as MCP tools on top of
 //     winexec.
+//   - mcp/mcphttp/oauth is the client side of MCP authorization: an
+//     http.RoundTripper that runs the flow on a 401.
+//   - gateway is the tool facade: one safe tool surface over many MCP
+//     servers, with policy, validation, approval, budgets and audit.
 //
 // The examples directory holds runnable programs built on these packages.
 // docs/ARCHITECTURE.md draws the data flow between them.
