@@ -532,7 +532,7 @@ func request(ctx context.Context, p session, sub string, args []string, opts ...
 // (the one array member besides nextCursor and _meta) into one result.
 func listAll(ctx context.Context, p session, method string, out *json.RawMessage) error {
 	merged := map[string]json.RawMessage{}
-	var items []json.RawMessage
+	items := []json.RawMessage{} // a server's empty list stays [], not null
 	key := ""
 	cursor := ""
 	for range 1000 {

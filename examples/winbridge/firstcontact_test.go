@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -178,6 +179,45 @@ func TestRefusalNamesFlagAndVariable(t *testing.T) {
 		msg := (&winexec.NotAllowedError{Setting: setting, Value: "x"}).Error()
 		if !strings.Contains(msg, setting) || !strings.Contains(msg, flag) {
 			t.Errorf("%q does not name %s and %s", msg, setting, flag)
+		}
+	}
+}
+
+// Every variable the library refuses names the flag that overrides it, and
+// that flag, given, wins over it: the pairs are read from the flags' own
+// help text, so a new setting cannot be left out (MAX_TIMEOUT_MS and
+// WINBRIDGE_QUEUE_TIMEOUT_MS once were).
+func TestEverySettingErrorNamesItsFlag(t *testing.T) {
+	junk := func(string) string { return "bogus" }
+	_, libErr := winexec.ConfigFromEnvFunc(junk)
+	var settings []string
+	for _, e := range libErr.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *winexec.ConfigError
+		if errors.As(e, &ce) {
+			settings = append(settings, ce.Setting)
+		}
+	}
+	if len(settings) < 5 {
+		t.Fatalf("only %d settings refused junk: %v", len(settings), settings)
+	}
+	_, err := parseSettings(nil, junk, io.Discard)
+	if err == nil {
+		t.Fatal("junk settings accepted")
+	}
+	for _, s := range settings {
+		if !strings.Contains(err.Error(), "flag overrides "+s) {
+			t.Errorf("%s: the error names no flag: %v", s, err)
+		}
+	}
+	for _, pair := range [][3]string{{"MAX_TIMEOUT_MS", "-max-timeout", "5m"}, {"WINBRIDGE_QUEUE_TIMEOUT_MS", "-queue-timeout", "5s"}} {
+		only := func(k string) string {
+			if k == pair[0] {
+				return "abc"
+			}
+			return ""
+		}
+		if _, err := parseSettings([]string{"-backend", "local", pair[1], pair[2]}, only, io.Discard); err != nil {
+			t.Errorf("%s over a bad %s: %v", pair[1], pair[0], err)
 		}
 	}
 }

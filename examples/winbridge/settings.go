@@ -29,18 +29,23 @@ type settings struct {
 	hdcRoots  []string // hdc.Options.LocalRoots
 }
 
-// flagOf is the flag that overrides each environment variable, for
-// messages that must name both.
-var flagOf = map[string]string{
-	"WINBRIDGE_BACKEND": "-backend", "WIN_PS_EXE": "-ps-exe", "HDC_EXE": "-hdc-exe", "ALLOW_EXE": "-allow-exe",
-	"ALLOW_ENV": "-allow-env", "DEFAULT_TIMEOUT_MS": "-timeout", "WINBRIDGE_LAUNCHER": "-launcher", "WIN_CODEPAGE": "-codepage",
-	"WINBRIDGE_JOB_HELPER": "-job-helper", "WINBRIDGE_MAX_PROCESSES": "-max-processes", "WINBRIDGE_PASS_ENV": "-pass-env",
+// envOfFlag is the environment variable a flag overrides, read from the
+// "[NAME]" (or "[NAME=1 ...]") its usage text ends with, so that the help
+// output and the messages naming both can never disagree.
+func envOfFlag(usage string) string {
+	i := strings.LastIndexByte(usage, '[')
+	if i < 0 || !strings.HasSuffix(usage, "]") {
+		return ""
+	}
+	name, _, _ := strings.Cut(usage[i+1:len(usage)-1], "=")
+	name, _, _ = strings.Cut(name, " ")
+	return name
 }
 
 // envErrors keeps the problems of environment variables whose flag was not
 // given (a flag wins, so a bad variable under it does not matter) and says
 // which flag overrides each.
-func envErrors(err error, set map[string]bool) error {
+func envErrors(err error, fs *flag.FlagSet) error {
 	if err == nil {
 		return nil
 	}
@@ -48,15 +53,23 @@ func envErrors(err error, set map[string]bool) error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		all = j.Unwrap()
 	}
+	flagOf := map[string]string{}
+	set := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if env := envOfFlag(f.Usage); env != "" {
+			flagOf[env] = f.Name
+		}
+	})
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var out []error
 	for _, e := range all {
 		var ce *winexec.ConfigError
 		if errors.As(e, &ce) {
 			if f := flagOf[ce.Setting]; f != "" {
-				if set[strings.TrimPrefix(f, "-")] {
+				if set[f] {
 					continue
 				}
-				e = fmt.Errorf("%w (the %s flag overrides %s)", e, f, ce.Setting)
+				e = fmt.Errorf("%w (the -%s flag overrides %s)", e, f, ce.Setting)
 			}
 		}
 		out = append(out, e)
@@ -90,6 +103,8 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	maxTimeout := fs.Duration("max-timeout", orDuration(cfg.MaxTimeout, winexec.DefaultMaxTimeout), "largest `timeout` a call may ask for; larger timeoutMs values are lowered to it [MAX_TIMEOUT_MS]")
 	queueTimeout := fs.Duration("queue-timeout", orDuration(cfg.QueueTimeout, winexec.DefaultQueueTimeout), "how long a call waits for a free PowerShell host (pshost) before failing as busy [WINBRIDGE_QUEUE_TIMEOUT_MS]")
 	maxProcs := fs.Int("max-processes", orInt(cfg.MaxProcesses, winexec.DefaultMaxProcesses), "`number` of programs win_exec and the hdc tools run at once; a call beyond it waits within its own timeout, then fails [WINBRIDGE_MAX_PROCESSES]")
+	maxOutput := fs.Int("max-output", orInt(cfg.MaxOutput, winexec.DefaultMaxOutput), "`bytes` of stdout, and of stderr, a call keeps; the rest is cut and marked [WINBRIDGE_MAX_OUTPUT]")
+	poolSize := fs.Int("pshost-pool", orInt(cfg.PoolSize, winexec.DefaultPoolSize), "`number` of PowerShell processes the pshost backend keeps, 1 to 64 [WINBRIDGE_PSHOST_POOL]")
 	launcher := fs.String("launcher", strings.Join(cfg.Launcher, " "), "`command` prefix that starts Windows programs (empty under WSL; wine in tests) [WINBRIDGE_LAUNCHER]")
 	jobHelper := fs.String("job-helper", cfg.JobHelper, "absolute `path` of jobrun.exe (GOOS=windows go build -o jobrun.exe ./winexec/jobrun): the direct backend runs every program in a kill-on-close Windows Job Object, so a timeout kills the whole tree [WINBRIDGE_JOB_HELPER]")
 	codepage := fs.Int("codepage", cfg.CodePage, "Windows code `page` for output that is not UTF-8 (0: detect) [WIN_CODEPAGE]")
@@ -112,9 +127,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := envErrors(envErr, set); err != nil && !s.version {
+	if err := envErrors(envErr, fs); err != nil && !s.version {
 		return nil, err
 	}
 	s.cfg.Backend = *backend
@@ -132,6 +145,11 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	if *maxProcs <= 0 || *maxProcs > winexec.MaxMaxProcesses {
 		return nil, fmt.Errorf("-max-processes (or WINBRIDGE_MAX_PROCESSES) must be from 1 to %d", winexec.MaxMaxProcesses)
 	}
+	if *maxOutput <= 0 || *poolSize <= 0 || *poolSize > 64 {
+		return nil, fmt.Errorf("-max-output must be positive and -pshost-pool from 1 to 64")
+	}
+	s.cfg.MaxOutput = *maxOutput
+	s.cfg.PoolSize = *poolSize
 	s.cfg.MaxProcesses = *maxProcs
 	s.cfg.Launcher = strings.Fields(*launcher)
 	s.cfg.JobHelper = strings.TrimSpace(*jobHelper)
