@@ -668,6 +668,10 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	hd := w.Header()
 	hd["Content-Type"] = jsonContentType
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if dw, ok := w.(*deadlineWriter); ok {
+		dw.writeWhole(status, body)
+		return
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
