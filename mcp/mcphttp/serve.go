@@ -466,8 +466,13 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// idling out, as when the POST returned while a worker ran the
 		// request; once the session ends, it counts for MaxInFlight
 		// again until the handler returns (adrift.go).
-		// Watched only once the request has run a while (watchLate).
-		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream) })
+		// Watched only once the request has run a while (watchLate); the
+		// streamer starts on the same timer, quickAnswer being watchAfter.
+		var begin func()
+		if st != nil {
+			begin = st.begin
+		}
+		release = watchLateWith(r.Context(), func() { h.abandoned(s, st, p.stream) }, begin)
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.

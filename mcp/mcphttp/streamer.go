@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"net/http"
 	"sync"
-	"time"
 )
 
 // A streamer serves the SSE stream of a request while the request runs on
@@ -17,8 +16,11 @@ import (
 // resumable), so that what the request sends reaches the client while it
 // runs, as it did when the POST's goroutine only waited.
 type streamer struct {
-	run   func()
-	timer *time.Timer
+	run func()
+	// begin is start as a func, made once: it is both the stream's
+	// onPush and, in a legacy session, what the POST's watch runs after
+	// quickAnswer (watchLateWith), which serves as the streamer's timer.
+	begin func()
 
 	mu      sync.Mutex
 	started bool
@@ -26,16 +28,16 @@ type streamer struct {
 	done    chan struct{}
 }
 
-// newStreamer arms a streamer for the stream of request m.
+// newStreamer arms a streamer for the stream of request m. In a legacy
+// session the caller runs st.begin after quickAnswer (watchLateWith)
+// and stops that before finish.
 func (h *Handler) newStreamer(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) *streamer {
 	st := &streamer{}
 	st.run = func() { h.answer(w, r, s, m, p, 0) }
+	st.begin = st.start
 	p.stream.mu.Lock()
-	p.stream.onPush = st.start
+	p.stream.onPush = st.begin
 	p.stream.mu.Unlock()
-	if s.id != "" {
-		st.timer = time.AfterFunc(quickAnswer, st.start)
-	}
 	return st
 }
 
@@ -61,9 +63,6 @@ func (st *streamer) start() {
 // response, which was queued, is written; or the client went away); if
 // not, the POST's goroutine answers.
 func (st *streamer) finish() bool {
-	if st.timer != nil {
-		st.timer.Stop()
-	}
 	return st.abandon()
 }
 

@@ -61,6 +61,29 @@ func TestWatchLate(t *testing.T) {
 	})
 }
 
+// TestWatchLateWith: also runs once the watch arms, and never after an
+// early release.
+func TestWatchLateWith(t *testing.T) {
+	t.Run("released early", func(t *testing.T) {
+		var ran atomic.Bool
+		release := watchLateWith(context.Background(), func() {}, func() { ran.Store(true) })
+		if !release() {
+			t.Fatal("release before arming reported false")
+		}
+		if ran.Load() {
+			t.Fatal("also ran after release")
+		}
+	})
+	t.Run("armed", func(t *testing.T) {
+		ran := make(chan struct{})
+		release := watchLateWith(context.Background(), func() {}, func() { close(ran) })
+		<-ran // after watchAfter
+		if !release() {
+			t.Fatal("release of an armed watch whose context is live reported false")
+		}
+	})
+}
+
 // newStoppedTimer is a timer that has fired: Stop reports false, as for
 // a watch whose timer ran arm.
 func newStoppedTimer() *time.Timer {
