@@ -590,13 +590,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession,
 // it implies and reports true; otherwise the caller streams.
 func (h *Handler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
 	for {
-		evs, done, closed := es.since(0)
+		ev, final, some, closed := es.sole()
 		switch {
-		case len(evs) == 1 && done:
-			es.markSent(evs[0].n)
-			writeJSON(w, statusOf(evs[0].data), evs[0].data)
+		case final:
+			es.markSent(ev.n)
+			writeJSON(w, statusOf(ev.data), ev.data)
 			return true
-		case len(evs) > 0 || closed:
+		case some || closed:
 			return false
 		}
 		select {
@@ -622,13 +622,13 @@ const quickAnswer = 20 * time.Millisecond
 func (h *Handler) answerIfQuick(w http.ResponseWriter, r *http.Request, es *eventStream, quick time.Duration) bool {
 	var deadline <-chan time.Time
 	for {
-		evs, done, closed := es.since(0)
+		ev, final, some, closed := es.sole()
 		switch {
-		case len(evs) == 1 && done:
-			es.markSent(evs[0].n)
-			writeJSON(w, http.StatusOK, evs[0].data)
+		case final:
+			es.markSent(ev.n)
+			writeJSON(w, http.StatusOK, ev.data)
 			return true
-		case len(evs) > 0 || closed || quick <= 0:
+		case some || closed || quick <= 0:
 			return false
 		}
 		if deadline == nil {

@@ -217,6 +217,20 @@ func (es *eventStream) since(n int) (evs []queuedEvent, done, closed bool) {
 	return evs, es.final && last == es.next-1, es.closed
 }
 
+// sole reports, as since(0) does but without copying the events, whether
+// the stream holds exactly one event that finishes it (final, with that
+// event), whether it holds any, and whether it is closed: what a POST
+// looks at, once per call, to answer with plain JSON.
+func (es *eventStream) sole() (ev queuedEvent, final, some, closed bool) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if len(es.events) == 1 {
+		ev = es.events[0]
+		final = es.final && ev.n == es.next-1
+	}
+	return ev, final, len(es.events) > 0, es.closed
+}
+
 // eventID names event n of the stream, so that Last-Event-ID tells both
 // the stream and the position to resume from.
 func (es *eventStream) eventID(n int) string { return es.id + "_" + strconv.Itoa(n) }
