@@ -468,11 +468,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// again until the handler returns (adrift.go).
 		// Watched only once the request has run a while (watchLate); the
 		// streamer starts on the same timer, quickAnswer being watchAfter.
-		var begin func()
-		if st != nil {
-			begin = st.begin
-		}
-		release = watchLateWith(r.Context(), func() { h.abandoned(s, st, p.stream) }, begin)
+		release = watchLateWith(r.Context(), func() { h.abandoned(s, st, p.stream) }, st)
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.

@@ -31,10 +31,11 @@ type eventStream struct {
 	closed   bool      // the session ended: writers stop at once
 	attached bool      // a writer is serving the stream
 	wake     chan struct{}
-	// onPush, if set, is called after each event but the final one is
+	// onPush, if set, is started after each event but the final one is
 	// queued: a request running on its POST's goroutine starts serving
-	// its stream then (streamer).
-	onPush func()
+	// its stream then. A pointer, not a func: a method value cost an
+	// allocation per request.
+	onPush *streamer
 	// unstored: an event of the stream was not appended to
 	// HandlerOptions.Events (the append failed, or the Handler rested
 	// after another failed). None after it is: a replica that resumes
@@ -78,7 +79,7 @@ func (es *eventStream) push(msg []byte, final bool) int {
 	es.mu.Unlock()
 	es.signal()
 	if onPush != nil && !final {
-		onPush()
+		onPush.start()
 	}
 	return n
 }

@@ -16,11 +16,14 @@ import (
 // resumable), so that what the request sends reaches the client while it
 // runs, as it did when the POST's goroutine only waited.
 type streamer struct {
-	run func()
-	// begin is start as a func, made once: it is both the stream's
-	// onPush and, in a legacy session, what the POST's watch runs after
-	// quickAnswer (watchLateWith), which serves as the streamer's timer.
-	begin func()
+	// What run answers: the request's, held here rather than in a
+	// closure, which cost an allocation per request.
+	h *Handler
+	w http.ResponseWriter
+	r *http.Request
+	s *httpSession
+	m *rpcMessage
+	p *pendingCall
 
 	mu      sync.Mutex
 	started bool
@@ -28,18 +31,19 @@ type streamer struct {
 	done    chan struct{}
 }
 
-// newStreamer arms a streamer for the stream of request m. In a legacy
-// session the caller runs st.begin after quickAnswer (watchLateWith)
-// and stops that before finish.
+// newStreamer arms a streamer for the stream of request m: the stream
+// starts it on a push. In a legacy session the caller also starts it
+// after quickAnswer (watchLateWith), and stops that before finish.
 func (h *Handler) newStreamer(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) *streamer {
-	st := &streamer{}
-	st.run = func() { h.answer(w, r, s, m, p, 0) }
-	st.begin = st.start
+	st := &streamer{h: h, w: w, r: r, s: s, m: m, p: p}
 	p.stream.mu.Lock()
-	p.stream.onPush = st.begin
+	p.stream.onPush = st
 	p.stream.mu.Unlock()
 	return st
 }
+
+// run serves the stream: answer, with no wait for a quick response.
+func (st *streamer) run() { st.h.answer(st.w, st.r, st.s, st.m, st.p, 0) }
 
 // start serves the stream on a goroutine of its own, once, unless the
 // request has finished.

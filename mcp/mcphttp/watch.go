@@ -19,7 +19,7 @@ const watchAfter = quickAnswer
 type lateWatch struct {
 	ctx   context.Context
 	f     func()
-	also  func() // run on the same timer after arming, or nil (withTimer)
+	also  *streamer // started on the same timer after arming, or nil (watchLateWith)
 	timer *time.Timer
 
 	mu      sync.Mutex
@@ -34,23 +34,23 @@ func watchLate(ctx context.Context, f func()) (release func() bool) {
 	return watchLateWith(ctx, f, nil)
 }
 
-// watchLateWith is watchLate that also calls also, if not nil, when the
+// watchLateWith is watchLate that also starts also, if not nil, when the
 // watch arms, unless release came first: a legacy request's streamer
 // starts after quickAnswer, which is watchAfter, and rides on this timer
 // instead of a second one (each costs an allocation and the runtime
 // timer heap's lock twice, and its arming may wake the network poller).
-// release stops both: also never runs after release has returned true.
-func watchLateWith(ctx context.Context, f, also func()) (release func() bool) {
+// release stops both: also never starts after release has returned true.
+func watchLateWith(ctx context.Context, f func(), also *streamer) (release func() bool) {
 	lw := &lateWatch{ctx: ctx, f: f, also: also}
 	lw.timer = time.AfterFunc(watchAfter, lw.fire)
 	return lw.release
 }
 
-// fire is the timer's: arm the watch, then run also.
+// fire is the timer's: arm the watch, then start also.
 func (lw *lateWatch) fire() {
 	lw.arm()
 	if lw.also != nil {
-		lw.also()
+		lw.also.start()
 	}
 }
 

@@ -61,24 +61,28 @@ func TestWatchLate(t *testing.T) {
 	})
 }
 
-// TestWatchLateWith: also runs once the watch arms, and never after an
-// early release.
+// TestWatchLateWith: the streamer never starts after an early release;
+// the timer arms the watch and starts the streamer.
 func TestWatchLateWith(t *testing.T) {
 	t.Run("released early", func(t *testing.T) {
-		var ran atomic.Bool
-		release := watchLateWith(context.Background(), func() {}, func() { ran.Store(true) })
+		st := &streamer{}
+		release := watchLateWith(context.Background(), func() {}, st)
 		if !release() {
 			t.Fatal("release before arming reported false")
 		}
-		if ran.Load() {
-			t.Fatal("also ran after release")
+		if st.finish() {
+			t.Fatal("the streamer started after release")
 		}
 	})
-	t.Run("armed", func(t *testing.T) {
-		ran := make(chan struct{})
-		release := watchLateWith(context.Background(), func() {}, func() { close(ran) })
-		<-ran // after watchAfter
-		if !release() {
+	t.Run("fired", func(t *testing.T) {
+		st := &streamer{started: true} // as if started: start does nothing more
+		lw := &lateWatch{ctx: context.Background(), f: func() {}, also: st}
+		lw.timer = newStoppedTimer()
+		lw.fire() // as the timer would
+		if lw.stop == nil {
+			t.Fatal("fire did not arm the watch")
+		}
+		if !lw.release() {
 			t.Fatal("release of an armed watch whose context is live reported false")
 		}
 	})
