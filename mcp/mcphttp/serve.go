@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -450,15 +451,17 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		st = h.newStreamer(w, r, s, m, p)
 	}
 	key := m.id.Key()
-	var release func() bool
+	var (
+		ref shardset.Ref // a stateless session's in h.stateless
+		lw  *lateWatch   // a legacy POST's watch
+	)
 	if s.id == "" {
 		// Shutdown ends stateless sessions, which it does not know by
 		// name, through h.stateless: that cancels the request's handler.
-		ref, ok := h.stateless.Add(s)
-		if !ok {
+		var ok bool
+		if ref, ok = h.stateless.Add(s); !ok {
 			s.end() // Shutdown has begun
 		}
-		release = func() bool { return h.stateless.Remove(s, ref) }
 	} else {
 		// A client that walks away from a legacy request leaves it
 		// running (it may still cancel it), but the POST no longer counts
@@ -468,7 +471,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// again until the handler returns (adrift.go).
 		// Watched only once the request has run a while (watchLate); the
 		// streamer starts on the same timer, quickAnswer being watchAfter.
-		release = watchLateWith(r.Context(), func() { h.abandoned(s, st, p.stream) }, st)
+		lw = h.watchPost(r, s, st, p.stream)
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.
@@ -482,7 +485,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		settle(!busy)
 	}
 	h.addBusy(1)
-	if !release() && s.id != "" {
+	if s.id == "" {
+		h.stateless.Remove(s, ref)
+	} else if !lw.release() {
 		// abandoned ran, or runs: take back what it gave up, which post
 		// gives back as it returns.
 		s.takeBack()

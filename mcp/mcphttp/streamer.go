@@ -33,7 +33,7 @@ type streamer struct {
 
 // newStreamer arms a streamer for the stream of request m: the stream
 // starts it on a push. In a legacy session the caller also starts it
-// after quickAnswer (watchLateWith), and stops that before finish.
+// after quickAnswer (watchPost), and stops that before finish.
 func (h *Handler) newStreamer(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) *streamer {
 	st := &streamer{h: h, w: w, r: r, s: s, m: m, p: p}
 	p.stream.mu.Lock()

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -18,9 +19,15 @@ const watchAfter = quickAnswer
 
 type lateWatch struct {
 	ctx   context.Context
-	f     func()
-	also  *streamer // started on the same timer after arming, or nil (watchLateWith)
+	f     func()    // nil for a POST's watch (watchPost), which abandons its request
+	also  *streamer // started on the same timer after arming, or nil (watchPost)
 	timer *time.Timer
+	// What a POST's watch abandons (Handler.abandoned): held here, and
+	// made into a func only when the watch arms, rarely, instead of a
+	// closure per request.
+	h  *Handler
+	s  *httpSession
+	es *eventStream
 
 	mu      sync.Mutex
 	stopped bool        // release was called
@@ -31,20 +38,27 @@ type lateWatch struct {
 // context.AfterFunc does, but starts watching ctx only after watchAfter.
 // The returned release stops it, and reports false if f ran or runs.
 func watchLate(ctx context.Context, f func()) (release func() bool) {
-	return watchLateWith(ctx, f, nil)
-}
-
-// watchLateWith is watchLate that also starts also, if not nil, when the
-// watch arms, unless release came first: a legacy request's streamer
-// starts after quickAnswer, which is watchAfter, and rides on this timer
-// instead of a second one (each costs an allocation and the runtime
-// timer heap's lock twice, and its arming may wake the network poller).
-// release stops both: also never starts after release has returned true.
-func watchLateWith(ctx context.Context, f func(), also *streamer) (release func() bool) {
-	lw := &lateWatch{ctx: ctx, f: f, also: also}
+	lw := &lateWatch{ctx: ctx, f: f}
 	lw.timer = time.AfterFunc(watchAfter, lw.fire)
 	return lw.release
 }
+
+// watchPost is watchLate for a legacy session's POST: once r's context is
+// done it abandons the request (Handler.abandoned(s, st, es)), and it
+// also starts st, if not nil, when the watch arms, unless release came
+// first. The streamer starts after quickAnswer, which is watchAfter, and
+// rides on this timer instead of a second one (each costs an allocation
+// and the runtime timer heap's lock twice, and its arming may wake the
+// network poller). lw.release stops both: st never starts after release
+// has returned true.
+func (h *Handler) watchPost(r *http.Request, s *httpSession, st *streamer, es *eventStream) *lateWatch {
+	lw := &lateWatch{ctx: r.Context(), also: st, h: h, s: s, es: es}
+	lw.timer = time.AfterFunc(watchAfter, lw.fire)
+	return lw
+}
+
+// abandon is a POST's watch's f.
+func (lw *lateWatch) abandon() { lw.h.abandoned(lw.s, lw.also, lw.es) }
 
 // fire is the timer's: arm the watch, then start also.
 func (lw *lateWatch) fire() {
@@ -58,7 +72,11 @@ func (lw *lateWatch) arm() {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if !lw.stopped {
-		lw.stop = context.AfterFunc(lw.ctx, lw.f)
+		f := lw.f
+		if f == nil {
+			f = lw.abandon
+		}
+		lw.stop = context.AfterFunc(lw.ctx, f)
 	}
 }
 

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,13 +62,13 @@ func TestWatchLate(t *testing.T) {
 	})
 }
 
-// TestWatchLateWith: the streamer never starts after an early release;
+// TestWatchPost: the streamer never starts after an early release;
 // the timer arms the watch and starts the streamer.
-func TestWatchLateWith(t *testing.T) {
+func TestWatchPost(t *testing.T) {
 	t.Run("released early", func(t *testing.T) {
 		st := &streamer{}
-		release := watchLateWith(context.Background(), func() {}, st)
-		if !release() {
+		lw := (&Handler{}).watchPost(httptest.NewRequest("POST", "/", nil), &httpSession{}, st, nil)
+		if !lw.release() {
 			t.Fatal("release before arming reported false")
 		}
 		if st.finish() {
