@@ -412,6 +412,9 @@ type toolCallWire struct {
 
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
+	if tc.Meta == nil && tc.rawMeta == nil && tc.InputResponses == nil && tc.RequestState == "" && tc.Task == nil && plainJSONText(tc.Name) {
+		return tc.encodePlain()
+	}
 	var meta any // a nil mcp.Meta is no _meta, as omitzero had it
 	spliced := len(tc.Meta) == 0 && tc.rawMeta != nil
 	if !spliced && tc.Meta != nil {
@@ -430,6 +433,40 @@ func (tc *toolCall) encode() (json.RawMessage, error) {
 		}
 	}
 	return nil, err
+}
+
+// encodePlain encodes params that are a name and arguments alone (a
+// legacy session's call without a progress token), as encoding/json
+// encodes toolCallWire: encoding/json encodes only the arguments, the
+// name goes in as it is (plainJSONText), and the envelope costs no
+// reflection on toolCallWire's six members on every call.
+func (tc *toolCall) encodePlain() (json.RawMessage, error) {
+	var args []byte
+	if tc.args != nil { // omitempty: a nil interface only
+		var err error
+		if args, err = json.Marshal(tc.args); err != nil {
+			return nil, &argumentsError{fmt.Errorf("tools/call %s: encoding arguments: %w", tc.Name, err)}
+		}
+	}
+	b := make([]byte, 0, len(`{"name":"","arguments":}`)+len(tc.Name)+len(args))
+	b = append(append(append(b, `{"name":"`...), tc.Name...), '"')
+	if tc.args != nil {
+		b = append(append(b, `,"arguments":`...), args...)
+	}
+	return append(b, '}'), nil
+}
+
+// plainJSONText reports whether encoding/json writes s between quotes as
+// it is: printable ASCII without the quote, the backslash and the
+// characters it escapes for HTML.
+func plainJSONText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // spliceMeta appends the member "_meta": meta to the encoded object obj,

@@ -30,6 +30,8 @@ func TestToolCallEncodesAsCallToolParams(t *testing.T) {
 	} {
 		for _, tc := range []*toolCall{
 			newToolCall("echo", a),
+			newToolCall("t<>", a), // a name encoding/json escapes
+			newToolCall("", a),
 			{CallToolParams: mcp.CallToolParams{Name: "t<>", InputResponses: mcp.InputResponses{"k": json.RawMessage(`{"action":"accept"}`)}, RequestState: "s", Meta: meta}, args: a},
 		} {
 			p := tc.CallToolParams

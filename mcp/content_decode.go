@@ -118,6 +118,15 @@ func fastSmall(dst any, v []byte) bool {
 			return true
 		}
 	}
+	if p, ok := dst.(*any); ok && *p == nil {
+		// As json.Unmarshal decodes into an empty interface (structured
+		// content), without checking v again and reflecting on dst; a
+		// number float64 cannot hold is encoding/json's, for its error.
+		if x, ok := jsonscan.DecodeAnyFloat(v); ok {
+			*p = x
+			return true
+		}
+	}
 	if u, ok := dst.(json.Unmarshaler); ok && v[0] == '{' {
 		return u.UnmarshalJSON(v) == nil
 	}

@@ -1,5 +1,7 @@
 package mcp
 
+import "slices"
+
 // Wire forms for encoding. encoding/json scans and copies whatever a
 // MarshalJSON method returns, so a result encoded through the nested
 // MarshalJSON methods of its blocks went over a large text once per level.
@@ -123,4 +125,66 @@ func (w *callToolResultWire) form(r *CallToolResult) any {
 		return &callToolResultFalseWire{callToolResultWire: w}
 	}
 	return w
+}
+
+// maxFastResult bounds the text appendCallResultFast writes: its bytes are
+// checked once more as the transport sends them (a json.RawMessage), which
+// costs less than encoding/json's reflection on a small result, not on a
+// large one.
+const maxFastResult = 16 << 10
+
+// appendCallResultFast appends r's wire form, the bytes json.Marshal
+// writes for r.wire(), for the common result of a tool: text blocks
+// without annotations or _meta, of plain printable ASCII that encoding/json
+// writes as it is (no quote, backslash, or <, >, & that it escapes for
+// HTML), no structured content, resultType or _meta. It reports false for
+// anything else, and for more than maxFastResult bytes of text, leaving
+// those to encoding/json.
+//
+// Why: the result of every call went through encoding/json's reflection
+// on the wire struct, its blocks and its embedded envelope, and the wire
+// struct with its blocks cost three allocations more.
+func appendCallResultFast(b []byte, r *CallToolResult) ([]byte, bool) {
+	if r.StructuredContent != nil || r.ResultType != "" || r.Meta != nil || (r.IsErrorSet && !r.IsError) {
+		return b, false
+	}
+	size := 0
+	for _, c := range r.Content {
+		t, ok := c.(*TextContent)
+		if !ok || t == nil || t.Annotations != nil || t.Meta != nil || !plainJSONText(t.Text) {
+			return b, false
+		}
+		size += len(t.Text)
+	}
+	if size > maxFastResult {
+		return b, false
+	}
+	b = slices.Grow(b, size+len(r.Content)*len(`{"type":"text","text":""},`)+len(`{"content":[],"isError":true}`))
+	b = append(b, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":"`...)
+		b = append(b, c.(*TextContent).Text...)
+		b = append(b, `"}`...)
+	}
+	b = append(b, ']')
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), true
+}
+
+// plainJSONText reports whether encoding/json writes s between quotes as
+// it is: printable ASCII without the quote, the backslash and the
+// characters it escapes for HTML.
+func plainJSONText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }

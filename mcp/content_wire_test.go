@@ -150,10 +150,24 @@ func TestWireResultMatchesLegacyEncoding(t *testing.T) {
 			}
 		}
 	}
+	// Plain text, which appendCallResultFast writes itself.
+	plain := []Content{&TextContent{Text: "hello"}, &TextContent{}, &TextContent{Text: " ~!#$%'()*+,-./09:;=?@AZ[]^_`az{|}"}}
+	for _, content := range [][]Content{plain[:1], plain, {&TextContent{Text: "a\x7f"}}} {
+		for _, isErr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			cases = append(cases, &CallToolResult{Content: content, IsError: isErr[0], IsErrorSet: isErr[1]})
+		}
+	}
+	fast := 0
 	for i, r := range cases {
 		want, err := legacyMarshalResult(r)
 		if err != nil {
 			t.Fatalf("case %d: legacy: %v", i, err)
+		}
+		if got, ok := appendCallResultFast([]byte("x"), r); ok {
+			fast++
+			if !bytes.Equal(got[1:], want) || got[0] != 'x' {
+				t.Errorf("case %d: appendCallResultFast:\n got %s\nwant x%s", i, got, want)
+			}
 		}
 		for name, enc := range map[string]func() ([]byte, error){
 			"json.Marshal": func() ([]byte, error) { return json.Marshal(r) },
@@ -168,7 +182,29 @@ func TestWireResultMatchesLegacyEncoding(t *testing.T) {
 			}
 		}
 	}
+	if fast < 10 {
+		t.Errorf("appendCallResultFast wrote only %d of the cases", fast)
+	}
 	if len(cases) < 100 {
 		t.Fatal(fmt.Sprint("only ", len(cases), " cases"))
 	}
+}
+
+// FuzzCallResultFast: appendCallResultFast writes what encoding/json
+// writes for the wire form, whatever the text.
+func FuzzCallResultFast(f *testing.F) {
+	for _, s := range []string{"hello", "", "<&>", "a\"b\\c", "é", "\x7f", "\u2028"} {
+		f.Add(s, s, false)
+	}
+	f.Fuzz(func(t *testing.T, a, b string, isErr bool) {
+		r := &CallToolResult{Content: []Content{&TextContent{Text: a}, &TextContent{Text: b}}, IsError: isErr}
+		got, ok := appendCallResultFast(nil, r)
+		if !ok {
+			return
+		}
+		want, err := json.Marshal(r.wire())
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("appendCallResultFast = %s, encoding/json %s (%v)", got, want, err)
+		}
+	})
 }

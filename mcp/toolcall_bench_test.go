@@ -106,7 +106,23 @@ func BenchmarkToolCallClientDecode(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// As a typed tool answers: its output as structured content too.
+		structured, err := json.Marshal(&CallToolResult{Content: []Content{&TextContent{Text: benchText(sz.size)}},
+			StructuredContent: json.RawMessage(`{"sum":3}`)})
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, d := range decoders {
+			b.Run(sz.name+"/structured/"+d.name, func(b *testing.B) {
+				b.SetBytes(int64(sz.size))
+				b.ReportAllocs()
+				for b.Loop() {
+					var res CallToolResult
+					if err := d.decode(structured, &res); err != nil || len(res.Content) != 1 || res.StructuredContent == nil {
+						b.Fatalf("decoded %d blocks, structured %v: %v", len(res.Content), res.StructuredContent, err)
+					}
+				}
+			})
 			b.Run(sz.name+"/stateless/"+d.name, func(b *testing.B) {
 				b.SetBytes(int64(sz.size))
 				b.ReportAllocs()

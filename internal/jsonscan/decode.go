@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -17,12 +18,24 @@ import (
 // into a map (mcp.Meta). Through json.Decoder that cost a copy of the input
 // and two scanner passes over it before the maps were built, and was the
 // largest single item of a small call's CPU in that era.
-func DecodeAny(b []byte) (any, bool) {
+func DecodeAny(b []byte) (any, bool) { return decode(b, false) }
+
+// DecodeAnyFloat is DecodeAny with numbers as float64, exactly as
+// json.Unmarshal decodes into an interface value; a number float64 cannot
+// hold (1e999) reports false, for encoding/json to produce its error.
+//
+// Why: a tool's structured content decodes into an any (CallToolResult's
+// StructuredContent) on every call's result, and json.Unmarshal checked the
+// valid member again and reflected on the value before building its map:
+// the largest single item of a client's decoding of a small result.
+func DecodeAnyFloat(b []byte) (any, bool) { return decode(b, true) }
+
+func decode(b []byte, floats bool) (any, bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) {
 		return nil, false
 	}
-	v, end, ok := decodeAt(b, i)
+	v, end, ok := decodeAt(b, i, floats)
 	return v, ok && skipSpace(b, end) == len(b)
 }
 
@@ -30,7 +43,7 @@ func DecodeAny(b []byte) (any, bool) {
 // just past it. One pass: each byte is read once, however deep the value
 // nests (skipping each nested value to find its end, then decoding it,
 // cost its size once per level).
-func decodeAt(b []byte, i int) (v any, end int, ok bool) {
+func decodeAt(b []byte, i int, floats bool) (v any, end int, ok bool) {
 	switch b[i] {
 	case '{':
 		m := map[string]any{}
@@ -58,7 +71,7 @@ func decodeAt(b []byte, i int) (v any, end int, ok bool) {
 				return nil, i, false
 			}
 			var x any
-			if x, i, ok = decodeAt(b, i); !ok {
+			if x, i, ok = decodeAt(b, i, floats); !ok {
 				return nil, i, false
 			}
 			m[k] = x
@@ -81,7 +94,7 @@ func decodeAt(b []byte, i int) (v any, end int, ok bool) {
 		}
 		for i < len(b) {
 			var x any
-			if x, i, ok = decodeAt(b, i); !ok {
+			if x, i, ok = decodeAt(b, i, floats); !ok {
 				return nil, i, false
 			}
 			s = append(s, x)
@@ -116,6 +129,9 @@ func decodeAt(b []byte, i int) (v any, end int, ok bool) {
 		return nil, end, true
 	case b[i] == 't' || b[i] == 'f' || b[i] == 'n':
 		return nil, end, false
+	case floats:
+		f, err := strconv.ParseFloat(t, 64)
+		return f, end, err == nil
 	default:
 		return json.Number(t), end, true
 	}

@@ -44,15 +44,46 @@ func checkDecodeAny(t *testing.T, b []byte) {
 	}
 }
 
-func TestDecodeAny(t *testing.T) {
-	for _, s := range decodeSeeds {
-		checkDecodeAny(t, []byte(s))
+// checkDecodeAnyFloat: DecodeAnyFloat agrees with json.Unmarshal into an
+// interface value, and fails where it fails (a number out of float64's
+// range).
+func checkDecodeAnyFloat(t *testing.T, b []byte) {
+	t.Helper()
+	if !Valid(b) {
+		return
+	}
+	var want any
+	werr := json.Unmarshal(b, &want)
+	got, ok := DecodeAnyFloat(b)
+	switch {
+	case werr != nil && ok:
+		t.Fatalf("DecodeAnyFloat(%.80q) = %v, encoding/json fails: %v", b, got, werr)
+	case werr == nil && !ok:
+		t.Fatalf("DecodeAnyFloat(%.80q) failed, encoding/json decodes %v", b, want)
+	}
+	if diff := cmp.Diff(want, got); werr == nil && diff != "" {
+		t.Fatalf("DecodeAnyFloat(%.80q) differs (-encoding/json +DecodeAnyFloat):\n%s", b, diff)
 	}
 }
 
+func TestDecodeAny(t *testing.T) {
+	for _, s := range append(decodeSeeds, floatSeeds...) {
+		checkDecodeAny(t, []byte(s))
+		checkDecodeAnyFloat(t, []byte(s))
+	}
+}
+
+// floatSeeds are numbers float64 holds inexactly, or not at all.
+var floatSeeds = []string{
+	`{"sum":3}`, `[1e999]`, `{"a":-1e-400}`, `[0.1,1e308,-0,12345678901234567890123,4.9e-324]`, `{"x":[1E+2,2e-2]}`,
+}
+
 func FuzzDecodeAny(f *testing.F) {
-	for _, s := range decodeSeeds {
+	for _, s := range append(decodeSeeds, floatSeeds...) {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) { checkDecodeAny(t, b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkDecodeAny(t, b)
+		checkDecodeAnyFloat(t, b)
+	})
 }

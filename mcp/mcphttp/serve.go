@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -456,15 +457,17 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		st = h.newStreamer(w, r, s, m, p)
 	}
 	key := m.id.Key()
-	var release func() bool
+	var (
+		ref shardset.Ref // a stateless session's in h.stateless
+		lw  *lateWatch   // a legacy POST's watch
+	)
 	if s.id == "" {
 		// Shutdown ends stateless sessions, which it does not know by
 		// name, through h.stateless: that cancels the request's handler.
-		ref, ok := h.stateless.Add(s)
-		if !ok {
+		var ok bool
+		if ref, ok = h.stateless.Add(s); !ok {
 			s.end() // Shutdown has begun
 		}
-		release = func() bool { return h.stateless.Remove(s, ref) }
 	} else {
 		// A client that walks away from a legacy request leaves it
 		// running (it may still cancel it), but the POST no longer counts
@@ -472,8 +475,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		// idling out, as when the POST returned while a worker ran the
 		// request; once the session ends, it counts for MaxInFlight
 		// again until the handler returns (adrift.go).
-		// Watched only once the request has run a while (watchLate).
-		release = watchLate(r.Context(), func() { h.abandoned(s, st, p.stream, h.counted(r)) })
+		// Watched only once the request has run a while (watchLate); the
+		// streamer starts on the same timer, quickAnswer being watchAfter.
+		lw = h.watchPost(r, s, st, p.stream)
 	}
 	// Shutdown waits for the handler as for any other, within the
 	// server's ShutdownTimeout, not as for an HTTP request.
@@ -487,7 +491,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 		settle(!busy)
 	}
 	h.addBusy(1)
-	if !release() && s.id != "" {
+	if s.id == "" {
+		h.stateless.Remove(s, ref)
+	} else if !lw.release() {
 		// abandoned ran, or runs: take back what it gave up, which post
 		// gives back as it returns.
 		s.takeBack(h.counted(r))
@@ -592,13 +598,13 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession,
 // it implies and reports true; otherwise the caller streams.
 func (h *Handler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventStream) bool {
 	for {
-		evs, done, closed := es.since(0)
+		ev, final, some, closed := es.sole()
 		switch {
-		case len(evs) == 1 && done:
-			es.markSent(evs[0].n)
-			writeJSON(w, statusOf(evs[0].data), evs[0].data)
+		case final:
+			es.markSent(ev.n)
+			writeJSON(w, statusOf(ev.data), ev.data)
 			return true
-		case len(evs) > 0 || closed:
+		case some || closed:
 			return false
 		}
 		select {
@@ -624,13 +630,13 @@ const quickAnswer = 20 * time.Millisecond
 func (h *Handler) answerIfQuick(w http.ResponseWriter, r *http.Request, es *eventStream, quick time.Duration) bool {
 	var deadline <-chan time.Time
 	for {
-		evs, done, closed := es.since(0)
+		ev, final, some, closed := es.sole()
 		switch {
-		case len(evs) == 1 && done:
-			es.markSent(evs[0].n)
-			writeJSON(w, http.StatusOK, evs[0].data)
+		case final:
+			es.markSent(ev.n)
+			writeJSON(w, http.StatusOK, ev.data)
 			return true
-		case len(evs) > 0 || closed || quick <= 0:
+		case some || closed || quick <= 0:
 			return false
 		}
 		if deadline == nil {
@@ -675,6 +681,10 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	hd := w.Header()
 	hd["Content-Type"] = jsonContentType
 	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if dw, ok := w.(*deadlineWriter); ok {
+		dw.writeWhole(status, body)
+		return
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

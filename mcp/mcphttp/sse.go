@@ -31,10 +31,11 @@ type eventStream struct {
 	closed   bool      // the session ended: writers stop at once
 	attached bool      // a writer is serving the stream
 	wake     chan struct{}
-	// onPush, if set, is called after each event but the final one is
+	// onPush, if set, is started after each event but the final one is
 	// queued: a request running on its POST's goroutine starts serving
-	// its stream then (streamer).
-	onPush func()
+	// its stream then. A pointer, not a func: a method value cost an
+	// allocation per request.
+	onPush *streamer
 	// unstored: an event of the stream was not appended to
 	// HandlerOptions.Events (the append failed, or the Handler rested
 	// after another failed). None after it is: a replica that resumes
@@ -78,7 +79,7 @@ func (es *eventStream) push(msg []byte, final bool) int {
 	es.mu.Unlock()
 	es.signal()
 	if onPush != nil && !final {
-		onPush()
+		onPush.start()
 	}
 	return n
 }
@@ -215,6 +216,20 @@ func (es *eventStream) since(n int) (evs []queuedEvent, done, closed bool) {
 		last = evs[len(evs)-1].n
 	}
 	return evs, es.final && last == es.next-1, es.closed
+}
+
+// sole reports, as since(0) does but without copying the events, whether
+// the stream holds exactly one event that finishes it (final, with that
+// event), whether it holds any, and whether it is closed: what a POST
+// looks at, once per call, to answer with plain JSON.
+func (es *eventStream) sole() (ev queuedEvent, final, some, closed bool) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if len(es.events) == 1 {
+		ev = es.events[0]
+		final = es.final && ev.n == es.next-1
+	}
+	return ev, final, len(es.events) > 0, es.closed
 }
 
 // eventID names event n of the stream, so that Last-Event-ID tells both

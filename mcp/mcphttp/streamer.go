@@ -3,7 +3,6 @@ package mcphttp
 import (
 	"net/http"
 	"sync"
-	"time"
 )
 
 // A streamer serves the SSE stream of a request while the request runs on
@@ -17,8 +16,14 @@ import (
 // resumable), so that what the request sends reaches the client while it
 // runs, as it did when the POST's goroutine only waited.
 type streamer struct {
-	run   func()
-	timer *time.Timer
+	// What run answers: the request's, held here rather than in a
+	// closure, which cost an allocation per request.
+	h *Handler
+	w http.ResponseWriter
+	r *http.Request
+	s *httpSession
+	m *rpcMessage
+	p *pendingCall
 
 	mu      sync.Mutex
 	started bool
@@ -26,18 +31,19 @@ type streamer struct {
 	done    chan struct{}
 }
 
-// newStreamer arms a streamer for the stream of request m.
+// newStreamer arms a streamer for the stream of request m: the stream
+// starts it on a push. In a legacy session the caller also starts it
+// after quickAnswer (watchPost), and stops that before finish.
 func (h *Handler) newStreamer(w http.ResponseWriter, r *http.Request, s *httpSession, m *rpcMessage, p *pendingCall) *streamer {
-	st := &streamer{}
-	st.run = func() { h.answer(w, r, s, m, p, 0) }
+	st := &streamer{h: h, w: w, r: r, s: s, m: m, p: p}
 	p.stream.mu.Lock()
-	p.stream.onPush = st.start
+	p.stream.onPush = st
 	p.stream.mu.Unlock()
-	if s.id != "" {
-		st.timer = time.AfterFunc(quickAnswer, st.start)
-	}
 	return st
 }
+
+// run serves the stream: answer, with no wait for a quick response.
+func (st *streamer) run() { st.h.answer(st.w, st.r, st.s, st.m, st.p, 0) }
 
 // start serves the stream on a goroutine of its own, once, unless the
 // request has finished.
@@ -61,9 +67,6 @@ func (st *streamer) start() {
 // response, which was queued, is written; or the client went away); if
 // not, the POST's goroutine answers.
 func (st *streamer) finish() bool {
-	if st.timer != nil {
-		st.timer.Stop()
-	}
 	return st.abandon()
 }
 

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -18,28 +19,56 @@ const watchAfter = quickAnswer
 
 type lateWatch struct {
 	ctx   context.Context
-	f     func()
+	f     func()    // run instead of abandoning the request, by tests; nil for a POST's watch
+	also  *streamer // started on the same timer after arming, or nil (watchPost)
 	timer *time.Timer
+	// What a POST's watch abandons (Handler.abandoned): held here, and
+	// made into a func only when the watch arms, rarely, instead of a
+	// closure per request.
+	h  *Handler
+	r  *http.Request // whose identity the abandoned POST gives back (Handler.counted)
+	s  *httpSession
+	es *eventStream
 
 	mu      sync.Mutex
 	stopped bool        // release was called
 	stop    func() bool // context.AfterFunc's, once armed
 }
 
-// watchLate calls f in its own goroutine once ctx is done, as
-// context.AfterFunc does, but starts watching ctx only after watchAfter.
-// The returned release stops it, and reports false if f ran or runs.
-func watchLate(ctx context.Context, f func()) (release func() bool) {
-	lw := &lateWatch{ctx: ctx, f: f}
-	lw.timer = time.AfterFunc(watchAfter, lw.arm)
-	return lw.release
+// watchPost watches a legacy session's POST, after watchAfter: once r's
+// context is done it abandons the request (Handler.abandoned), and it
+// also starts st, if not nil, when the watch arms, unless release came
+// first. The streamer starts after quickAnswer, which is watchAfter, and
+// rides on this timer instead of a second one (each costs an allocation
+// and the runtime timer heap's lock twice, and its arming may wake the
+// network poller). lw.release stops both: st never starts after release
+// has returned true.
+func (h *Handler) watchPost(r *http.Request, s *httpSession, st *streamer, es *eventStream) *lateWatch {
+	lw := &lateWatch{ctx: r.Context(), also: st, h: h, r: r, s: s, es: es}
+	lw.timer = time.AfterFunc(watchAfter, lw.fire)
+	return lw
+}
+
+// abandon is what a POST's watch runs once armed and its client gone.
+func (lw *lateWatch) abandon() { lw.h.abandoned(lw.s, lw.also, lw.es, lw.h.counted(lw.r)) }
+
+// fire is the timer's: arm the watch, then start also.
+func (lw *lateWatch) fire() {
+	lw.arm()
+	if lw.also != nil {
+		lw.also.start()
+	}
 }
 
 func (lw *lateWatch) arm() {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if !lw.stopped {
-		lw.stop = context.AfterFunc(lw.ctx, lw.f)
+		f := lw.f
+		if f == nil {
+			f = lw.abandon
+		}
+		lw.stop = context.AfterFunc(lw.ctx, f)
 	}
 }
 

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"context"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -59,6 +60,42 @@ func TestWatchLate(t *testing.T) {
 		}
 		cancel()
 	})
+}
+
+// TestWatchPost: the streamer never starts after an early release;
+// the timer arms the watch and starts the streamer.
+func TestWatchPost(t *testing.T) {
+	t.Run("released early", func(t *testing.T) {
+		st := &streamer{}
+		lw := (&Handler{}).watchPost(httptest.NewRequest("POST", "/", nil), &httpSession{}, st, nil)
+		if !lw.release() {
+			t.Fatal("release before arming reported false")
+		}
+		if st.finish() {
+			t.Fatal("the streamer started after release")
+		}
+	})
+	t.Run("fired", func(t *testing.T) {
+		st := &streamer{started: true} // as if started: start does nothing more
+		lw := &lateWatch{ctx: context.Background(), f: func() {}, also: st}
+		lw.timer = newStoppedTimer()
+		lw.fire() // as the timer would
+		if lw.stop == nil {
+			t.Fatal("fire did not arm the watch")
+		}
+		if !lw.release() {
+			t.Fatal("release of an armed watch whose context is live reported false")
+		}
+	})
+}
+
+// watchLate calls f in its own goroutine once ctx is done, as
+// context.AfterFunc does, but starts watching ctx only after watchAfter.
+// The returned release stops it, and reports false if f ran or runs.
+func watchLate(ctx context.Context, f func()) (release func() bool) {
+	lw := &lateWatch{ctx: ctx, f: f}
+	lw.timer = time.AfterFunc(watchAfter, lw.fire)
+	return lw.release
 }
 
 // newStoppedTimer is a timer that has fired: Stop reports false, as for
