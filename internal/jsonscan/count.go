@@ -1,0 +1,57 @@
+package jsonscan
+
+// Counts is what Count finds in a JSON value: how many nodes of each kind
+// it holds at any depth. A decoder allocates per node (a struct, a map and
+// its entries, a slice slot, a string), so these bound what decoding the
+// value can cost better than its bytes do: "{}" is two bytes and a map or
+// a struct of any size.
+type Counts struct {
+	Objects  int64 // objects, the value itself included
+	Arrays   int64 // arrays, likewise
+	Members  int64 // members of objects (each has a key)
+	Elements int64 // elements of arrays
+	Strings  int64 // strings that are values, not keys
+	Scalars  int64 // numbers, true, false and null
+	// StringBytes is the length of every string, keys included, with
+	// its quotes and escapes: at least what it decodes into.
+	StringBytes int64
+}
+
+// Count counts the nodes of b, which must be valid JSON (see Valid). It is
+// one pass that keeps no stack, so it costs the same at any depth: each
+// member has one colon and each value is an element unless it is a
+// member's value or the top-level value, so the elements are found by
+// subtraction. A string is skipped as Skip skips it, a search for its
+// closing quote.
+func Count(b []byte) Counts {
+	var c Counts
+	var strs int64 // keys included
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '{':
+			c.Objects++
+		case '[':
+			c.Arrays++
+		case ':':
+			c.Members++
+		case '"':
+			end := skipString(b, i)
+			strs++
+			c.StringBytes += int64(end - i)
+			i = end
+			continue
+		case ' ', '\t', '\r', '\n', ',', '}', ']':
+		default:
+			// A number or a literal: it ends at the next delimiter.
+			c.Scalars++
+			i = Skip(b, i)
+			continue
+		}
+		i++
+	}
+	c.Strings = strs - c.Members
+	if values := c.Objects + c.Arrays + c.Strings + c.Scalars; values > 0 {
+		c.Elements = values - c.Members - 1
+	}
+	return c
+}

@@ -1,0 +1,82 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+)
+
+// FuzzCount: Count finds the nodes encoding/json's tokenizer finds in the
+// text (duplicate keys included, which decoding would merge).
+func FuzzCount(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, `1`, `"a"`, `null`,
+		`{"a":[{},{"b":"c"},[1,true,null]],"d":"\"}"}`,
+		` [ "x" , { "y" : -1.5e3 } , [] ] `,
+		`{"icons":[{},{},{}],"_meta":{"a":[{}]}}`,
+		`{"":[{}],"":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var want Counts
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		// Per open container: whether it is an object, and whether its
+		// next token is a key.
+		type open struct{ object, key bool }
+		var stack []open
+		value := func() {
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					stack[n-1].key = true
+				} else {
+					want.Elements++
+				}
+			}
+		}
+		for {
+			tok, err := d.Token()
+			if err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			switch tok {
+			case json.Delim('{'):
+				want.Objects++
+				value()
+				stack = append(stack, open{object: true, key: true})
+				continue
+			case json.Delim('['):
+				want.Arrays++
+				value()
+				stack = append(stack, open{})
+				continue
+			case json.Delim('}'), json.Delim(']'):
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].key {
+				want.Members++
+				stack[n-1].key = false
+				continue
+			}
+			if _, ok := tok.(string); ok {
+				want.Strings++
+			} else {
+				want.Scalars++
+			}
+			value()
+		}
+		got := Count(b)
+		want.StringBytes = got.StringBytes
+		if got != want {
+			t.Fatalf("Count(%s) = %+v, want %+v", b, got, want)
+		}
+	})
+}
