@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,7 +56,8 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer lb.Close()
 	lb.Show = func(u string) {
-		fmt.Fprintf(stderr, "Open this URL in a browser to authorize mcpc:\n\n  %s\n\nWaiting for the redirect to %s ...\n", u, lb.RedirectURL())
+		// The URL is the authorization server's: escaped as its other text is.
+		fmt.Fprintf(stderr, "Open this URL in a browser to authorize mcpc:\n\n  %s\n\nWaiting for the redirect to %s ...\n", printable(u, maxErrorShown), lb.RedirectURL())
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -72,7 +72,11 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Store:       fstore,
 		Logger:      logger,
 	}
-	stream, err := mcphttp.NewStream(ctx, endpoint, &mcphttp.ClientOptions{Client: &http.Client{Transport: &oauth.Transport{Config: cfg}}, Logger: logger, NoListen: true})
+	// The framer's own client (its bounds on response headers and
+	// redirects), its requests authorized by cfg.
+	hc := mcphttp.DefaultClient()
+	hc.Transport = &oauth.Transport{Base: hc.Transport, Config: cfg}
+	stream, err := mcphttp.NewStream(ctx, endpoint, &mcphttp.ClientOptions{Client: hc, Logger: logger, NoListen: true})
 	if err != nil {
 		printError(stderr, err)
 		return exitFailure
