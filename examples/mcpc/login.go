@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -98,9 +97,8 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpc: the server asked for no authorization; nothing stored")
 		return exitFailure
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(map[string]any{"endpoint": endpoint, "issuer": creds.Issuer, "scope": creds.Token.Scope, "expiry": creds.Token.Expiry, "store": *store})
+	// The issuer and scope are the authorization server's text.
+	_ = writeJSON(stdout, map[string]any{"endpoint": endpoint, "issuer": creds.Issuer, "scope": creds.Token.Scope, "expiry": creds.Token.Expiry, "store": *store})
 	return exitOK
 }
 
