@@ -40,12 +40,21 @@ const (
 	// A string value or a scalar: its header or number boxed in an any.
 	costString = 32
 	costScalar = 32
+	// Each byte of a key, and more of a key with an escape. A decoder
+	// seeks a struct's fields by walking the object's members once per
+	// field, decoding a key with an escape each time; encoding/json
+	// copies and folds a key it does not know; and a block the mcp fast
+	// decoder gives up on is decoded again by encoding/json, layer by
+	// layer. A long key nobody knows took 18 times its bytes, and one
+	// with an escape over 40.
+	costKeyByte        = 20
+	costEscapedKeyByte = 28 // on top of costKeyByte
 )
 
 // estimateDecoded is an upper bound of what decoding the result raw (valid
 // JSON) into Go values allocates: each node charged the most it can cost,
-// and the bytes of each string twice (a string with escapes is decoded into
-// a buffer, then copied).
+// the bytes of each string twice (a string with escapes is decoded into a
+// buffer, then copied), and those of keys many times more.
 //
 // Why by node and not by bytes: "{}" is two bytes and, decoded, a struct or
 // a map of a hundred or more; an array of them took some thirty times its
@@ -54,7 +63,7 @@ func estimateDecoded(raw []byte) int64 {
 	n := jsonscan.Count(raw)
 	return n.Objects*costObject + n.Members*costMember + n.Arrays*costArray +
 		n.Elements*costElement + n.Strings*costString + n.Scalars*costScalar +
-		2*n.StringBytes
+		2*n.StringBytes + costKeyByte*n.KeyBytes + costEscapedKeyByte*n.EscapedKeyBytes
 }
 
 // checkResult is the transport's ConnOptions.CheckResult: it refuses a

@@ -1,5 +1,7 @@
 package jsonscan
 
+import "bytes"
+
 // Counts is what Count finds in a JSON value: how many nodes of each kind
 // it holds at any depth. A decoder allocates per node (a struct, a map and
 // its entries, a slice slot, a string), so these bound what decoding the
@@ -15,6 +17,10 @@ type Counts struct {
 	// StringBytes is the length of every string, keys included, with
 	// its quotes and escapes: at least what it decodes into.
 	StringBytes int64
+	// KeyBytes is the part of StringBytes that is keys, and
+	// EscapedKeyBytes the part of that in keys with an escape: a decoder
+	// may look a key up, or decode it, once per field it seeks.
+	KeyBytes, EscapedKeyBytes int64
 }
 
 // Count counts the nodes of b, which must be valid JSON (see Valid). It is
@@ -26,6 +32,7 @@ type Counts struct {
 func Count(b []byte) Counts {
 	var c Counts
 	var strs int64 // keys included
+	var key []byte // the last string: a colon after it makes it a key
 	for i := 0; i < len(b); {
 		switch b[i] {
 		case '{':
@@ -34,11 +41,15 @@ func Count(b []byte) Counts {
 			c.Arrays++
 		case ':':
 			c.Members++
+			c.KeyBytes += int64(len(key))
+			if bytes.IndexByte(key, '\\') >= 0 {
+				c.EscapedKeyBytes += int64(len(key))
+			}
 		case '"':
 			end := skipString(b, i)
 			strs++
 			c.StringBytes += int64(end - i)
-			i = end
+			key, i = b[i:end], end
 			continue
 		case ' ', '\t', '\r', '\n', ',', '}', ']':
 		default:

@@ -30,6 +30,7 @@ func FuzzCount(f *testing.F) {
 		// next token is a key.
 		type open struct{ object, key bool }
 		var stack []open
+		var keys int64
 		value := func() {
 			if n := len(stack); n > 0 {
 				if stack[n-1].object {
@@ -64,6 +65,7 @@ func FuzzCount(f *testing.F) {
 			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].key {
 				want.Members++
 				stack[n-1].key = false
+				keys++
 				continue
 			}
 			if _, ok := tok.(string); ok {
@@ -74,7 +76,11 @@ func FuzzCount(f *testing.F) {
 			value()
 		}
 		got := Count(b)
-		want.StringBytes = got.StringBytes
+		want.StringBytes, want.KeyBytes, want.EscapedKeyBytes = got.StringBytes, got.KeyBytes, got.EscapedKeyBytes
+		// Each key is at least its quotes; the keys are part of the strings.
+		if got.KeyBytes < 2*keys || got.KeyBytes > got.StringBytes || got.EscapedKeyBytes > got.KeyBytes {
+			t.Fatalf("Count(%s): %d keys in %d bytes (%d escaped) of %d bytes of strings", b, keys, got.KeyBytes, got.EscapedKeyBytes, got.StringBytes)
+		}
 		if got != want {
 			t.Fatalf("Count(%s) = %+v, want %+v", b, got, want)
 		}
