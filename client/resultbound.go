@@ -49,6 +49,9 @@ const (
 	// with an escape over 40.
 	costKeyByte        = 20
 	costEscapedKeyByte = 28 // on top of costKeyByte
+	// Each byte of a number: a long one is parsed, and its digits copied,
+	// as a float64 or a json.Number is made of it.
+	costScalarByte = 4
 )
 
 // estimateDecoded is an upper bound of what decoding the result raw (valid
@@ -63,7 +66,8 @@ func estimateDecoded(raw []byte) int64 {
 	n := jsonscan.Count(raw)
 	return n.Objects*costObject + n.Members*costMember + n.Arrays*costArray +
 		n.Elements*costElement + n.Strings*costString + n.Scalars*costScalar +
-		2*n.StringBytes + costKeyByte*n.KeyBytes + costEscapedKeyByte*n.EscapedKeyBytes
+		2*n.StringBytes + costKeyByte*n.KeyBytes + costEscapedKeyByte*n.EscapedKeyBytes +
+		costScalarByte*n.ScalarBytes
 }
 
 // checkResult is the transport's ConnOptions.CheckResult: it refuses a

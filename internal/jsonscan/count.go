@@ -21,6 +21,9 @@ type Counts struct {
 	// EscapedKeyBytes the part of that in keys with an escape: a decoder
 	// may look a key up, or decode it, once per field it seeks.
 	KeyBytes, EscapedKeyBytes int64
+	// ScalarBytes is the length of the numbers and literals: a long
+	// number is parsed, and may be copied, by its digits.
+	ScalarBytes int64
 }
 
 // Count counts the nodes of b, which must be valid JSON (see Valid). It is
@@ -55,7 +58,9 @@ func Count(b []byte) Counts {
 		default:
 			// A number or a literal: it ends at the next delimiter.
 			c.Scalars++
-			i = Skip(b, i)
+			end := Skip(b, i)
+			c.ScalarBytes += int64(end - i)
+			i = end
 			continue
 		}
 		i++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"testing"
 )
 
@@ -31,6 +32,7 @@ func FuzzCount(f *testing.F) {
 		type open struct{ object, key bool }
 		var stack []open
 		var keys int64
+		scalarBytes := 0
 		value := func() {
 			if n := len(stack); n > 0 {
 				if stack[n-1].object {
@@ -68,15 +70,24 @@ func FuzzCount(f *testing.F) {
 				keys++
 				continue
 			}
-			if _, ok := tok.(string); ok {
+			switch x := tok.(type) {
+			case string:
 				want.Strings++
-			} else {
+			case json.Number:
 				want.Scalars++
+				scalarBytes += len(x)
+			case bool:
+				want.Scalars++
+				scalarBytes += len(strconv.FormatBool(x))
+			default: // null
+				want.Scalars++
+				scalarBytes += len("null")
 			}
 			value()
 		}
 		got := Count(b)
 		want.StringBytes, want.KeyBytes, want.EscapedKeyBytes = got.StringBytes, got.KeyBytes, got.EscapedKeyBytes
+		want.ScalarBytes = int64(scalarBytes)
 		// Each key is at least its quotes; the keys are part of the strings.
 		if got.KeyBytes < 2*keys || got.KeyBytes > got.StringBytes || got.EscapedKeyBytes > got.KeyBytes {
 			t.Fatalf("Count(%s): %d keys in %d bytes (%d escaped) of %d bytes of strings", b, keys, got.KeyBytes, got.EscapedKeyBytes, got.StringBytes)
