@@ -105,6 +105,14 @@ type Options struct {
 	// the client gather 10000 pages of the largest message size; counted
 	// in bytes alone, a page of empty items ("{}") took fifty times it.
 	MaxListBytes int64
+	// MaxResultMemory bounds what one result may take once decoded, as
+	// estimated from its bytes before anything decodes it (each object,
+	// array, member, element and string charged the most it can cost);
+	// beyond it the call fails with ErrResultTooLarge. Zero means
+	// DefaultMaxResultMemory (256 MiB), negative no bound. Counted in
+	// bytes alone, a result of nested empty objects ("icons":[{},{},…])
+	// took thirty times the 32 MiB a message may have.
+	MaxResultMemory int64
 	// Logger receives the client's diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -198,6 +206,8 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 		Timeout:   c.opts.Timeout,
 		Logger:    c.log,
 		Abandoned: mcp.NotifyCancelled,
+		// Every result the client decodes passes here first.
+		CheckResult: c.checkResult,
 	})
 	// The handshake is one call: its requests (the server/discover probe,
 	// initialize, logging/setLevel) share one timeout, or a server

@@ -114,9 +114,7 @@ type managed struct {
 	proc     *Process
 	starting chan struct{} // non-nil while a start is under way
 	lastErr  error         // why the last start failed
-	failures int           // starts failed in a row (a run that ended before StableAfter counts)
-	streak   int           // failures before the start that succeeded last
-	next     time.Time     // no start before this, after a failure
+	pace     *StartPacer   // failed starts in a row (a run that ended before StableAfter counts), and when the next may be
 	// readyAt and failedAt are when the process last became ready and
 	// when it failed for good, on the Manager's clock (watch).
 	readyAt, failedAt time.Time
@@ -164,6 +162,7 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 			ms.opts.Restart = nil
 		}
 		ms.watch()
+		ms.pace = NewStartPacer(ms.startPolicy())
 		m.servers[name] = ms
 		m.names = append(m.names, name)
 	}
@@ -242,24 +241,12 @@ func (ms *managed) watch() {
 }
 
 // startPolicy is the backoff between failed starts: the server's restart
-// policy, or the default one.
+// policy, or the Manager's, or (nil) the default one.
 func (ms *managed) startPolicy() *RestartPolicy {
-	rp := RestartPolicy{}
 	if ms.opts.Restart != nil {
-		rp = *ms.opts.Restart
-	} else if ms.m.opts.Process.Restart != nil {
-		rp = *ms.m.opts.Process.Restart
+		return ms.opts.Restart
 	}
-	setDefault(&rp.InitialDelay, 200*time.Millisecond)
-	setDefault(&rp.MaxDelay, 30*time.Second)
-	if rp.Multiplier < 1 {
-		rp.Multiplier = 2
-	}
-	if rp.Jitter == 0 {
-		rp.Jitter = 0.2
-	}
-	setDefault(&rp.StableAfter, time.Minute)
-	return &rp
+	return ms.m.opts.Process.Restart
 }
 
 // process returns the running process, starting it if needed; concurrent
@@ -296,7 +283,7 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 			return nil, context.Cause(ctx)
 		}
 	}
-	if ms.failures > 0 && ms.m.now().Before(ms.next) {
+	if ms.pace.Failures() > 0 && ms.m.now().Before(ms.pace.Next()) {
 		err := ms.lastErr // the *StartError of the last attempt
 		ms.mu.Unlock()
 		return nil, err
@@ -316,13 +303,12 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 	if err != nil && ctx.Err() == nil && ms.m.ctx.Err() == nil {
 		// A start the caller gave up on says nothing of the server; one
 		// that failed on its own is not tried again before the backoff.
-		ms.failures++
-		ms.next = ms.m.now().Add(backoff(ms.startPolicy(), ms.failures))
-		err = &StartError{Attempts: ms.failures, Next: ms.next, Err: err}
+		next := ms.pace.Failed(ms.m.now())
+		err = &StartError{Attempts: ms.pace.Failures(), Next: next, Err: err}
 		ms.lastErr = err
 	}
 	if err == nil {
-		ms.streak, ms.failures = ms.failures, 0
+		ms.pace.Started()
 		ms.m.mu.Lock()
 		closed := ms.m.closed
 		ms.m.mu.Unlock()
@@ -348,20 +334,17 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 // that exits right after its handshake would otherwise be launched again
 // by every call, at once and without end. ms.mu is held.
 func (ms *managed) ended(p *Process) {
-	rp := ms.startPolicy()
 	failedAt := ms.failedAt
 	if failedAt.Before(ms.readyAt) {
 		// The state changed, but watch has yet to hear of it.
 		failedAt = ms.m.now()
 	}
-	ran := failedAt.Sub(ms.readyAt)
-	if ran >= rp.StableAfter {
-		ms.streak = 0
+	next, short := ms.pace.Ended(ms.readyAt, failedAt)
+	if !short {
 		return
 	}
-	ms.failures = ms.streak + 1
-	ms.next = failedAt.Add(backoff(rp, ms.failures))
-	ms.lastErr = &StartError{Attempts: ms.failures, Next: ms.next,
+	ran := failedAt.Sub(ms.readyAt)
+	ms.lastErr = &StartError{Attempts: ms.pace.Failures(), Next: next,
 		Err: fmt.Errorf("exited %v after it started: %w", ran.Round(time.Millisecond), p.Err())}
 }
 
@@ -586,8 +569,8 @@ func (m *Manager) Status() []ServerStatus {
 		ms.mu.Lock()
 		st := ServerStatus{Name: name, Disabled: ms.cfg.Disabled, Lifecycle: ms.cfg.Lifecycle, State: StateStopped,
 			Tools: len(ms.tools), Err: ms.lastErr}
-		if ms.failures > 0 {
-			st.NextAttempt = ms.next
+		if ms.pace.Failures() > 0 {
+			st.NextAttempt = ms.pace.Next()
 		}
 		if ms.starting != nil {
 			st.Running, st.State = true, StateStarting

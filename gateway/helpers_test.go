@@ -62,6 +62,9 @@ func runHelper(mode string) int {
 	case "asker":
 		return askerServer()
 	case "hostile":
+	case "quitter":
+		// Exits once its handshake is done: a server that starts and
+		// stops at once.
 	case "storm":
 		// Floods notifications/tools/list_changed for stormFor once
 		// initialized, and says through tool "lists" how many tools/list
@@ -105,6 +108,9 @@ func runHelper(mode string) int {
 		}
 		if json.Unmarshal(line, &msg) != nil {
 			continue
+		}
+		if msg.Method == "notifications/initialized" && mode == "quitter" {
+			return 0
 		}
 		if msg.Method == "notifications/initialized" && mode == "storm" {
 			go func() {

@@ -27,8 +27,8 @@ const (
 	StateAsleep ServerState = "asleep"
 )
 
-// Backoff of an upstream that cannot start: it doubles from the first to
-// the last.
+// Backoff of an upstream that cannot start, or that stops soon after it
+// started: it doubles from the first to the last.
 const (
 	startBackoffMin = 500 * time.Millisecond
 	startBackoffMax = time.Minute
@@ -69,6 +69,10 @@ type upstream struct {
 	idle    *time.Timer
 	idleGen uint64        // which idle clock is current
 	wake    chan struct{} // a call asks the run loop to start a sleeping server
+
+	// wait is how the run loop waits out its backoff; nil is a timer.
+	// Tests set it before Start, to see the delays without taking them.
+	wait func(ctx context.Context, d time.Duration) bool
 }
 
 func (u *upstream) ephemeral() bool {
@@ -107,12 +111,20 @@ func (u *upstream) clientOptions() *client.Options {
 
 // run keeps the upstream up until ctx ends: start, list, wait for the end
 // of the run, retry with backoff.
+//
+// The backoff is the client Manager's (client.StartPacer): a start that
+// fails counts, and so does one whose server then stops for good sooner
+// than StableAfter (a minute) after it started. Before, a successful start
+// reset the backoff, so a server that exited right after its handshake
+// was launched again as soon as its process gave up, about once a second
+// forever (for an npx server, an npm and a node start each time).
 func (u *upstream) run(ctx context.Context) {
-	backoff := startBackoffMin
+	pace := client.NewStartPacer(&client.RestartPolicy{InitialDelay: startBackoffMin, MaxDelay: startBackoffMax, Jitter: -1})
 	for ctx.Err() == nil {
 		done, err := u.start(ctx)
 		if err == nil {
-			backoff = startBackoffMin
+			pace.Started()
+			began := time.Now()
 			u.relist()
 			u.release(false) // an ephemeral server starts its idle clock
 			select {
@@ -129,6 +141,17 @@ func (u *upstream) run(ctx context.Context) {
 					return // closed: the state is no longer this loop's
 				}
 				u.g.rebuild()
+				now := time.Now()
+				next, short := pace.Ended(began, now)
+				if !short {
+					continue // it ran long enough: start it again at once
+				}
+				ran := now.Sub(began).Round(time.Millisecond)
+				u.g.log.Warn("gateway: upstream stopped soon after it started", "upstream", u.name, "ran", ran,
+					"failures", pace.Failures(), "retryIn", next.Sub(now))
+				if !u.waitFor(ctx, next.Sub(now)) {
+					return
+				}
 			case <-ctx.Done():
 				return
 			}
@@ -137,16 +160,28 @@ func (u *upstream) run(ctx context.Context) {
 		if !u.setRunState(ctx, StateFailed, err) {
 			return
 		}
-		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", u.redact(err), "retryIn", backoff)
+		now := time.Now()
+		retry := pace.Failed(now).Sub(now)
+		u.g.log.Warn("gateway: upstream failed to start", "upstream", u.name, "err", u.redact(err), "retryIn", retry)
 		u.g.rebuild()
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !u.waitFor(ctx, retry) {
 			return
 		}
-		backoff = min(2*backoff, startBackoffMax)
+	}
+}
+
+// waitFor waits d, or until ctx ends (false).
+func (u *upstream) waitFor(ctx context.Context, d time.Duration) bool {
+	if u.wait != nil {
+		return u.wait(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

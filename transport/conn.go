@@ -71,6 +71,13 @@ type ConnOptions struct {
 	// slog.Default(). (To see the messages themselves, wrap the Framer in
 	// TapFramer.)
 	Logger *slog.Logger
+	// CheckResult, if set, sees each result before any caller can decode
+	// it (Conn.Call, Call.Result, Call.Raw); an error fails the call with
+	// it, after the method's name. It runs once per response, on the
+	// caller's goroutine or the call's own. The client bounds there what a
+	// result may take once decoded: every decode of a response into Go
+	// values passes this one place.
+	CheckResult func(method string, result json.RawMessage) error
 }
 
 // Conn is a JSON-RPC connection: a jsonrpc2.Conn on a Stream. jsonrpc2 owns
@@ -83,7 +90,8 @@ type Conn struct {
 	timeout    time.Duration
 	timeoutErr error // the cause of a call's end at timeout, made once
 	abandoned  func(*Conn, ID, string, error)
-	rt         RoundTripper // the Stream's framer, when it pairs calls (roundtrip.go)
+	check      func(string, json.RawMessage) error // ConnOptions.CheckResult
+	rt         RoundTripper                        // the Stream's framer, when it pairs calls (roundtrip.go)
 
 	seq   atomic.Uint64 // our request ids and payload tickets
 	ready chan struct{} // closed once rpc is set: the read loop starts before
@@ -103,7 +111,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 	if opts == nil {
 		opts = &ConnOptions{}
 	}
-	c := &Conn{s: s, h: h, timeout: opts.Timeout, abandoned: opts.Abandoned, ready: make(chan struct{}), gate: make(chan struct{}, 1)}
+	c := &Conn{s: s, h: h, timeout: opts.Timeout, abandoned: opts.Abandoned, check: opts.CheckResult, ready: make(chan struct{}), gate: make(chan struct{}, 1)}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}
@@ -433,7 +441,7 @@ func (call *Call) wait() {
 	switch {
 	case err == nil:
 		r, _ := c.s.takeResult(call.n)
-		call.finish(r.result, nil)
+		call.finish(c.checked(call.method, r.result))
 	case call.ctx.Err() != nil && !errors.Is(err, jsonrpc2.ErrClosed):
 		c.s.abandon(call.n)
 		cause := ctxErr(call.ctx)
@@ -468,6 +476,16 @@ func ctxErr(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	return cause
+}
+
+// checked passes a result through ConnOptions.CheckResult.
+func (c *Conn) checked(method string, result json.RawMessage) (json.RawMessage, error) {
+	if c.check != nil {
+		if err := c.check(method, result); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+	}
+	return result, nil
 }
 
 func (call *Call) finish(result json.RawMessage, err error) {

@@ -49,6 +49,9 @@ func appendRequest(b []byte, n uint64, method string, params json.RawMessage) []
 // callDirect is Call over a RoundTripper.
 func (c *Conn) callDirect(ctx context.Context, method string, params, result any) error {
 	raw, err := c.roundTrip(ctx, method, params, nil)
+	if err == nil {
+		raw, err = c.checked(method, raw)
+	}
 	if err != nil {
 		return err
 	}
@@ -75,6 +78,9 @@ func (c *Conn) goDirect(ctx context.Context, method string, params any) *Call {
 	call.n = c.seq.Add(1)
 	go func() {
 		r, err := c.roundTrip(ctx, method, params, &call.n)
+		if err == nil {
+			r, err = c.checked(method, r)
+		}
 		call.finish(r, err)
 	}()
 	return call

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,7 +55,8 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer lb.Close()
 	lb.Show = func(u string) {
-		fmt.Fprintf(stderr, "Open this URL in a browser to authorize mcpc:\n\n  %s\n\nWaiting for the redirect to %s ...\n", u, lb.RedirectURL())
+		// The URL is the authorization server's: escaped as its other text is.
+		fmt.Fprintf(stderr, "Open this URL in a browser to authorize mcpc:\n\n  %s\n\nWaiting for the redirect to %s ...\n", printable(u, maxErrorShown), lb.RedirectURL())
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -72,7 +71,11 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Store:       fstore,
 		Logger:      logger,
 	}
-	stream, err := mcphttp.NewStream(ctx, endpoint, &mcphttp.ClientOptions{Client: &http.Client{Transport: &oauth.Transport{Config: cfg}}, Logger: logger, NoListen: true})
+	// The framer's own client (its bounds on response headers and
+	// redirects), its requests authorized by cfg.
+	hc := mcphttp.DefaultClient()
+	hc.Transport = &oauth.Transport{Base: hc.Transport, Config: cfg}
+	stream, err := mcphttp.NewStream(ctx, endpoint, &mcphttp.ClientOptions{Client: hc, Logger: logger, NoListen: true})
 	if err != nil {
 		printError(stderr, err)
 		return exitFailure
@@ -94,9 +97,8 @@ func login(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpc: the server asked for no authorization; nothing stored")
 		return exitFailure
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(map[string]any{"endpoint": endpoint, "issuer": creds.Issuer, "scope": creds.Token.Scope, "expiry": creds.Token.Expiry, "store": *store})
+	// The issuer and scope are the authorization server's text.
+	_ = writeJSON(stdout, map[string]any{"endpoint": endpoint, "issuer": creds.Issuer, "scope": creds.Token.Scope, "expiry": creds.Token.Expiry, "store": *store})
 	return exitOK
 }
 

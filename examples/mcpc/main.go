@@ -43,6 +43,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/cli"
@@ -169,10 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 		return exitFailure
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(result); err != nil {
+	if err := writeJSON(stdout, result); err != nil {
 		printError(stderr, err)
 		return exitFailure
 	}
@@ -416,6 +415,52 @@ func printable(s string, max int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// writeJSON prints v as indented JSON on w, escaped for a terminal
+// (terminalSafeJSON): the result is the server's text, printed where a
+// user reads it.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(terminalSafeJSON(buf.Bytes()))
+	return err
+}
+
+// terminalSafeJSON escapes as \uXXXX, in the JSON text b, what a terminal
+// acts on or reorders that encoding/json leaves as it is: DEL, the C1
+// controls (U+0080 to U+009F; 0x9b is a CSI to many terminals), the
+// bidirectional embeddings, overrides and isolates (U+202A to U+202E,
+// U+2066 to U+2069), and any C0 control but the tab, CR and LF of its
+// indentation. Valid JSON has them only inside strings, where \uXXXX is
+// the same character: the value printed is unchanged, and a right-to-left
+// override in a result no longer reorders what the user sees (a file
+// "txt.exe" shown as "exe.txt"). Invalid UTF-8, which a raw result could
+// carry, becomes \ufffd, as encoding/json would decode it.
+func terminalSafeJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out = append(out, `\ufffd`...)
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r',
+			r >= 0x7f && r < 0xa0,
+			r == 0x2028 || r == 0x2029,
+			r >= 0x202a && r <= 0x202e,
+			r >= 0x2066 && r <= 0x2069:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // maxErrorShown bounds an error as printed: a server's error message may

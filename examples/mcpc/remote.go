@@ -50,10 +50,12 @@ func connectRemote(ctx context.Context, f flags, r remote, copts *client.Options
 		static = static || strings.EqualFold(k, "Authorization")
 	}
 	s := &remoteSession{}
-	// No overall timeout: an SSE response lasts as long as its call.
-	// Redirects stay within the server's origin, where the -H headers
-	// may go (net/http forwards them to any host).
-	hc := &http.Client{CheckRedirect: mcphttp.SameOriginRedirect}
+	// The framer's own client: no overall timeout (an SSE response lasts
+	// as long as its call), redirects within the server's origin, where
+	// the -H headers may go (net/http forwards them to any host), and at
+	// most 1 MiB of response headers. Over http.DefaultTransport a server
+	// padding its headers made each response hold 10 MiB.
+	hc := mcphttp.DefaultClient()
 	if !static {
 		lb, err := oauth.ListenLoopback(f.port)
 		if err != nil {
@@ -61,7 +63,9 @@ func connectRemote(ctx context.Context, f flags, r remote, copts *client.Options
 		}
 		s.lb = lb
 		lb.Show = func(u string) {
-			fmt.Fprintf(stderr, "mcpc: %s asks for authorization. Open this URL in a browser to authorize mcpc (-timeout bounds the wait; mcpc login does this once):\n\n  %s\n\n", r.endpoint, u)
+			// The URL is the authorization server's (its metadata's
+			// endpoint): escaped as the server's other text is.
+			fmt.Fprintf(stderr, "mcpc: %s asks for authorization. Open this URL in a browser to authorize mcpc (-timeout bounds the wait; mcpc login does this once):\n\n  %s\n\n", r.endpoint, printable(u, maxErrorShown))
 		}
 		cfg := &oauth.Config{
 			ClientName:  "mcpc",
@@ -73,7 +77,7 @@ func connectRemote(ctx context.Context, f flags, r remote, copts *client.Options
 		if f.store != "" {
 			cfg.Store = &oauth.FileStore{Path: f.store}
 		}
-		hc.Transport = &oauth.Transport{Config: cfg}
+		hc.Transport = &oauth.Transport{Base: hc.Transport, Config: cfg}
 	}
 	// The framer lives as long as ctx, the run's.
 	stream, err := mcphttp.NewStream(ctx, r.endpoint, &mcphttp.ClientOptions{Client: hc, Header: header, Logger: logger, NoListen: true})

@@ -30,9 +30,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// testServer has three tools: env (its environment), progress (two
-// notifications, the second with a message that would drive a terminal)
-// and hang (never answers).
+// bidiText is what the bidi tool answers: a right-to-left override that
+// shows "invoice_txt.exe" as "invoice_exe.txt", an isolate, C1 controls
+// (U+009B is a CSI to many terminals), DEL and an escape sequence.
+const bidiText = "invoice_\u202etxt.exe\u2066 \u0085\u009b2J\x7f\x1b]0;owned\x07"
+
+// testServer has four tools: env (its environment), progress (two
+// notifications, the second with a message that would drive a terminal),
+// bidi (text that would reorder or drive a terminal) and hang (never
+// answers).
 func testServer() int {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpc-test", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "env"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]any, error) {
@@ -46,6 +52,9 @@ func testServer() int {
 			return nil, nil, err
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "finished"}}}, nil, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "bidi"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: bidiText}}}, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "hang"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		<-ctx.Done()

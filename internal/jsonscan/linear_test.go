@@ -26,6 +26,8 @@ func TestWalksAreLinear(t *testing.T) {
 		{"Skip over 1M strings", func() { Skip(many, 0) }},
 		{"DecodeAny 10000 deep", func() { DecodeAny(deep) }},
 		{"DecodeAny 1M strings", func() { DecodeAny(many) }},
+		{"Count 10000 deep", func() { Count(deep) }},
+		{"Count 1M strings", func() { Count(many) }},
 	} {
 		start := time.Now()
 		c.walk()

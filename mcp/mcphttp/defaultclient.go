@@ -41,6 +41,21 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirect}
 })
 
+// DefaultClient returns a client like the one a Framer makes for itself
+// when ClientOptions.Client is nil: http.DefaultTransport's settings with
+// DefaultMaxIdleConnsPerHost idle connections per host, at most 1 MiB of
+// response headers (net/http's default is 10 MiB, held as long as a
+// response, and an SSE response lasts as long as its call), redirects
+// followed within the origin only (SameOriginRedirect), and no overall
+// timeout. A program that wraps the transport (an oauth.Transport's Base)
+// or sets options of its own starts from it, keeping those bounds. The
+// client is new, for the caller to change; its Transport is shared with
+// the framers' own, and with their connections, and must not be modified.
+func DefaultClient() *http.Client {
+	c := *defaultClient()
+	return &c
+}
+
 // maxRedirects is net/http's own bound on the redirects of one request.
 const maxRedirects = 10
 

@@ -53,3 +53,16 @@ func TestDefaultClientBoundsResponseHeaders(t *testing.T) {
 		})
 	}
 }
+
+// DefaultClient is the framer's own client, new for each caller: the
+// caller may change it, and its transport (the framers' pool, with the
+// 1 MiB bound on response headers) is shared.
+func TestDefaultClientExported(t *testing.T) {
+	a, b := mcphttp.DefaultClient(), mcphttp.DefaultClient()
+	if a == b || a.Transport != b.Transport || a.CheckRedirect == nil || a.Timeout != 0 {
+		t.Fatalf("DefaultClient: %p %p, transports %p %p, CheckRedirect set %v, timeout %v", a, b, a.Transport, b.Transport, a.CheckRedirect != nil, a.Timeout)
+	}
+	if tr, ok := a.Transport.(*http.Transport); !ok || tr.MaxResponseHeaderBytes != 1<<20 || tr.MaxIdleConnsPerHost != mcphttp.DefaultMaxIdleConnsPerHost {
+		t.Fatalf("DefaultClient's transport: %#v", a.Transport)
+	}
+}

@@ -1,0 +1,143 @@
+package client_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// amplifier is a server whose every result is small on the wire and large
+// decoded: nested empty objects where each of its results has a list of
+// structs, or an any.
+func amplifier(conn net.Conn, n int) {
+	r := bufio.NewReader(conn)
+	empties := strings.Repeat(`{},`, n-1) + `{}`
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		result := `{}`
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"amp","version":"1"}}`
+		case "tools/call":
+			result = `{"content":[{"type":"resource_link","uri":"x:","name":"x","icons":[` + empties + `]}]}`
+		case "resources/read":
+			result = `{"contents":[],"_meta":{"a":[` + empties + `]}}`
+		case "prompts/get":
+			result = `{"messages":[],"_meta":{"a":[` + empties + `]}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":[` + empties + `]}]}`
+		}
+		if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
+			return
+		}
+	}
+}
+
+// A result is bounded by what it takes decoded, not only by its bytes:
+// "{}" is two bytes and a struct or map of a hundred or more, so a result
+// of empty objects within the message bound took some thirty times it (a
+// gigabyte at the 32 MiB default). Each result is now estimated before it
+// is decoded, whatever its method and however the client decodes it, and
+// refused over MaxResultMemory.
+func TestResultDecodedSizeIsBounded(t *testing.T) {
+	noLeaks(t)
+	const n = 1 << 18 // 768 KiB on the wire, some 25 MiB decoded
+	for _, method := range []string{"tools/call", "tools/call async", "resources/read", "prompts/get", "tools/list"} {
+		t.Run(method, func(t *testing.T) {
+			a, b := net.Pipe()
+			go amplifier(b, n)
+			c, err := client.Connect(context.Background(), transport.NewStream(transport.NewLineFramer(a, 0), nil),
+				&client.Options{ProtocolVersion: "2025-11-25", MaxResultMemory: 8 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			switch method {
+			case "tools/call":
+				_, err = c.CallTool(ctx, "x", nil)
+			case "tools/call async":
+				_, err = c.CallToolAsync(ctx, "x", nil).Wait()
+			case "resources/read":
+				_, err = c.ReadResource(ctx, "x:")
+			case "prompts/get":
+				_, err = c.GetPrompt(ctx, "x", nil)
+			case "tools/list":
+				_, err = c.ListTools(ctx)
+			}
+			runtime.ReadMemStats(&m1)
+			if !errors.Is(err, client.ErrResultTooLarge) || !strings.Contains(err.Error(), "MaxResultMemory") {
+				t.Fatalf("%s of %d empty objects under MaxResultMemory of 8 MiB: %v, want ErrResultTooLarge naming MaxResultMemory", method, n, err)
+			}
+			// Refused before decoding: the client allocated about the
+			// result's bytes (read, checked), not its objects.
+			if d := m1.TotalAlloc - m0.TotalAlloc; d > 8<<20 {
+				t.Errorf("allocated %d MiB for a refused result of %d KiB", d>>20, 3*n>>10)
+			}
+			// The connection goes on: only the call failed.
+			if err := c.Ping(ctx); err != nil {
+				t.Errorf("ping after the refused result: %v", err)
+			}
+		})
+	}
+}
+
+// A large result of text, the usual large one, is estimated near its
+// bytes: one of 8 MiB passes a bound of 32 MiB.
+func TestLargeTextResultPasses(t *testing.T) {
+	a, b := net.Pipe()
+	text := strings.Repeat("x", 8<<20)
+	go func() {
+		r := bufio.NewReader(b)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(line, &req) != nil || req.ID == nil {
+				continue
+			}
+			result := `{"content":[{"type":"text","text":"` + text + `"}]}`
+			if req.Method == "initialize" {
+				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"text","version":"1"}}`
+			}
+			if _, err := b.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
+				return
+			}
+		}
+	}()
+	c, err := client.Connect(context.Background(), transport.NewStream(transport.NewLineFramer(a, 0), nil),
+		&client.Options{ProtocolVersion: "2025-11-25", MaxResultMemory: 32 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "x", nil)
+	if err != nil || len(res.TextOf()) != len(text) {
+		t.Fatalf("8 MiB of text under a 32 MiB bound: %v", err)
+	}
+}
