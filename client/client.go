@@ -329,6 +329,19 @@ func (c *Client) Conn() *transport.Conn { return c.conn }
 
 // handle answers the server's requests and notifications.
 func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.Request) {
+	// The server's params are held to the bound of its results: a log
+	// message's data or a request's _meta of nested empty objects takes
+	// as much memory decoded. Dropped or refused before anything decodes
+	// them.
+	if err := c.checkResult(r.Method, r.Params); err != nil {
+		c.log.Warn("mcp client: server message refused", "method", truncate([]byte(r.Method), 128), "err", err)
+		if !r.IsNotification() {
+			c.serve(ctx, conn, r, func(context.Context) (any, error) {
+				return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: err.Error()}
+			})
+		}
+		return
+	}
 	switch r.Method {
 	case "ping":
 		c.serve(ctx, conn, r, func(context.Context) (any, error) { return struct{}{}, nil })

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -139,5 +140,82 @@ func TestLargeTextResultPasses(t *testing.T) {
 	res, err := c.CallTool(context.Background(), "x", nil)
 	if err != nil || len(res.TextOf()) != len(text) {
 		t.Fatalf("8 MiB of text under a 32 MiB bound: %v", err)
+	}
+}
+
+// The server's own messages are held to the same bound: a log message's
+// data, or a sampling request's _meta, of empty objects would take as
+// much memory decoded as a result of them. Such a notification is dropped
+// and such a request refused, before either is decoded; the next message
+// is served as usual.
+func TestServerMessagesDecodedSizeIsBounded(t *testing.T) {
+	noLeaks(t)
+	a, b := net.Pipe()
+	empties := strings.Repeat(`{},`, 1<<18-1) + `{}`
+	answered := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(b)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Error  json.RawMessage `json:"error"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(line, &msg) != nil {
+				continue
+			}
+			var out string
+			switch {
+			case msg.Method == "initialize":
+				out = `{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"amp","version":"1"}}}` + "\n"
+			case msg.Method == "notifications/initialized":
+				out = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":[` + empties + `]}}` + "\n" +
+					`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1,"_meta":{"a":[` + empties + `]}}}` + "\n" +
+					`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"small"}}` + "\n"
+			case msg.Method == "" && string(msg.ID) == `"s1"`:
+				answered <- string(msg.Error) + string(msg.Result)
+				continue
+			case msg.ID != nil:
+				out = `{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{}}` + "\n"
+			default:
+				continue
+			}
+			if _, err := b.Write([]byte(out)); err != nil {
+				return
+			}
+		}
+	}()
+	logs := make(chan any, 4)
+	sampled := make(chan struct{}, 1)
+	c, err := client.Connect(context.Background(), transport.NewStream(transport.NewLineFramer(a, 0), nil), &client.Options{
+		ProtocolVersion: "2025-11-25",
+		MaxResultMemory: 8 << 20,
+		OnLog:           func(p *mcp.LoggingMessageParams) { logs <- p.Data },
+		OnSampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			sampled <- struct{}{}
+			return nil, errors.New("not here")
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The log messages are handled in order: the small one, last, comes
+	// after the large one was dropped.
+	if d := <-logs; d != "small" {
+		t.Fatalf("the first log message delivered holds a %T, want only the small one", d)
+	}
+	if got := <-answered; !strings.Contains(got, "MaxResultMemory") || !strings.Contains(got, `"code"`) {
+		t.Errorf("the amplifying sampling request was answered %.200s, want an error naming MaxResultMemory", got)
+	}
+	select {
+	case <-sampled:
+		t.Error("OnSampling ran for a request refused as too large")
+	default:
 	}
 }
