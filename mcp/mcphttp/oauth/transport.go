@@ -21,7 +21,10 @@ import (
 // with ErrNoUserAgent when a server asks for authorization.
 type Config struct {
 	// ClientID and ClientSecret are a pre-registered client. With
-	// ClientIssuer set they are used only at that authorization server.
+	// ClientIssuer set they are used only at that authorization server,
+	// whatever the grant; without it, at any the resource's metadata
+	// names, which the MCP server chooses: set it for a client with a
+	// secret or PrivateKey.
 	ClientID, ClientSecret, ClientIssuer string
 	// PrivateKey, with ClientID, authenticates the client with a signed
 	// JWT (private_key_jwt) instead of a secret; ParsePrivateKey reads one.
