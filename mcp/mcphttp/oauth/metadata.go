@@ -71,15 +71,17 @@ var ErrPKCEUnsupported = errors.New("oauth: authorization server does not suppor
 
 // getJSON fetches u and decodes its JSON body into v. found is false for
 // a 4xx answer (the document is not there), which is not an error.
-func getJSON(ctx context.Context, c *http.Client, u string, v any) (found bool, err error) {
+// Redirects are followed only where u itself could be fetched from (see
+// secureRedirects).
+func getJSON(ctx context.Context, c *http.Client, u string, v any, insecure bool) (found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return false, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
+	resp, err := secureRedirects(c, insecure).Do(req)
 	if err != nil {
-		return false, err
+		return false, scrubURLError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
@@ -97,6 +99,31 @@ func getJSON(ctx context.Context, c *http.Client, u string, v any) (found bool, 
 		return false, fmt.Errorf("GET %s: %w", redactURL(u), err)
 	}
 	return true, nil
+}
+
+// secureRedirects returns c, whatever its own policy, refusing a redirect
+// to a URL that secureURL refuses or from https down to http. The URLs
+// come from the MCP server (resource_metadata) or an authorization server
+// it named: without this a redirect would take the client's GET to plain
+// http anywhere (a cloud metadata address, a service on the network) that
+// the checks on the URL itself keep it from, and a 404 there would end
+// discovery with the fallback endpoints.
+func secureRedirects(c *http.Client, insecure bool) *http.Client {
+	cc := *c
+	next := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !secureURL(req.URL.String(), insecure) || (strings.EqualFold(via[0].URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https")) {
+			return fmt.Errorf("oauth: %s redirects to %s, which is not an https (or loopback http) URL at least as secure", redactURL(via[len(via)-1].URL.String()), redactURL(req.URL.String()))
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 { // net/http's own limit
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cc
 }
 
 func readLimited(r io.Reader) ([]byte, error) {
@@ -153,7 +180,7 @@ func discoverResource(ctx context.Context, c *http.Client, server *url.URL, hint
 	}
 	for _, u := range urls {
 		var m ResourceMetadata
-		found, err := getJSON(ctx, c, u, &m)
+		found, err := getJSON(ctx, c, u, &m, insecure)
 		if err != nil {
 			return nil, fmt.Errorf("oauth: protected resource metadata: %w", err)
 		}
@@ -232,7 +259,7 @@ func discoverServer(ctx context.Context, c *http.Client, issuer string, insecure
 	}
 	for _, u := range serverMetadataURLs(iu) {
 		var m ServerMetadata
-		found, err := getJSON(ctx, c, u, &m)
+		found, err := getJSON(ctx, c, u, &m, insecure)
 		if err != nil {
 			return nil, fmt.Errorf("oauth: authorization server metadata: %w", err)
 		}
