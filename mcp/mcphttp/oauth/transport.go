@@ -390,7 +390,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		hint = s.hint
 	}
 	s.mu.Unlock()
-	if f.prm, err = discoverResource(ctx, f.hc, server, hint, cfg.InsecureHTTP); err != nil {
+	if f.prm, err = discoverResource(ctx, f.hc, server, hint, reachFor(server, cfg.InsecureHTTP)); err != nil {
 		return nil, err
 	}
 	issuer := (&url.URL{Scheme: server.Scheme, Host: server.Host}).String()
@@ -400,7 +400,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 			issuer = f.prm.AuthorizationServers[0]
 		}
 	}
-	if f.as, err = discoverServer(ctx, f.hc, issuer, cfg.InsecureHTTP); err != nil {
+	if f.as, err = discoverServer(ctx, f.hc, issuer, reachFor(server, cfg.InsecureHTTP)); err != nil {
 		return nil, err
 	}
 	f.log.DebugContext(ctx, "oauth: discovered", "resource", f.resource, "issuer", f.as.Issuer, "fallback", f.as.fallback)
