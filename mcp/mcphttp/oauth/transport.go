@@ -394,6 +394,11 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		return nil, err
 	}
 	issuer := (&url.URL{Scheme: server.Scheme, Host: server.Host}).String()
+	// Without metadata (a 2025-03-26 server) the resource indicator is
+	// the server's canonical URI: the specification requires one in every
+	// authorization and token request, and without it the token may be
+	// good at any resource of the authorization server.
+	f.resource = canonicalResource(server)
 	if f.prm != nil {
 		f.resource = f.prm.Resource
 		if len(f.prm.AuthorizationServers) > 0 {
@@ -443,6 +448,14 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		return nil, err
 	}
 	return tok, nil
+}
+
+// canonicalResource is the canonical URI of the MCP server at u (RFC
+// 8707 §2, the MCP authorization specification): scheme and host in
+// lower case, the path as it is, no user info, query or fragment.
+func canonicalResource(u *url.URL) string {
+	c := url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: u.Path, RawPath: u.RawPath}
+	return c.String()
 }
 
 func (t *Transport) save(ctx context.Context, s *state, c *Credentials) error {
