@@ -31,6 +31,11 @@ func TestParseChallenges(t *testing.T) {
 		{`Negotiate abc==, Bearer`, []Challenge{{"Negotiate", map[string]string{}}, {"Bearer", map[string]string{}}}},
 		{`=,,"" scope="x`, nil},
 		{`Bearer scope="unterminated`, []Challenge{{"Bearer", map[string]string{"scope": "unterminated"}}}},
+		// A parameter may occur once per challenge (RFC 9110 §11.2): twice,
+		// and which one counts is anyone's guess (a proxy may check the
+		// first while the client used the last), so neither does.
+		{`Bearer resource_metadata="https://a/prm", scope=x, Resource_Metadata="https://evil/prm", DPoP error=e, error=f`,
+			[]Challenge{{"Bearer", map[string]string{"scope": "x"}}, {"DPoP", map[string]string{}}}},
 	} {
 		h := http.Header{"Www-Authenticate": {tc.in}}
 		got := ParseChallenges(h)
