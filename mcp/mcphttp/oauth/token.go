@@ -234,10 +234,19 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 		tok.TokenType = "Bearer"
 	}
 	if n, err := tr.ExpiresIn.Int64(); err == nil && n > 0 {
-		tok.Expiry = time.Now().Add(time.Duration(n) * time.Second)
+		// Past about 292 years the product overflows a Duration into the
+		// past, and the token would be taken for expired at every use; a
+		// lifetime past the bound is as good as none.
+		if n < maxExpiresIn {
+			tok.Expiry = time.Now().Add(time.Duration(n) * time.Second)
+		}
 	}
 	return tok, resp.Header, nil
 }
+
+// maxExpiresIn is the longest expires_in, in seconds, taken as an expiry
+// (a hundred years); a longer one leaves the token without one.
+const maxExpiresIn = 100 * 365 * 24 * 3600
 
 func readCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }
 
