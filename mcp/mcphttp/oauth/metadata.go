@@ -102,7 +102,8 @@ func getJSON(ctx context.Context, c *http.Client, u string, v any, rc reach) (fo
 }
 
 // secureRedirects returns c, whatever its own policy, refusing a redirect
-// to a URL that rc refuses or from https down to http. The URLs
+// to a URL that rc refuses or (unless Config.InsecureHTTP) from https down
+// to http. The URLs
 // come from the MCP server (resource_metadata) or an authorization server
 // it named: without this a redirect would take the client's GET to plain
 // http anywhere (a cloud metadata address, a service on the network) that
@@ -112,7 +113,7 @@ func secureRedirects(c *http.Client, rc reach) *http.Client {
 	cc := *c
 	next := c.CheckRedirect
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !rc.ok(req.URL.String()) || (strings.EqualFold(via[0].URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https")) {
+		if !rc.ok(req.URL.String()) || (!rc.insecure && strings.EqualFold(via[0].URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https")) {
 			return fmt.Errorf("oauth: %s redirects to %s, which is not an https (or loopback http) URL at least as secure", redactURL(via[len(via)-1].URL.String()), redactURL(req.URL.String()))
 		}
 		if next != nil {
