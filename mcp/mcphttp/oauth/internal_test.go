@@ -211,6 +211,16 @@ func TestDPoPProof(t *testing.T) {
 	if c["htm"] != "POST" || c["htu"] != "https://rs.example/mcp" || c["nonce"] != "n1" || c["ath"] != base64.RawURLEncoding.EncodeToString(ath[:]) {
 		t.Fatalf("claims %v", c)
 	}
+	// User info in the URL (a password, say) stays out of the proof: the
+	// server compares htu with its own URL, which has none, and a proof
+	// may be logged.
+	p3, err := k.proof("GET", "https://user:pa55word@rs.example/mcp", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, c3 := verifyES256(t, p3, pub); c3["htu"] != "https://rs.example/mcp" {
+		t.Fatalf("htu %v carries the URL's user info", c3["htu"])
+	}
 	p2, _ := k.proof("POST", "https://rs.example/mcp", "", "")
 	_, c2 := verifyES256(t, p2, pub)
 	if c2["jti"] == c["jti"] || c2["nonce"] != nil || c2["ath"] != nil {
