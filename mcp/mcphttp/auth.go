@@ -51,9 +51,15 @@ func RequireBearer(token string, next http.Handler) http.Handler {
 }
 
 // bearer returns the token of an Authorization header of the Bearer
-// scheme (the scheme name is case-insensitive, RFC 9110 §11.1).
+// scheme (the scheme name is case-insensitive, RFC 9110 §11.1). A request
+// with two Authorization headers has none: the field holds one
+// credential, and a proxy in front may have checked the other one.
 func bearer(r *http.Request) (string, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	vs := r.Header["Authorization"]
+	if len(vs) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(vs[0], " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // TestRequireBearerHostileHeaders: the header tricks a client might try.
-// Only one Authorization header, the first, is read; the token must be
-// the whole credential; other headers carry nothing.
+// A request with two Authorization headers has none (the field is a
+// singleton, and a proxy may have checked the other one); the token must
+// be the whole credential; other headers carry nothing.
 func TestRequireBearerHostileHeaders(t *testing.T) {
 	_, url := serveHTTPWrapped(t, httpTestServer(), nil, func(h http.Handler) http.Handler {
 		return mcphttp.RequireBearer(testToken, h)
@@ -37,6 +38,8 @@ func TestRequireBearerHostileHeaders(t *testing.T) {
 	}
 	for name, hdr := range map[string]http.Header{
 		"a wrong token, then the token":     {"Authorization": {"Bearer wrong-token-0123456789x", "Bearer " + testToken}},
+		"the token, then a wrong token":     {"Authorization": {"Bearer " + testToken, "Bearer wrong-token-0123456789x"}},
+		"the token twice, in two headers":   {"Authorization": {"Bearer " + testToken, "Bearer " + testToken}},
 		"both in one header":                {"Authorization": {"Bearer wrong, Bearer " + testToken}},
 		"the token in Proxy-Authorization":  {"Proxy-Authorization": {"Bearer " + testToken}},
 		"the token as a query-like header":  {"X-Access-Token": {testToken}},

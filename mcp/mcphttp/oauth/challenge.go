@@ -36,9 +36,14 @@ func ParseChallenges(h http.Header) []Challenge {
 // parseChallengeHeader splits one header value: a scheme token starts a
 // challenge; name=value pairs (value a token or a quoted string) follow,
 // separated by commas.
+//
+// A parameter that occurs twice in one challenge is dropped: RFC 9110
+// §11.2 allows it once, and with two, a proxy or log may read one while
+// the client would use the other (a second resource_metadata, say).
 func parseChallengeHeader(s string) []Challenge {
 	var out []Challenge
 	var cur *Challenge
+	var dup map[int][]string // by index in out: the names seen twice
 	for {
 		s = strings.TrimLeft(s, " \t,")
 		if s == "" {
@@ -59,7 +64,14 @@ func parseChallengeHeader(s string) []Challenge {
 			rest = strings.TrimLeft(rest[1:], " \t")
 			var val string
 			val, s = readParamValue(rest)
-			cur.Params[strings.ToLower(name)] = val
+			name = strings.ToLower(name)
+			if _, seen := cur.Params[name]; seen {
+				if dup == nil {
+					dup = map[int][]string{}
+				}
+				dup[len(out)-1] = append(dup[len(out)-1], name)
+			}
+			cur.Params[name] = val
 			continue
 		}
 		if strings.HasPrefix(rest, "=") {
@@ -75,6 +87,11 @@ func parseChallengeHeader(s string) []Challenge {
 		out = append(out, Challenge{Scheme: name, Params: map[string]string{}})
 		cur = &out[len(out)-1]
 		s = rest
+	}
+	for i, names := range dup {
+		for _, n := range names {
+			delete(out[i].Params, n)
+		}
 	}
 	return out
 }

@@ -31,7 +31,8 @@ func newDPoPKey() (*dpopKey, error) {
 }
 
 // proof returns a fresh DPoP proof for method and target (RFC 9449 §4.2):
-// htu without query or fragment, a new jti each time, the server's nonce
+// htu without user info, query or fragment (RFC 9449 §4.2; a password in
+// the URL must not travel in a proof), a new jti each time, the server's nonce
 // if it gave one, and ath, the hash of the access token, when presenting
 // one to a resource server.
 func (d *dpopKey) proof(method, target, nonce, accessToken string) (string, error) {
@@ -39,7 +40,7 @@ func (d *dpopKey) proof(method, target, nonce, accessToken string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	u.RawQuery, u.Fragment, u.RawFragment, u.User = "", "", "", nil
 	claims := map[string]any{
 		"jti": randomString(16),
 		"htm": method,

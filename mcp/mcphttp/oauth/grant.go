@@ -233,6 +233,12 @@ func (f *flow) ensurePreRegistered() error {
 	if f.cfg.ClientID == "" {
 		return fmt.Errorf("%w: this grant needs Config.ClientID", ErrNoClient)
 	}
+	// The authorization server is whichever the resource's metadata
+	// names, so a hostile MCP server picks it: a client bound to one
+	// issuer must not post its secret or assertion anywhere else.
+	if f.cfg.ClientIssuer != "" && f.cfg.ClientIssuer != f.as.Issuer {
+		return fmt.Errorf("%w: Config.ClientID is registered at %s, not at %s", ErrNoClient, redactURL(f.cfg.ClientIssuer), redactURL(f.as.Issuer))
+	}
 	f.creds.ClientID, f.creds.ClientSecret = f.cfg.ClientID, f.cfg.ClientSecret
 	return nil
 }

@@ -31,6 +31,11 @@ func TestParseChallenges(t *testing.T) {
 		{`Negotiate abc==, Bearer`, []Challenge{{"Negotiate", map[string]string{}}, {"Bearer", map[string]string{}}}},
 		{`=,,"" scope="x`, nil},
 		{`Bearer scope="unterminated`, []Challenge{{"Bearer", map[string]string{"scope": "unterminated"}}}},
+		// A parameter may occur once per challenge (RFC 9110 §11.2): twice,
+		// and which one counts is anyone's guess (a proxy may check the
+		// first while the client used the last), so neither does.
+		{`Bearer resource_metadata="https://a/prm", scope=x, Resource_Metadata="https://evil/prm", DPoP error=e, error=f`,
+			[]Challenge{{"Bearer", map[string]string{"scope": "x"}}, {"DPoP", map[string]string{}}}},
 	} {
 		h := http.Header{"Www-Authenticate": {tc.in}}
 		got := ParseChallenges(h)
@@ -205,6 +210,16 @@ func TestDPoPProof(t *testing.T) {
 	ath := sha256.Sum256([]byte("tok"))
 	if c["htm"] != "POST" || c["htu"] != "https://rs.example/mcp" || c["nonce"] != "n1" || c["ath"] != base64.RawURLEncoding.EncodeToString(ath[:]) {
 		t.Fatalf("claims %v", c)
+	}
+	// User info in the URL (a password, say) stays out of the proof: the
+	// server compares htu with its own URL, which has none, and a proof
+	// may be logged.
+	p3, err := k.proof("GET", "https://user:pa55word@rs.example/mcp", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, c3 := verifyES256(t, p3, pub); c3["htu"] != "https://rs.example/mcp" {
+		t.Fatalf("htu %v carries the URL's user info", c3["htu"])
 	}
 	p2, _ := k.proof("POST", "https://rs.example/mcp", "", "")
 	_, c2 := verifyES256(t, p2, pub)

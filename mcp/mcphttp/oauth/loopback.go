@@ -15,8 +15,9 @@ import (
 // Loopback is a UserAgent for command-line programs: it serves the
 // redirect on a loopback port (OAuth 2.1 §8.4.2, RFC 8252 §7.3) and has
 // the user open the authorization URL in a browser (Show prints it). Only
-// a callback carrying the state of the authorization in progress is taken:
-// another local process cannot end the login with a forged one.
+// a callback carrying the state of the authorization in progress is taken,
+// and only once: another local process cannot end the login with a forged
+// one, nor a late one outlive the authorization it answered.
 type Loopback struct {
 	// Show tells the user to open authURL; nil prints nothing (set it).
 	Show func(authURL string)
@@ -67,19 +68,33 @@ func (l *Loopback) Close() error {
 
 func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	// The state is checked and used up under the lock Authorize clears
+	// it under: a callback is taken once, and only while the
+	// authorization it answers waits, so none is left over for the next.
 	l.mu.Lock()
-	want := l.state
+	ok := l.state != "" && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(l.state)) == 1
+	if ok {
+		l.state = ""
+		l.results <- q // room for one, and only one send per state
+	}
 	l.mu.Unlock()
-	if want == "" || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(want)) != 1 {
+	if !ok {
 		http.Error(w, "no authorization in progress with this state", http.StatusBadRequest)
 		return
 	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "Authorization received. You can close this window.")
+}
+
+// setState starts waiting for state ("" stops), dropping a callback a
+// previous authorization took but did not wait to receive.
+func (l *Loopback) setState(state string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.state = state
 	select {
-	case l.results <- q:
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "Authorization received. You can close this window.")
+	case <-l.results:
 	default:
-		http.Error(w, "this authorization was already answered", http.StatusConflict)
 	}
 }
 
@@ -94,14 +109,8 @@ func (l *Loopback) Authorize(ctx context.Context, authURL string) (url.Values, e
 	if state == "" {
 		return nil, errors.New("oauth: authorization URL without state")
 	}
-	l.mu.Lock()
-	l.state = state
-	l.mu.Unlock()
-	defer func() {
-		l.mu.Lock()
-		l.state = ""
-		l.mu.Unlock()
-	}()
+	l.setState(state)
+	defer l.setState("")
 	if l.Show != nil {
 		l.Show(authURL)
 	}

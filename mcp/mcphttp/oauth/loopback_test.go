@@ -98,3 +98,50 @@ func TestLoopbackCloseLetsTheBrowserHaveItsPage(t *testing.T) {
 		}
 	}
 }
+
+// A callback is taken once, for the authorization it answers, and never
+// outlives it: one accepted while that authorization was giving up (its
+// context ended) is not handed to the next, which would fail on a state
+// it never sent, and a second callback with a used state is refused.
+func TestLoopbackCallbackSingleUse(t *testing.T) {
+	l, err := oauth.ListenLoopback(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	get := func(q string) int {
+		resp, err := http.Get(l.RedirectURL() + "?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 20 {
+		s1, s2 := "a"+strconv.Itoa(i), "b"+strconv.Itoa(i)
+		// The callback arrives as the first authorization gives up: both
+		// are ready when it looks, and it may take either.
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		l.Show = func(string) {
+			cancel1()
+			get("code=old&state=" + s1)
+		}
+		_, _ = l.Authorize(ctx1, "https://as.example/authorize?state="+s1)
+		if c := get("code=replay&state=" + s1); c == http.StatusOK {
+			t.Fatalf("run %d: a second callback for a used state was accepted", i)
+		}
+		ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+		l.Show = func(string) {
+			go func() { // not get: t.Fatal belongs to the test's goroutine
+				if resp, err := http.Get(l.RedirectURL() + "?code=new&state=" + s2); err == nil {
+					resp.Body.Close()
+				}
+			}()
+		}
+		q, err := l.Authorize(ctx2, "https://as.example/authorize?state="+s2)
+		cancel2()
+		if err != nil || q.Get("state") != s2 || q.Get("code") != "new" {
+			t.Fatalf("run %d: the next authorization got %v, %v", i, q, err)
+		}
+	}
+}

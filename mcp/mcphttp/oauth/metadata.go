@@ -71,15 +71,17 @@ var ErrPKCEUnsupported = errors.New("oauth: authorization server does not suppor
 
 // getJSON fetches u and decodes its JSON body into v. found is false for
 // a 4xx answer (the document is not there), which is not an error.
-func getJSON(ctx context.Context, c *http.Client, u string, v any) (found bool, err error) {
+// Redirects are followed only where u itself could be fetched from (see
+// secureRedirects).
+func getJSON(ctx context.Context, c *http.Client, u string, v any, rc reach) (found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return false, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
+	resp, err := secureRedirects(c, rc).Do(req)
 	if err != nil {
-		return false, err
+		return false, scrubURLError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
@@ -97,6 +99,32 @@ func getJSON(ctx context.Context, c *http.Client, u string, v any) (found bool, 
 		return false, fmt.Errorf("GET %s: %w", redactURL(u), err)
 	}
 	return true, nil
+}
+
+// secureRedirects returns c, whatever its own policy, refusing a redirect
+// to a URL that rc refuses or (unless Config.InsecureHTTP) from https down
+// to http. The URLs
+// come from the MCP server (resource_metadata) or an authorization server
+// it named: without this a redirect would take the client's GET to plain
+// http anywhere (a cloud metadata address, a service on the network) that
+// the checks on the URL itself keep it from, and a 404 there would end
+// discovery with the fallback endpoints.
+func secureRedirects(c *http.Client, rc reach) *http.Client {
+	cc := *c
+	next := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !rc.ok(req.URL.String()) || (!rc.insecure && strings.EqualFold(via[0].URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https")) {
+			return fmt.Errorf("oauth: %s redirects to %s, which is not an https (or loopback http) URL at least as secure", redactURL(via[len(via)-1].URL.String()), redactURL(req.URL.String()))
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 { // net/http's own limit
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cc
 }
 
 func readLimited(r io.Reader) ([]byte, error) {
@@ -141,19 +169,19 @@ func resourceMetadataURLs(server *url.URL) []string {
 // well-known locations. It returns nil, nil when there is none (a
 // 2025-03-26 server), and ErrResourceMismatch when the document's
 // resource is not server.
-func discoverResource(ctx context.Context, c *http.Client, server *url.URL, hint string, insecure bool) (*ResourceMetadata, error) {
+func discoverResource(ctx context.Context, c *http.Client, server *url.URL, hint string, rc reach) (*ResourceMetadata, error) {
 	urls := resourceMetadataURLs(server)
 	if hint != "" {
 		h, err := url.Parse(hint)
 		sameOrigin := err == nil && strings.EqualFold(h.Scheme, server.Scheme) && strings.EqualFold(hostPort(h), hostPort(server))
-		if !sameOrigin && !secureURL(hint, insecure) {
+		if !sameOrigin && !rc.ok(hint) {
 			return nil, fmt.Errorf("oauth: resource_metadata %q is neither on the server's origin nor an https URL", redactURL(hint))
 		}
 		urls = []string{hint}
 	}
 	for _, u := range urls {
 		var m ResourceMetadata
-		found, err := getJSON(ctx, c, u, &m)
+		found, err := getJSON(ctx, c, u, &m, rc)
 		if err != nil {
 			return nil, fmt.Errorf("oauth: protected resource metadata: %w", err)
 		}
@@ -225,14 +253,14 @@ func serverMetadataURLs(issuer *url.URL) []string {
 // The document's issuer must be issuer exactly (RFC 8414 §3.3): metadata
 // naming another is refused, not used. With no document at all, the
 // 2025-03-26 default endpoints at the issuer's origin stand in.
-func discoverServer(ctx context.Context, c *http.Client, issuer string, insecure bool) (*ServerMetadata, error) {
+func discoverServer(ctx context.Context, c *http.Client, issuer string, rc reach) (*ServerMetadata, error) {
 	iu, err := url.Parse(issuer)
-	if err != nil || !secureURL(issuer, insecure) || iu.RawQuery != "" || iu.Fragment != "" {
+	if err != nil || !rc.ok(issuer) || iu.RawQuery != "" || iu.Fragment != "" {
 		return nil, fmt.Errorf("oauth: authorization server %q is not an https (or loopback http) URL without query or fragment", redactURL(issuer))
 	}
 	for _, u := range serverMetadataURLs(iu) {
 		var m ServerMetadata
-		found, err := getJSON(ctx, c, u, &m)
+		found, err := getJSON(ctx, c, u, &m, rc)
 		if err != nil {
 			return nil, fmt.Errorf("oauth: authorization server metadata: %w", err)
 		}
@@ -243,7 +271,7 @@ func discoverServer(ctx context.Context, c *http.Client, issuer string, insecure
 			return nil, fmt.Errorf("%w: metadata at %s names issuer %q, not %q", ErrIssuerMismatch, redactURL(u), redactURL(m.Issuer), issuer)
 		}
 		for _, e := range []string{m.AuthorizationEndpoint, m.TokenEndpoint, m.RegistrationEndpoint} {
-			if e != "" && !secureURL(e, insecure) {
+			if e != "" && !rc.ok(e) {
 				return nil, fmt.Errorf("oauth: authorization server metadata at %s: endpoint %q is not an https (or loopback http) URL", redactURL(u), redactURL(e))
 			}
 		}
@@ -275,6 +303,29 @@ func secureURL(s string, insecure bool) bool {
 		return insecure || isLoopback(u.Hostname())
 	}
 	return false
+}
+
+// reach is which URLs the flow for one MCP server may fetch from and
+// post to. Plain http to loopback is for a server on loopback itself (a
+// development setup): one elsewhere that names http://127.0.0.1:port as
+// its authorization server or metadata would have the client send GETs,
+// registrations and token requests (the client's secret with them) to
+// whatever listens on that port of the user's machine.
+type reach struct {
+	insecure  bool // Config.InsecureHTTP: any http
+	localHTTP bool // the MCP server is on loopback: loopback http too
+}
+
+func reachFor(server *url.URL, insecure bool) reach {
+	return reach{insecure: insecure, localHTTP: isLoopback(server.Hostname())}
+}
+
+func (rc reach) ok(s string) bool {
+	if !secureURL(s, rc.insecure) {
+		return false
+	}
+	u, _ := url.Parse(s) // secureURL parsed it
+	return rc.insecure || rc.localHTTP || strings.EqualFold(u.Scheme, "https")
 }
 
 func isLoopback(host string) bool {

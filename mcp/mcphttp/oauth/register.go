@@ -122,7 +122,7 @@ func (f *flow) register(ctx context.Context) error {
 	var rr registrationResponse
 	jerr := json.Unmarshal(raw, &rr)
 	if resp.StatusCode/100 != 2 {
-		return &TokenError{Endpoint: endpoint, Status: resp.StatusCode, Code: rr.Error, Description: cut(rr.ErrorDescription, 200)}
+		return &TokenError{Endpoint: endpoint, Status: resp.StatusCode, Code: cut(rr.Error, 64), Description: cut(rr.ErrorDescription, 200)}
 	}
 	if jerr != nil || rr.ClientID == "" {
 		return fmt.Errorf("oauth: registration at %s: response has no client_id", endpoint)

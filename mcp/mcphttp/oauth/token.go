@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Token is an access token with what came with it. It redacts itself
@@ -52,8 +54,8 @@ func (t *Token) isDPoP() bool { return strings.EqualFold(t.TokenType, "DPoP") }
 type TokenError struct {
 	Endpoint    string // the endpoint's URL, without query
 	Status      int    // the HTTP status
-	Code        string // "invalid_grant", "invalid_client", ...
-	Description string // error_description, cut to 200 bytes
+	Code        string // "invalid_grant", "invalid_client", ..., cut to 64 bytes
+	Description string // error_description, cut to 200 bytes; control characters replaced
 }
 
 // Error implements the error interface.
@@ -219,7 +221,7 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 	var tr tokenResponse
 	jerr := json.Unmarshal(raw, &tr)
 	if resp.StatusCode/100 != 2 {
-		return nil, resp.Header, &TokenError{Endpoint: endpoint, Status: resp.StatusCode, Code: tr.Error, Description: cut(tr.ErrorDescription, 200)}
+		return nil, resp.Header, &TokenError{Endpoint: endpoint, Status: resp.StatusCode, Code: cut(tr.Error, 64), Description: cut(tr.ErrorDescription, 200)}
 	}
 	if jerr != nil {
 		return nil, resp.Header, fmt.Errorf("oauth: %s: response is not JSON: %w", endpoint, jerr)
@@ -232,10 +234,19 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 		tok.TokenType = "Bearer"
 	}
 	if n, err := tr.ExpiresIn.Int64(); err == nil && n > 0 {
-		tok.Expiry = time.Now().Add(time.Duration(n) * time.Second)
+		// Past about 292 years the product overflows a Duration into the
+		// past, and the token would be taken for expired at every use; a
+		// lifetime past the bound is as good as none.
+		if n < maxExpiresIn {
+			tok.Expiry = time.Now().Add(time.Duration(n) * time.Second)
+		}
 	}
 	return tok, resp.Header, nil
 }
+
+// maxExpiresIn is the longest expires_in, in seconds, taken as an expiry
+// (a hundred years); a longer one leaves the token without one.
+const maxExpiresIn = 100 * 365 * 24 * 3600
 
 func readCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }
 
@@ -250,9 +261,20 @@ func scrubURLError(err error) error {
 	return err
 }
 
+// cut tames text a server chose for an error message: at most n bytes
+// of valid UTF-8, with control and format characters (a terminal's escape
+// sequences, bidirectional overrides) replaced by "?". The text ends up
+// on the user's terminal and in logs.
 func cut(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
+			r = '?'
+		}
+		if b.Len()+utf8.RuneLen(r) > n {
+			return b.String() + "..."
+		}
+		b.WriteRune(r)
 	}
-	return s
+	return b.String()
 }

@@ -21,7 +21,10 @@ import (
 // with ErrNoUserAgent when a server asks for authorization.
 type Config struct {
 	// ClientID and ClientSecret are a pre-registered client. With
-	// ClientIssuer set they are used only at that authorization server.
+	// ClientIssuer set they are used only at that authorization server,
+	// whatever the grant; without it, at any the resource's metadata
+	// names, which the MCP server chooses: set it for a client with a
+	// secret or PrivateKey.
 	ClientID, ClientSecret, ClientIssuer string
 	// PrivateKey, with ClientID, authenticates the client with a signed
 	// JWT (private_key_jwt) instead of a secret; ParsePrivateKey reads one.
@@ -387,17 +390,22 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		hint = s.hint
 	}
 	s.mu.Unlock()
-	if f.prm, err = discoverResource(ctx, f.hc, server, hint, cfg.InsecureHTTP); err != nil {
+	if f.prm, err = discoverResource(ctx, f.hc, server, hint, reachFor(server, cfg.InsecureHTTP)); err != nil {
 		return nil, err
 	}
 	issuer := (&url.URL{Scheme: server.Scheme, Host: server.Host}).String()
+	// Without metadata (a 2025-03-26 server) the resource indicator is
+	// the server's canonical URI: the specification requires one in every
+	// authorization and token request, and without it the token may be
+	// good at any resource of the authorization server.
+	f.resource = canonicalResource(server)
 	if f.prm != nil {
 		f.resource = f.prm.Resource
 		if len(f.prm.AuthorizationServers) > 0 {
 			issuer = f.prm.AuthorizationServers[0]
 		}
 	}
-	if f.as, err = discoverServer(ctx, f.hc, issuer, cfg.InsecureHTTP); err != nil {
+	if f.as, err = discoverServer(ctx, f.hc, issuer, reachFor(server, cfg.InsecureHTTP)); err != nil {
 		return nil, err
 	}
 	f.log.DebugContext(ctx, "oauth: discovered", "resource", f.resource, "issuer", f.as.Issuer, "fallback", f.as.fallback)
@@ -440,6 +448,14 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		return nil, err
 	}
 	return tok, nil
+}
+
+// canonicalResource is the canonical URI of the MCP server at u (RFC
+// 8707 §2, the MCP authorization specification): scheme and host in
+// lower case, the path as it is, no user info, query or fragment.
+func canonicalResource(u *url.URL) string {
+	c := url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: u.Path, RawPath: u.RawPath}
+	return c.String()
 }
 
 func (t *Transport) save(ctx context.Context, s *state, c *Credentials) error {
