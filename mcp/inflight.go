@@ -18,6 +18,14 @@ const (
 	DefaultShutdownTimeout = 10 * time.Second
 	// DefaultMaxInFlightBytes is ServerOptions.MaxInFlightBytes when unset.
 	DefaultMaxInFlightBytes = 64 << 20
+	// DefaultMaxParamsMemory is ServerOptions.MaxParamsMemory when unset:
+	// two and a half times the largest message the transports accept by
+	// default (transport.DefaultMaxMessageSize and mcphttp's default body
+	// bound, 32 MiB), so that text arguments of any size they accept
+	// (estimated at twice their bytes) pass with room for the envelope.
+	// It is below the client's bound on results (256 MiB) because a
+	// server decodes many requests at once, of many sessions.
+	DefaultMaxParamsMemory = 80 << 20
 	// DefaultMaxSubscriptions is ServerOptions.MaxSubscriptions when unset.
 	DefaultMaxSubscriptions = 1024
 	// DefaultMaxListeners is ServerOptions.MaxListeners when unset.

@@ -46,6 +46,17 @@ type ServerOptions struct {
 	// 8 GiB. A single request larger than the bound still runs when it is
 	// the only one in flight.
 	MaxInFlightBytes int64
+	// MaxParamsMemory bounds what one request's or notification's params
+	// may take once decoded, as estimated from their shape before
+	// anything decodes them: nested empty objects ([{},{},...]) decode to
+	// thirty to a hundred times their bytes, so arguments or a _meta of
+	// them within the 32 MiB message bound would take a gigabyte or more.
+	// A request over it is refused with CodeInvalidParams naming this
+	// option, and a notification dropped. Zero means
+	// DefaultMaxParamsMemory (80 MiB); a negative value means no bound.
+	// Text, the usual large argument, is estimated at about twice its
+	// bytes; params under MaxParamsMemory/320 bytes are never scanned.
+	MaxParamsMemory int64
 	// ShutdownTimeout bounds how long Run waits, once the session has
 	// ended (end of input, or ctx done), for the handlers it cancelled to
 	// return: a tool that ran a process tree kills it on cancellation, and
@@ -224,6 +235,9 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	}
 	if s.opts.MaxInFlightBytes <= 0 {
 		s.opts.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
+	if s.opts.MaxParamsMemory == 0 {
+		s.opts.MaxParamsMemory = DefaultMaxParamsMemory
 	}
 	if s.opts.MaxSubscriptions <= 0 {
 		s.opts.MaxSubscriptions = DefaultMaxSubscriptions

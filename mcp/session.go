@@ -9,10 +9,12 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/winbridge/winbridge/internal/decodecost"
 	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/internal/smallmap"
 	"github.com/winbridge/winbridge/transport"
@@ -184,6 +186,9 @@ func (ss *ServerSession) Handle(ctx context.Context, c *transport.Conn, r *trans
 // loop, or one handed over by ServeDirect (r.IsDirect()), which runs on
 // the caller's goroutine and is answered before handle returns.
 func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
+	if ss.paramsOverBound(ctx, r) {
+		return
+	}
 	if r.IsNotification() {
 		ss.notification(r)
 		return
@@ -241,6 +246,31 @@ func (ss *ServerSession) handle(ctx context.Context, r *transport.Request) {
 		ss.serve(ctx, inf, r)
 		ss.leave(size)
 	})
+}
+
+// paramsOverBound refuses r, before anything decodes its params, when
+// they would take more than ServerOptions.MaxParamsMemory decoded: a
+// request is answered CodeInvalidParams, a notification dropped. It
+// reports whether it did.
+//
+// Why here: every request and notification of every transport passes
+// handle (the stream's read loop through Handle, mcphttp through
+// ServeDirect) with its params still raw, so one check covers every
+// method, and a refused request takes no in-flight slot. Params short
+// enough that no shape could reach the bound cost a length test only.
+func (ss *ServerSession) paramsOverBound(ctx context.Context, r *transport.Request) bool {
+	limit := ss.srv.opts.MaxParamsMemory
+	est, over := decodecost.Over(r.Params, limit)
+	if !over {
+		return false
+	}
+	ss.srv.log.Warn("mcp: params too large to decode", "method", methodText(r.Method), "bytes", len(r.Params), "estimate", est)
+	if !r.IsNotification() {
+		_ = ss.connFor(r).ReplyError(ctx, r, &Error{Code: CodeInvalidParams, Message: "invalid params: " + strconv.Itoa(len(r.Params)) +
+			" bytes that would take about " + strconv.FormatInt(est, 10) + " bytes decoded, more than " +
+			strconv.FormatInt(limit, 10) + " (ServerOptions.MaxParamsMemory)"})
+	}
+	return true
 }
 
 // spawn runs job on an idle worker, or on a new one. Workers outlive their
