@@ -412,8 +412,15 @@ type toolCallWire struct {
 
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
-	if tc.Meta == nil && tc.rawMeta == nil && tc.InputResponses == nil && tc.RequestState == "" && tc.Task == nil && plainJSONText(tc.Name) {
-		return tc.encodePlain()
+	if tc.InputResponses == nil && tc.RequestState == "" && tc.Task == nil && plainJSONText(tc.Name) {
+		switch {
+		case tc.Meta == nil && tc.rawMeta == nil:
+			return tc.encodePlain(nil)
+		case len(tc.Meta) == 0 && tc.rawMeta != nil:
+			// A stateless call's: its _meta goes in as spliceMeta
+			// would put it.
+			return tc.encodePlain(tc.rawMeta)
+		}
 	}
 	var meta any // a nil mcp.Meta is no _meta, as omitzero had it
 	spliced := len(tc.Meta) == 0 && tc.rawMeta != nil
@@ -439,8 +446,11 @@ func (tc *toolCall) encode() (json.RawMessage, error) {
 // legacy session's call without a progress token), as encoding/json
 // encodes toolCallWire: encoding/json encodes only the arguments, the
 // name goes in as it is (plainJSONText), and the envelope costs no
-// reflection on toolCallWire's six members on every call.
-func (tc *toolCall) encodePlain() (json.RawMessage, error) {
+// reflection on toolCallWire's six members on every call. A non-nil
+// meta, the client's own encoding of its _meta (a stateless call's,
+// statelessMeta), goes last as spliceMeta puts it: a stateless call
+// paid for the reflection and for a second copy of the params.
+func (tc *toolCall) encodePlain(meta json.RawMessage) (json.RawMessage, error) {
 	var args []byte
 	if tc.args != nil { // omitempty: a nil interface only
 		var err error
@@ -448,10 +458,13 @@ func (tc *toolCall) encodePlain() (json.RawMessage, error) {
 			return nil, &argumentsError{fmt.Errorf("tools/call %s: encoding arguments: %w", tc.Name, err)}
 		}
 	}
-	b := make([]byte, 0, len(`{"name":"","arguments":}`)+len(tc.Name)+len(args))
+	b := make([]byte, 0, len(`{"name":"","arguments":,"_meta":}`)+len(tc.Name)+len(args)+len(meta))
 	b = append(append(append(b, `{"name":"`...), tc.Name...), '"')
 	if tc.args != nil {
 		b = append(append(b, `,"arguments":`...), args...)
+	}
+	if meta != nil {
+		b = append(append(b, `,"_meta":`...), meta...)
 	}
 	return append(b, '}'), nil
 }

@@ -54,6 +54,28 @@ func TestToolCallEncodesAsCallToolParams(t *testing.T) {
 				t.Errorf("args %#v:\n got %s\nwant %s", a, got, want)
 			}
 		}
+		// A stateless call's _meta, encoded once by the client: the
+		// params encode as the reflection on toolCallWire, with the
+		// _meta spliced in, did.
+		raw := json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","x":"<&>"}`)
+		for _, tc := range []*toolCall{
+			{CallToolParams: mcp.CallToolParams{Name: "echo"}, args: a, rawMeta: raw},
+			{CallToolParams: mcp.CallToolParams{Name: "echo", Meta: mcp.Meta{}}, args: a, rawMeta: raw},
+			{CallToolParams: mcp.CallToolParams{Name: "t<>"}, args: a, rawMeta: raw},
+		} {
+			b, err := json.Marshal(&toolCallWire{tc.Name, tc.args, nil, "", nil, nil})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := spliceMeta(b, raw)
+			got, err := tc.encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("args %#v, raw _meta:\n got %s\nwant %s", a, got, want)
+			}
+		}
 	}
 }
 

@@ -208,3 +208,73 @@ func FuzzCallResultFast(f *testing.F) {
 		}
 	})
 }
+
+// stampedByJSON is a stateless result's wire form as encoding/json
+// writes it, stamped as stampCallResult stamps it.
+func stampedByJSON(srv *Server, r *CallToolResult) ([]byte, error) {
+	w := r.wireStruct()
+	if w.ResultType == "" {
+		w.ResultType = ResultComplete
+	}
+	if r.Meta == nil {
+		w.Meta = srv.infoMeta
+	} else {
+		w.Meta = srv.withInfo(r.Meta)
+	}
+	return json.Marshal(w.form(r))
+}
+
+// appendCallResultStamped writes what encoding/json writes for a
+// stamped result, and leaves to it what it cannot write.
+func TestCallResultStamped(t *testing.T) {
+	srv := NewServer(&Implementation{Name: "n<&>\"é", Version: "1", Icons: []Icon{{Src: "https://x/?a=1&b=2"}}}, nil)
+	plain := []Content{&TextContent{Text: "hello"}, &TextContent{}}
+	fast := 0
+	for _, rt := range []string{"", ResultComplete, ResultInputRequired} {
+		for _, meta := range []Meta{nil, {"k": "v"}} {
+			for _, isErr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+				for _, content := range [][]Content{plain[:1], plain, {&TextContent{Text: "a<b"}}, nil} {
+					r := &CallToolResult{Content: content, IsError: isErr[0], IsErrorSet: isErr[1], ResultEnvelope: ResultEnvelope{ResultType: rt, Meta: meta}}
+					want, err := stampedByJSON(srv, r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, ok := appendCallResultStamped([]byte("x"), r, srv.infoMetaJSON)
+					if !ok {
+						continue
+					}
+					fast++
+					if !bytes.Equal(got[1:], want) || got[0] != 'x' {
+						t.Errorf("%+v:\n got %s\nwant x%s", r, got, want)
+					}
+					if rt == ResultInputRequired || meta != nil {
+						t.Errorf("%+v written, not left to encoding/json", r)
+					}
+				}
+			}
+		}
+	}
+	if fast < 10 {
+		t.Errorf("appendCallResultStamped wrote only %d of the cases", fast)
+	}
+}
+
+// FuzzCallResultStamped: appendCallResultStamped writes what encoding/json
+// writes for the stamped wire form, whatever the text and the server's name.
+func FuzzCallResultStamped(f *testing.F) {
+	for _, s := range []string{"hello", "", "<&>", "a\"b\\c", "é", "\x7f", "\u2028"} {
+		f.Add(s, s, false)
+	}
+	f.Fuzz(func(t *testing.T, a, name string, isErr bool) {
+		srv := NewServer(&Implementation{Name: name, Version: "1"}, nil)
+		r := &CallToolResult{Content: []Content{&TextContent{Text: a}}, IsError: isErr}
+		got, ok := appendCallResultStamped(nil, r, srv.infoMetaJSON)
+		if !ok {
+			return
+		}
+		want, err := stampedByJSON(srv, r)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("appendCallResultStamped = %s, encoding/json %s (%v)", got, want, err)
+		}
+	})
+}

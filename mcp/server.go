@@ -172,6 +172,9 @@ type Server struct {
 	// infoMeta is {MetaServerInfo: impl}: the _meta of a stateless tool
 	// result that has none of its own. Read-only.
 	infoMeta *serverInfoMeta
+	// infoMetaJSON is infoMeta as encoding/json encodes it, for
+	// appendCallResultStamped. Read-only.
+	infoMetaJSON []byte
 
 	tools     registry[*serverTool]
 	resources registry[*serverResource]
@@ -224,6 +227,7 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s.implMeta, _ = json.Marshal(s.impl) // plain strings and slices: it cannot fail
 	info := s.impl.clone()               // the caller's icons may change
 	s.infoMeta = &serverInfoMeta{ServerInfo: &info}
+	s.infoMetaJSON, _ = json.Marshal(s.infoMeta) // as implMeta: it cannot fail
 	if opts != nil {
 		s.opts = *opts
 	}

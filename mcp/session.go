@@ -517,12 +517,14 @@ type serverInfoMeta struct {
 // _meta of its own, the common case, gets the server's _meta as a struct
 // made once (Server.infoMeta) instead of a map to build per call.
 func (ss *ServerSession) stampCallResult(ci *callInfo, res *CallToolResult) any {
+	// The common result is written here, bytes that encoding/json
+	// would write (appendCallResultFast), stamped or not.
 	if !ci.stateless {
-		// Unstamped: the common result is written here, bytes that
-		// encoding/json would write (appendCallResultFast).
 		if b, ok := appendCallResultFast(nil, res); ok {
 			return json.RawMessage(b)
 		}
+	} else if b, ok := appendCallResultStamped(nil, res, ss.srv.infoMetaJSON); ok {
+		return json.RawMessage(b)
 	}
 	w := res.wireStruct()
 	if ci.stateless {
