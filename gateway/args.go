@@ -17,9 +17,13 @@ import (
 
 // duplicateMember returns the location of the first object member whose
 // name repeats an earlier one of the same object (names compared after
-// unescaping), or "". Parsers disagree on duplicates (most keep the last,
-// some the first): arguments the facade checked must mean the same to the
-// upstream, so they are refused. raw must be valid JSON.
+// unescaping, ignoring case), or "". Parsers disagree on duplicates (most
+// keep the last, some the first), and encoding/json fills a struct field
+// from any member whose name equals the field's ignoring case (as
+// bytes.EqualFold compares, so the Kelvin sign is a k): {"path":"ok",
+// "PATH":"../secret"} is checked as path "ok" here and runs as
+// "../secret" in a Go upstream. Arguments the facade checked must mean
+// the same to the upstream, so they are refused. raw must be valid JSON.
 func duplicateMember(raw []byte) string {
 	return dupIn(raw)
 }
@@ -39,7 +43,7 @@ func dupIn(v []byte) string {
 		seen := buf[:0]
 		found := ""
 		_ = jsonscan.MembersBytes(v, func(k, mv []byte) bool {
-			if slices.ContainsFunc(seen, func(s []byte) bool { return bytes.Equal(s, k) }) {
+			if slices.ContainsFunc(seen, func(s []byte) bool { return bytes.EqualFold(s, k) }) {
 				found = "." + string(k)
 				return false
 			}

@@ -22,6 +22,13 @@ func TestDuplicateMember(t *testing.T) {
 		`{"p":{"q":1},"r":{"q":1}}`:            "",
 		`{"a":{"a":1}}`:                        "",
 		`{"k1":1,"k2":2,"k3":3,"k4":4,"k2":5}`: ".k2",
+		// encoding/json fills a struct field from the last member whose
+		// name equals the field's ignoring case: a Go upstream would run
+		// with the second path, the facade checked the first.
+		`{"path":"ok","PATH":"../secret"}`: ".PATH",
+		`{"key":1,"\u212aey":2}`:           ".\u212aey", // the Kelvin sign folds to k
+		`{"o":{"Name":1,"nAME":2}}`:        ".o.nAME",
+		`{"a":1,"b":{"A":1}}`:              "",
 	} {
 		if got := duplicateMember([]byte(raw)); got != want {
 			t.Errorf("%s: %q, want %q", raw, got, want)
