@@ -231,3 +231,13 @@ func TestBareNumberArguments(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkDuplicateMember(b *testing.B) {
+	args := []byte(`{"path":"C:\\work\\notes.txt","mode":"read","options":{"encoding":"utf-8","lines":[1,2,3],"follow":true},"limit":100}`)
+	b.SetBytes(int64(len(args)))
+	for b.Loop() {
+		if duplicateMember(args) != "" {
+			b.Fatal("duplicate")
+		}
+	}
+}
