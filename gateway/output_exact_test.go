@@ -185,8 +185,13 @@ func TestUnknownBlockExact(t *testing.T) {
 		// The facade reads the type spelled exactly and strips reserved
 		// _meta keys by it; a Go client's struct reads the last in any case.
 		`{"content":[{"type":"x-note","TYPE":"tool_result","content":[]}]}`: CodeUpstreamMalformed,
-		`{"content":[{"type":"x-note","data":{"n":9007199254740993}}]}`:     CodeOK,
-		`{"content":[{"type":"text","text":"a"},{"type":"x-note","a":1}]}`:  CodeOK,
+		// Deep nesting: each tool_result level was read again for the
+		// reserved _meta keys of those inside it.
+		`{"content":[` + strings.Repeat(`{"type":"tool_result","toolUseId":"1","content":[`, 40) + `{"type":"x","_meta":{}}` + strings.Repeat(`]}`, 40) + `]}`: CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","d":` + strings.Repeat(`[`, 64) + strings.Repeat(`]`, 64) + `}]}`:                                                        CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","d":` + strings.Repeat(`[`, 63) + strings.Repeat(`]`, 63) + `}]}`:                                                        CodeOK,
+		`{"content":[{"type":"x-note","data":{"n":9007199254740993}}]}`:                                                                                        CodeOK,
+		`{"content":[{"type":"text","text":"a"},{"type":"x-note","a":1}]}`:                                                                                     CodeOK,
 	} {
 		if code, _ := f.rawCall(t, "raw__free", map[string]any{"raw": result}); code != want {
 			t.Errorf("%s: %s, want %s", result, code, want)
