@@ -11,59 +11,154 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
 // duplicateMember returns the location of the first object member whose
 // name repeats an earlier one of the same object (names compared after
-// unescaping), or "". Parsers disagree on duplicates (most keep the last,
-// some the first): arguments the facade checked must mean the same to the
-// upstream, so they are refused. raw must be valid JSON.
+// unescaping, ignoring case), or "". Parsers disagree on duplicates (most
+// keep the last, some the first), and encoding/json fills a struct field
+// from any member whose name equals the field's ignoring case (as
+// bytes.EqualFold compares, so the Kelvin sign is a k): {"path":"ok",
+// "PATH":"../secret"} is checked as path "ok" here and runs as
+// "../secret" in a Go upstream. Arguments the facade checked must mean
+// the same to the upstream, so they are refused. raw must be valid JSON.
 func duplicateMember(raw []byte) string {
 	return dupIn(raw)
 }
 
 // dupIn returns the location, relative to v, of the first repeated
-// member in v. It runs on every call: the location is built only on the
-// way back from a find, and keys are compared as the bytes MembersBytes
-// gives (which alias v unless decoded), so that a clean argument object
-// costs no allocation.
+// member in v. It runs on every call and on every result the facade
+// forwards as received, so it reads v once, left to right: a walk that
+// split each object with jsonscan.MembersBytes and went down into its
+// members read every byte once per level above it, and 256 KiB of
+// arguments nested 10000 deep took seconds of CPU. The location is built
+// only on a find, and names are compared as they stand in v unless they
+// have escapes, so that a clean argument object costs no allocation. v
+// must be valid JSON.
 func dupIn(v []byte) string {
-	if len(v) == 0 {
-		return ""
-	}
-	switch v[0] {
-	case '{':
-		var buf [16][]byte
-		seen := buf[:0]
-		found := ""
-		_ = jsonscan.MembersBytes(v, func(k, mv []byte) bool {
-			if slices.ContainsFunc(seen, func(s []byte) bool { return bytes.Equal(s, k) }) {
-				found = "." + string(k)
-				return false
+	var fbuf [16]dupFrame
+	var nbuf [32][]byte
+	stack, names := fbuf[:0], nbuf[:0]
+	wantName := false // the next string is a member name
+	for i := 0; i < len(v); {
+		switch v[i] {
+		case '{':
+			stack = append(stack, dupFrame{object: true, first: len(names)})
+			wantName = true
+			i++
+		case '[':
+			stack = append(stack, dupFrame{})
+			i++
+		case '}', ']':
+			top := stack[len(stack)-1]
+			if top.object {
+				names = names[:top.first]
 			}
-			seen = append(seen, k)
-			if d := dupIn(mv); d != "" {
-				found = "." + string(k) + d
-				return false
-			}
-			return true
-		})
-		return found
-	case '[':
-		found, i := "", 0
-		_ = jsonscan.Elements(v, func(e []byte) bool {
-			if d := dupIn(e); d != "" {
-				found = "[" + strconv.Itoa(i) + "]" + d
-				return false
+			stack = stack[:len(stack)-1]
+			i++
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				wantName = true
+			} else {
+				top.index++
 			}
 			i++
-			return true
-		})
-		return found
+		case '"':
+			end := jsonscan.Skip(v, i)
+			if wantName {
+				wantName = false
+				k := v[i+1 : end-1]
+				if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
+					s, _ := jsonscan.Unquote(v[i:end]) // as encoding/json decodes it
+					k = []byte(s)
+				}
+				top := &stack[len(stack)-1]
+				if top.repeats(names[top.first:], k) {
+					return dupPath(stack, k)
+				}
+				names = append(names, k)
+				top.name = k
+			}
+			i = end
+		default:
+			i++
+		}
 	}
 	return ""
+}
+
+// dupFrame is an object or array dupIn is in.
+type dupFrame struct {
+	object bool
+	first  int    // object: where its names start in dupIn's list
+	name   []byte // object: the current member's name
+	index  int    // array: the current element's index
+	// folded holds an object's names folded (foldName) once it has more
+	// than a few: comparing each new name with all before it was
+	// quadratic in the number of members.
+	folded map[string]struct{}
+}
+
+// dupLinear is how many names an object's list is searched for before
+// they go into a map.
+const dupLinear = 16
+
+// repeats reports whether k equals one of names, the object's names so
+// far, ignoring case.
+func (f *dupFrame) repeats(names [][]byte, k []byte) bool {
+	if f.folded == nil && len(names) < dupLinear {
+		return slices.ContainsFunc(names, func(s []byte) bool { return bytes.EqualFold(s, k) })
+	}
+	if f.folded == nil {
+		f.folded = make(map[string]struct{}, 2*dupLinear)
+		for _, s := range names {
+			f.folded[foldName(s)] = struct{}{}
+		}
+	}
+	fk := foldName(k)
+	if _, ok := f.folded[fk]; ok {
+		return true
+	}
+	f.folded[fk] = struct{}{}
+	return false
+}
+
+// foldName maps a name to the least rune of each of its runes' case
+// folding orbits (unicode.SimpleFold), so that foldName(a) == foldName(b)
+// exactly when bytes.EqualFold(a, b): K, k and the Kelvin sign alike.
+// Names here are valid UTF-8 (dupIn decoded any that was not).
+func foldName(s []byte) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range string(s) {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
+// dupPath is the location of the repeated name k in the innermost of
+// stack.
+func dupPath(stack []dupFrame, k []byte) string {
+	var b strings.Builder
+	for _, f := range stack[:len(stack)-1] {
+		if f.object {
+			b.WriteString(".")
+			b.Write(f.name)
+		} else {
+			b.WriteString("[" + strconv.Itoa(f.index) + "]")
+		}
+	}
+	b.WriteString(".")
+	b.Write(k)
+	return b.String()
 }
 
 // maxExactFloat is 2^53: every integer of smaller magnitude is a float64

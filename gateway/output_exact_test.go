@@ -100,6 +100,10 @@ func TestOutputExact(t *testing.T) {
 		// A member given twice: parsers disagree on which one counts.
 		{"checked", res(`{"n":"x","n":1}`), CodeUpstreamMalformed, ""},
 		{"free", res(`{"a":{"n":"x","n":1}}`), CodeUpstreamMalformed, ""},
+		// Or given in two cases: a Go client's struct takes the last of
+		// them, the output schema judged the one spelled exactly.
+		{"checked", res(`{"n":1,"N":"x"}`), CodeUpstreamMalformed, ""},
+		{"free", res(`{"a":{"Mode":"read","mode":"write"}}`), CodeUpstreamMalformed, ""},
 		{"checked", `{"content":[],"structuredContent":{"n":"x"},"structuredContent":{"n":1}}`, CodeUpstreamMalformed, ""},
 		{"checked", `{"content":[],"structuredContent":{"n":"x"},"StructuredContent":{"n":1}}`, CodeUpstreamMalformed, ""},
 		{"checked", `{"content":[],"structuredContent":{"n":"x"},"ſtructuredContent":{"n":1}}`, CodeUpstreamMalformed, ""},
@@ -176,10 +180,18 @@ func TestOutputExactInProcess(t *testing.T) {
 func TestUnknownBlockExact(t *testing.T) {
 	f := start(t, &Options{HTTP: rawUpstream(t), Policy: mustPolicy(t, `{"approval":{"default":"never"}}`)}, nil)
 	for result, want := range map[string]Code{
-		`{"content":[{"type":"text","type":"x-note","text":"hi"}]}`:        CodeUpstreamMalformed,
-		`{"content":[{"type":"x-note","data":{"a":1,"a":2}}]}`:             CodeUpstreamMalformed,
-		`{"content":[{"type":"x-note","data":{"n":9007199254740993}}]}`:    CodeOK,
-		`{"content":[{"type":"text","text":"a"},{"type":"x-note","a":1}]}`: CodeOK,
+		`{"content":[{"type":"text","type":"x-note","text":"hi"}]}`: CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","data":{"a":1,"a":2}}]}`:      CodeUpstreamMalformed,
+		// The facade reads the type spelled exactly and strips reserved
+		// _meta keys by it; a Go client's struct reads the last in any case.
+		`{"content":[{"type":"x-note","TYPE":"tool_result","content":[]}]}`: CodeUpstreamMalformed,
+		// Deep nesting: each tool_result level was read again for the
+		// reserved _meta keys of those inside it.
+		`{"content":[` + strings.Repeat(`{"type":"tool_result","toolUseId":"1","content":[`, 40) + `{"type":"x","_meta":{}}` + strings.Repeat(`]}`, 40) + `]}`: CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","d":` + strings.Repeat(`[`, 64) + strings.Repeat(`]`, 64) + `}]}`:                                                        CodeUpstreamMalformed,
+		`{"content":[{"type":"x-note","d":` + strings.Repeat(`[`, 63) + strings.Repeat(`]`, 63) + `}]}`:                                                        CodeOK,
+		`{"content":[{"type":"x-note","data":{"n":9007199254740993}}]}`:                                                                                        CodeOK,
+		`{"content":[{"type":"text","text":"a"},{"type":"x-note","a":1}]}`:                                                                                     CodeOK,
 	} {
 		if code, _ := f.rawCall(t, "raw__free", map[string]any{"raw": result}); code != want {
 			t.Errorf("%s: %s, want %s", result, code, want)

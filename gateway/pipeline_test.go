@@ -546,7 +546,6 @@ func TestStepScopeCaseFolded(t *testing.T) {
 	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": s}, Policy: pol, PathMapper: &winexec.PathMapper{MountRoot: mount, Distro: "U"}}, nil)
 	for _, args := range []string{
 		`{"PATH":"/etc/passwd"}`,
-		`{"path":"` + work + `/a","Path":"/etc/passwd"}`,
 		`{"opts":{"CWD":"/etc"}}`,
 		`{"OPTS":{"cwd":"/etc"}}`,
 	} {
@@ -554,6 +553,11 @@ func TestStepScopeCaseFolded(t *testing.T) {
 		if code != CodePathOutsideRoots {
 			t.Errorf("%s: got %s (%s), want %s", args, code, res.TextOf(), CodePathOutsideRoots)
 		}
+	}
+	// Two members that a struct field both matches are refused before
+	// the paths are looked at (TestCaseFoldedDuplicateArguments).
+	if res, code := f.call(t, "up__open", json.RawMessage(`{"path":"`+work+`/a","Path":"/etc/passwd"}`)); code != CodeInvalidArguments {
+		t.Errorf("path and Path: got %s (%s), want %s", code, res.TextOf(), CodeInvalidArguments)
 	}
 	// Where the path goes on through an object, anything else is refused:
 	// an upstream reading opts[0].cwd would get a path nobody checked.
@@ -565,6 +569,45 @@ func TestStepScopeCaseFolded(t *testing.T) {
 	}
 	if res, code := f.call(t, "up__open", json.RawMessage(`{"path":"`+work+`/a","opts":{"cwd":"`+work+`"}}`)); code != CodeOK {
 		t.Errorf("inside: %s %s", code, res.TextOf())
+	}
+}
+
+// TestCaseFoldedDuplicateArguments: encoding/json fills a struct field
+// from the last member whose name equals it ignoring case, the validator
+// matches properties exactly. {"mode":"read","MODE":"write"} passed the
+// enum on mode as "read" and a Go upstream ran with "write"; such
+// arguments are refused, as exact duplicates are, whichever fast or full
+// validation path the call takes.
+func TestCaseFoldedDuplicateArguments(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	ran := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			Mode string `json:"mode"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Mode}}}, nil
+	}
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Ptr(true)}
+	// flat: a schema the facade checks on the bytes; deep: one that decodes.
+	s.AddTool(&mcp.Tool{Name: "flat", Annotations: ro,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["read"]}}}`)}, ran)
+	s.AddTool(&mcp.Tool{Name: "deep", Annotations: ro,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"mode":{"type":"string","enum":["read"]},"o":{"type":"object","properties":{"x":{"enum":[1]}}}}}`)}, ran)
+	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": s}, Policy: &Policy{Approval: Approval{Default: "never"}}}, nil)
+	for _, c := range []struct{ tool, args string }{
+		{"up__flat", `{"mode":"read","MODE":"write"}`},
+		{"up__deep", `{"mode":"read","Mode":"write"}`},
+		{"up__deep", `{"mode":"read","o":{"x":1,"X":2}}`},
+		{"up__deep", `{"mode":"read","\u004dode":"write"}`},
+	} {
+		if res, code := f.call(t, c.tool, json.RawMessage(c.args)); code != CodeInvalidArguments {
+			t.Errorf("%s %s: got %s (%s), want %s", c.tool, c.args, code, res.TextOf(), CodeInvalidArguments)
+		}
+	}
+	if res, code := f.call(t, "up__flat", json.RawMessage(`{"mode":"read"}`)); code != CodeOK || res.TextOf() != "read" {
+		t.Errorf("clean call: %s %s", code, res.TextOf())
 	}
 }
 

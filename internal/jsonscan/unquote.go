@@ -14,7 +14,9 @@ import (
 // costs one scan of eight bytes at a time and one copy.
 //
 // The logic is encoding/json's unquoteBytes, with the scan for plain runs
-// done a word at a time.
+// done a word at a time, and without its \' escape: encoding/json's
+// scanner refuses that before unquoteBytes sees it, and callers take
+// Unquote's ok for encoding/json's word.
 func Unquote(s []byte) (string, bool) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return "", false
@@ -42,7 +44,7 @@ func Unquote(s []byte) (string, bool) {
 			switch s[r] {
 			default:
 				return "", false
-			case '"', '\\', '/', '\'':
+			case '"', '\\', '/': // not \' as unquoteBytes, which runs after the scanner refused it
 				b.WriteByte(s[r])
 				r++
 			case 'b':
