@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -412,7 +413,7 @@ type toolCallWire struct {
 
 // encode encodes the params in one pass.
 func (tc *toolCall) encode() (json.RawMessage, error) {
-	if tc.InputResponses == nil && tc.RequestState == "" && tc.Task == nil && plainJSONText(tc.Name) {
+	if tc.InputResponses == nil && tc.RequestState == "" && tc.Task == nil && jsonscan.Plain(tc.Name) {
 		switch {
 		case tc.Meta == nil && tc.rawMeta == nil:
 			return tc.encodePlain(nil)
@@ -445,7 +446,7 @@ func (tc *toolCall) encode() (json.RawMessage, error) {
 // encodePlain encodes params that are a name and arguments alone (a
 // legacy session's call without a progress token), as encoding/json
 // encodes toolCallWire: encoding/json encodes only the arguments, the
-// name goes in as it is (plainJSONText), and the envelope costs no
+// name goes in as it is (jsonscan.Plain), and the envelope costs no
 // reflection on toolCallWire's six members on every call. A non-nil
 // meta, the client's own encoding of its _meta (a stateless call's,
 // statelessMeta), goes last as spliceMeta puts it: a stateless call
@@ -467,19 +468,6 @@ func (tc *toolCall) encodePlain(meta json.RawMessage) (json.RawMessage, error) {
 		b = append(append(b, `,"_meta":`...), meta...)
 	}
 	return append(b, '}'), nil
-}
-
-// plainJSONText reports whether encoding/json writes s between quotes as
-// it is: printable ASCII without the quote, the backslash and the
-// characters it escapes for HTML.
-func plainJSONText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
 }
 
 // spliceMeta appends the member "_meta": meta to the encoded object obj,

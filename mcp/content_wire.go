@@ -1,6 +1,10 @@
 package mcp
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/winbridge/winbridge/internal/jsonscan"
+)
 
 // Wire forms for encoding. encoding/json scans and copies whatever a
 // MarshalJSON method returns, so a result encoded through the nested
@@ -177,7 +181,7 @@ func appendCallResult(b []byte, r *CallToolResult, stamp []byte) ([]byte, bool) 
 	size := 0
 	for _, c := range r.Content {
 		t, ok := c.(*TextContent)
-		if !ok || t == nil || t.Annotations != nil || t.Meta != nil || !plainJSONText(t.Text) {
+		if !ok || t == nil || t.Annotations != nil || t.Meta != nil || !jsonscan.Plain(t.Text) {
 			return b, false
 		}
 		size += len(t.Text)
@@ -211,16 +215,3 @@ func appendCallResult(b []byte, r *CallToolResult, stamp []byte) ([]byte, bool) 
 
 // stampPrefix comes before a stamped result's _meta (appendCallResult).
 const stampPrefix = `,"resultType":"` + ResultComplete + `","_meta":`
-
-// plainJSONText reports whether encoding/json writes s between quotes as
-// it is: printable ASCII without the quote, the backslash and the
-// characters it escapes for HTML.
-func plainJSONText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
-}

@@ -56,6 +56,17 @@ func InputKey(key string) AskOption { return func(o *askOptions) { o.key = key }
 
 // Elicit asks the client's user for input, in form or URL mode.
 func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...AskOption) (*ElicitResult, error) {
+	if err := r.canElicit(p); err != nil {
+		return nil, err
+	}
+	var res ElicitResult
+	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res, opts)
+}
+
+// canElicit reports the capability the client lacks for p, if any: form
+// mode needs elicitation.form (or an elicitation object without modes, as
+// clients before modes sent), URL mode elicitation.url.
+func (r *ServerRequest[P]) canElicit(p *ElicitParams) error {
 	caps := r.info.client.caps.Elicitation
 	url := p.Mode == ElicitModeURL
 	if caps == nil || (url && caps.URL == nil) || (!url && caps.Form == nil && caps.URL != nil) {
@@ -63,10 +74,9 @@ func (r *ServerRequest[P]) Elicit(ctx context.Context, p *ElicitParams, opts ...
 		if url {
 			what = "elicitation.url"
 		}
-		return nil, missingCapability(what, r.info.version)
+		return missingCapability(what, r.info.version)
 	}
-	var res ElicitResult
-	return &res, r.ask(ctx, "elicitation", ElicitInput(p), &res, opts)
+	return nil
 }
 
 // CreateMessageRaw is CreateMessage for a proxy that passes on a
@@ -95,14 +105,8 @@ func (r *ServerRequest[P]) ElicitRaw(ctx context.Context, params json.RawMessage
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, invalidParams("elicitation/create", err)
 	}
-	caps := r.info.client.caps.Elicitation
-	url := p.Mode == ElicitModeURL
-	if caps == nil || (url && caps.URL == nil) || (!url && caps.Form == nil && caps.URL != nil) {
-		what := "elicitation"
-		if url {
-			what = "elicitation.url"
-		}
-		return nil, missingCapability(what, r.info.version)
+	if err := r.canElicit(&p); err != nil {
+		return nil, err
 	}
 	return r.askRaw(ctx, "elicitation/create", params, new(ElicitResult))
 }
