@@ -1,7 +1,10 @@
 package client_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"log/slog"
+	"net"
 	"os"
 	"runtime"
 	"testing"
@@ -55,4 +58,39 @@ func pollUntil(d time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(5 * time.Millisecond) // polling interval, not synchronization
 	}
+}
+
+// lineServer is a hand-written MCP server on conn, one JSON-RPC message a
+// line: each request is answered with the result its method gets from
+// result (raw JSON); "" closes conn and stops. Notifications and answers
+// are ignored.
+func lineServer(conn net.Conn, result func(method string) string) {
+	r := bufio.NewReader(conn)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil || req.Method == "" {
+			continue
+		}
+		res := result(req.Method)
+		if res == "" {
+			conn.Close()
+			return
+		}
+		if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + res + "}\n")); err != nil {
+			return
+		}
+	}
+}
+
+// initResult is an initialize result of server name, with every server
+// capability a test of lists and results needs.
+func initResult(name string) string {
+	return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"` + name + `","version":"1"}}`
 }

@@ -1,9 +1,7 @@
 package client_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"runtime"
@@ -21,28 +19,14 @@ import (
 // about 100 KiB of tools and a next cursor. It answers at most stop pages.
 func endlessLists(t *testing.T, conn net.Conn, stop int64, pages *atomic.Int64) {
 	t.Helper()
-	r := bufio.NewReader(conn)
 	desc := strings.Repeat("d", 1000)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
-			continue
-		}
-		var result string
-		switch req.Method {
+	lineServer(conn, func(method string) string {
+		switch method {
 		case "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"endless","version":"1"}}`
+			return initResult("endless")
 		case "tools/list", "resources/list", "prompts/list":
 			if pages.Add(1) > stop {
-				conn.Close()
-				return
+				return ""
 			}
 			var b strings.Builder
 			for i := range 100 {
@@ -52,15 +36,10 @@ func endlessLists(t *testing.T, conn net.Conn, stop int64, pages *atomic.Int64) 
 				n := strconv.Itoa(i)
 				b.WriteString(`{"name":"t` + n + `","uri":"x:` + n + `","description":"` + desc + `","inputSchema":{"type":"object"}}`)
 			}
-			member := strings.TrimSuffix(strings.TrimPrefix(req.Method, ""), "/list")
-			result = `{"` + member + `":[` + b.String() + `],"nextCursor":"more"}`
-		default:
-			result = `{}`
+			return `{"` + strings.TrimSuffix(method, "/list") + `":[` + b.String() + `],"nextCursor":"more"}`
 		}
-		if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
-			return
-		}
-	}
+		return `{}`
+	})
 }
 
 // A server whose lists never end cannot make the client gather them
@@ -100,31 +79,16 @@ func TestEndlessListIsBoundedInBytes(t *testing.T) {
 // emptyItems is a server whose lists are one page of n empty items ("{}"),
 // three bytes each.
 func emptyItems(conn net.Conn, n int) {
-	r := bufio.NewReader(conn)
 	page := strings.Repeat(`{},`, n-1) + `{}`
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
-			continue
-		}
-		result := `{}`
-		switch req.Method {
+	lineServer(conn, func(method string) string {
+		switch method {
 		case "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"empty","version":"1"}}`
+			return initResult("empty")
 		case "tools/list", "resources/list", "prompts/list":
-			result = `{"` + strings.TrimSuffix(req.Method, "/list") + `":[` + page + `]}`
+			return `{"` + strings.TrimSuffix(method, "/list") + `":[` + page + `]}`
 		}
-		if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
-			return
-		}
-	}
+		return `{}`
+	})
 }
 
 // MaxListBytes bounds what a list costs the client, not only what it

@@ -19,37 +19,22 @@ import (
 // decoded: nested empty objects where each of its results has a list of
 // structs, or an any.
 func amplifier(conn net.Conn, n int) {
-	r := bufio.NewReader(conn)
 	empties := strings.Repeat(`{},`, n-1) + `{}`
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
-			continue
-		}
-		result := `{}`
-		switch req.Method {
+	lineServer(conn, func(method string) string {
+		switch method {
 		case "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"amp","version":"1"}}`
+			return initResult("amp")
 		case "tools/call":
-			result = `{"content":[{"type":"resource_link","uri":"x:","name":"x","icons":[` + empties + `]}]}`
+			return `{"content":[{"type":"resource_link","uri":"x:","name":"x","icons":[` + empties + `]}]}`
 		case "resources/read":
-			result = `{"contents":[],"_meta":{"a":[` + empties + `]}}`
+			return `{"contents":[],"_meta":{"a":[` + empties + `]}}`
 		case "prompts/get":
-			result = `{"messages":[],"_meta":{"a":[` + empties + `]}}`
+			return `{"messages":[],"_meta":{"a":[` + empties + `]}}`
 		case "tools/list":
-			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":[` + empties + `]}]}`
+			return `{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":[` + empties + `]}]}`
 		}
-		if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
-			return
-		}
-	}
+		return `{}`
+	})
 }
 
 // A result is bounded by what it takes decoded, not only by its bytes:
@@ -108,29 +93,12 @@ func TestResultDecodedSizeIsBounded(t *testing.T) {
 func TestLargeTextResultPasses(t *testing.T) {
 	a, b := net.Pipe()
 	text := strings.Repeat("x", 8<<20)
-	go func() {
-		r := bufio.NewReader(b)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			var req struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(line, &req) != nil || req.ID == nil {
-				continue
-			}
-			result := `{"content":[{"type":"text","text":"` + text + `"}]}`
-			if req.Method == "initialize" {
-				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"text","version":"1"}}`
-			}
-			if _, err := b.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + "}\n")); err != nil {
-				return
-			}
+	go lineServer(b, func(method string) string {
+		if method == "initialize" {
+			return initResult("text")
 		}
-	}()
+		return `{"content":[{"type":"text","text":"` + text + `"}]}`
+	})
 	c, err := client.Connect(context.Background(), transport.NewStream(transport.NewLineFramer(a, 0), nil),
 		&client.Options{ProtocolVersion: "2025-11-25", MaxResultMemory: 32 << 20})
 	if err != nil {
