@@ -84,14 +84,7 @@ func TestHTTPEndedSessionHandlersCount(t *testing.T) {
 	}
 	ts.Close()
 	http.DefaultClient.CloseIdleConnections()
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the count, not synchronising
-	}
+	waitGoroutines(t, before)
 }
 
 // The count of POSTs in flight comes back to zero whatever order a walked

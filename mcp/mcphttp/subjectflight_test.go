@@ -210,14 +210,7 @@ func TestHTTPMaxInFlightPerSubjectAdrift(t *testing.T) {
 	if n := h.InFlight(); n != 0 {
 		t.Fatalf("%d POSTs count against MaxInFlight after Shutdown", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the count, not synchronising
-	}
+	waitGoroutines(t, before)
 }
 
 // The count of a user's POSTs comes back to zero whatever order a walked
