@@ -27,12 +27,20 @@ type ManagerOptions struct {
 	// Process.Restart (to the template's policy, or the default one).
 	// Logger and StderrLogger log with the attribute mcpServer, the
 	// server's name; the callbacks (OnStderr, OnExit, OnStateChange, and
-	// Client's OnLog and the like) are shared as they are, and cannot
-	// tell which server called them. The
+	// Client's OnLog and the like) are shared as they are: to tell which
+	// server called them, set them per server in Configure. The
 	// backoff of Process.Restart (or of the default RestartPolicy: 200 ms
 	// doubling to 30 s) also paces the starts of a server that fails to
 	// start, whether or not it restarts on crashes (see StartError).
 	Process ProcessOptions
+	// Configure, if not nil, adjusts one server's options, made from
+	// Process and the server's configuration, before the Manager uses
+	// them: a host sets callbacks that know the server by name here
+	// (OnStderr, OnExit, OnStateChange, Client.OnLog, ...), since a log
+	// message's logger is whatever the server chose to write. opts.Client
+	// is the server's own copy. It is called once per server, from
+	// NewManager.
+	Configure func(server string, opts *ProcessOptions)
 	// ToolName makes the preferred aggregated name of a server's tool; nil
 	// means server + "__" + tool. The preferred name is kept when it
 	// matches ^[a-zA-Z0-9_-]+$, fits MaxToolNameLen and no other tool
@@ -160,6 +168,13 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 		}
 		if !sc.AutoRestart {
 			ms.opts.Restart = nil
+		}
+		if m.opts.Configure != nil {
+			if ms.opts.Client != nil && ms.opts.Client == m.opts.Process.Client {
+				c := *ms.opts.Client // the server's own, not the template's
+				ms.opts.Client = &c
+			}
+			m.opts.Configure(name, &ms.opts)
 		}
 		ms.watch()
 		ms.pace = NewStartPacer(ms.startPolicy())

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -421,5 +422,71 @@ func TestManagerStderrLoggerNamesTheServer(t *testing.T) {
 		if strings.Contains(line, "END-OF-FLOOD") && !strings.Contains(line, "mcpServer=one") && !strings.Contains(line, "mcpServer=two") {
 			t.Errorf("a stderr line without its server's name: %q", line)
 		}
+	}
+}
+
+// TestManagerConfigureNamesCallbacks: Configure gives each server its own
+// options, after the configuration's timeoutMs, so callbacks set there
+// know which server called them; the template is left as it was.
+func TestManagerConfigureNamesCallbacks(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{
+		"one": helperServerJSON(t, map[string]any{"timeoutMs": 7000}, "WB_STDERR_FLOOD=1"),
+		"two": helperServerJSON(t, nil, "WB_STDERR_FLOOD=1"),
+	})
+	template := &client.Options{Logger: quietLog}
+	var (
+		mu       sync.Mutex
+		stderrOf = map[string]int{}
+		readyOf  = map[string]int{}
+		timeouts = map[string]time.Duration{}
+	)
+	m := client.NewManager(cfg, &client.ManagerOptions{
+		Process: client.ProcessOptions{Logger: quietLog, Client: template},
+		Configure: func(server string, o *client.ProcessOptions) {
+			mu.Lock()
+			timeouts[server] = o.Client.Timeout
+			mu.Unlock()
+			o.Client.Timeout = 42 * time.Second // the server's copy
+			o.OnStderr = func(line string) {
+				if strings.Contains(line, "END-OF-FLOOD") {
+					mu.Lock()
+					stderrOf[server]++
+					mu.Unlock()
+				}
+			}
+			o.OnStateChange = func(s client.State, _ error) {
+				if s == client.StateReady {
+					mu.Lock()
+					readyOf[server]++
+					mu.Unlock()
+				}
+			}
+		},
+	})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !pollUntil(10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return stderrOf["one"] == 1 && stderrOf["two"] == 1
+	}) {
+		mu.Lock()
+		t.Fatalf("stderr seen per server: %v", stderrOf)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if readyOf["one"] != 1 || readyOf["two"] != 1 {
+		t.Errorf("ready per server: %v", readyOf)
+	}
+	if timeouts["one"] != 7*time.Second || timeouts["two"] != 0 {
+		t.Errorf("Configure saw timeouts %v, want one's timeoutMs and none for two", timeouts)
+	}
+	if template.Timeout != 0 {
+		t.Errorf("Configure changed the template: Timeout %v", template.Timeout)
 	}
 }
