@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/winbridge/winbridge/internal/decodecost"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -23,6 +24,11 @@ import (
 // without treating it as a failure; whatever it returns after asking is
 // ignored.
 var ErrInputRequired = errors.New("mcp: input required from the client")
+
+// ErrClientResultTooLarge is returned by CreateMessage, Elicit, ListRoots
+// and their Raw forms when the client's result would take more than
+// ServerOptions.MaxParamsMemory decoded (see decodeClientResult).
+var ErrClientResultTooLarge = errors.New("mcp: the client's result is too large to decode")
 
 // input is the multi round-trip state of one request (2026-07-28).
 type input struct {
@@ -122,10 +128,29 @@ func (r *ServerRequest[P]) askRaw(ctx context.Context, method string, params jso
 	if err := r.Session.connection().Call(r.about(ctx), method, params, &res); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(res, check); err != nil {
-		return nil, fmt.Errorf("mcp: the client's %s result: %w", method, err)
+	if err := r.Session.decodeClientResult(method, res, check); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// decodeClientResult decodes the client's result of a request of the
+// server into out, once its shape says it takes no more than
+// ServerOptions.MaxParamsMemory decoded: the message bound alone lets a
+// result of nested empty objects take thirty to a hundred times its bytes
+// (a sampling result's content, a list of roots), as params would. What
+// the client sends back is bounded as what it sends first.
+func (ss *ServerSession) decodeClientResult(method string, raw json.RawMessage, out any) error {
+	limit := ss.srv.opts.MaxParamsMemory
+	if est, over := decodecost.Over(raw, limit); over {
+		ss.srv.log.Warn("mcp: client result too large to decode", "method", methodText(method), "bytes", len(raw), "estimate", est)
+		return fmt.Errorf("%w: %s: %d bytes that would take about %d bytes decoded, more than %d (ServerOptions.MaxParamsMemory)",
+			ErrClientResultTooLarge, method, len(raw), est, limit)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("mcp: the client's %s result: %w", method, err)
+	}
+	return nil
 }
 
 // Answers reports whether this request is a 2026-07-28 retry that answers
@@ -159,7 +184,11 @@ func (r *ServerRequest[P]) ask(ctx context.Context, kind string, in *InputReques
 	}
 	if !r.info.stateless {
 		defer r.Session.waitOnClient()()
-		return r.Session.connection().Call(r.about(ctx), in.Method, in.Params, out)
+		var raw json.RawMessage
+		if err := r.Session.connection().Call(r.about(ctx), in.Method, in.Params, &raw); err != nil {
+			return err
+		}
+		return r.Session.decodeClientResult(in.Method, raw, out)
 	}
 	if r.input == nil {
 		return fmt.Errorf("mcp: %s cannot ask the client for input", in.Method)

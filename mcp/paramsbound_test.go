@@ -3,10 +3,13 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -118,4 +121,79 @@ func allocatedBy(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&m1)
 	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// The client's results of the server's own requests are bounded as its
+// params are: a roots/list or sampling result of empty objects within the
+// message bound took thirty times its bytes when decoded. The handler gets
+// ErrClientResultTooLarge, and the session goes on.
+func TestClientResultDecodedSizeIsBounded(t *testing.T) {
+	const n = 1 << 18 // 768 KiB on the wire, some 25 MiB decoded
+	srv := mcp.NewServer(&mcp.Implementation{Name: "p", Version: "1"}, &mcp.ServerOptions{MaxParamsMemory: 8 << 20, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	errs := make(chan error, 2)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask"}, func(ctx context.Context, r *mcp.CallToolRequest, in struct {
+		Raw bool `json:"raw,omitempty"`
+	}) (*mcp.CallToolResult, any, error) {
+		var err error
+		if in.Raw {
+			_, err = r.CreateMessageRaw(ctx, json.RawMessage(`{"messages":[],"maxTokens":1}`))
+		} else {
+			_, err = r.ListRoots(ctx)
+		}
+		errs <- err
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "asked"}}}, nil, nil
+	})
+	a, b := net.Pipe()
+	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
+	t.Cleanup(func() {
+		a.Close()
+		<-ss.Done()
+	})
+	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
+	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{},"sampling":{}},"clientInfo":{"name":"c","version":"1"}}}`)
+	w.recv()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, c := range []struct{ args, method, result string }{
+		{`{}`, "roots/list", `{"roots":[{"uri":"file:///x","_meta":` + amplifyingArgs(n) + `}]}`},
+		{`{"raw":true}`, "sampling/createMessage", `{"role":"assistant","model":"m","content":{"type":"text","text":"x"},"_meta":` + amplifyingArgs(n) + `}`},
+	} {
+		w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"ask","arguments":` + c.args + `}}`)
+		req := w.recv()
+		if !strings.Contains(req, `"method":"`+c.method+`"`) {
+			t.Fatalf("want the server's %s, got %.300s", c.method, req)
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(req), &m); err != nil {
+			t.Fatal(err)
+		}
+		var alloc uint64
+		alloc = allocatedBy(func() {
+			w.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + c.result + `}`)
+			if got := w.recv(); !strings.Contains(got, `"asked"`) {
+				t.Fatalf("the tool answered %.300s", got)
+			}
+		})
+		if err := <-errs; !errors.Is(err, mcp.ErrClientResultTooLarge) || !strings.Contains(err.Error(), "MaxParamsMemory") {
+			t.Errorf("%s: the handler got %v, want ErrClientResultTooLarge naming MaxParamsMemory", c.method, err)
+		}
+		if alloc > 16<<20 {
+			t.Errorf("%s: allocated %d MiB for a refused result of %d KiB", c.method, alloc>>20, 3*n>>10)
+		}
+	}
+	// A result within the bound decodes as before.
+	w.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	req := w.recv()
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(req), &m); err != nil {
+		t.Fatal(err)
+	}
+	w.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"roots":[{"uri":"file:///x"}]}}`)
+	w.recv()
+	if err := <-errs; err != nil {
+		t.Errorf("a small roots/list result: %v", err)
+	}
 }

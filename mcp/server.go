@@ -54,6 +54,9 @@ type ServerOptions struct {
 	// A request over it is refused with CodeInvalidParams naming this
 	// option, and a notification dropped. Zero means
 	// DefaultMaxParamsMemory (80 MiB); a negative value means no bound.
+	// The client's results of the server's own requests (sampling,
+	// elicitation, roots) are held to it as well: over it, CreateMessage,
+	// Elicit and ListRoots fail with ErrClientResultTooLarge.
 	// Text, the usual large argument, is estimated at about twice its
 	// bytes; params under MaxParamsMemory/320 bytes are never scanned.
 	MaxParamsMemory int64
