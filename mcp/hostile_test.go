@@ -27,6 +27,12 @@ func newWire(t *testing.T) *wire {
 	}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 	})
+	return connectWire(t, srv)
+}
+
+// connectWire connects a raw NDJSON connection to srv, closed (and the
+// session awaited) when the test ends.
+func connectWire(t *testing.T, srv *mcp.Server) *wire {
 	a, b := net.Pipe()
 	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
 	t.Cleanup(func() {
@@ -34,6 +40,16 @@ func newWire(t *testing.T) *wire {
 		<-ss.Done()
 	})
 	return &wire{t: t, conn: a, r: bufio.NewReader(a)}
+}
+
+// initializedWire is connectWire with the session initialized (2025-11-25)
+// by a client declaring caps, a JSON object.
+func initializedWire(t *testing.T, srv *mcp.Server, caps string) *wire {
+	w := connectWire(t, srv)
+	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"c","version":"1"}}}`)
+	w.recv()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return w
 }
 
 func (w *wire) send(line string) {

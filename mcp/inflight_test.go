@@ -28,16 +28,7 @@ func TestFullSessionWaitingOnClientAnswersBusy(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "roots: " + string(rune('0'+len(res.Roots)))}}}, nil, nil
 	})
-	a, b := net.Pipe()
-	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	t.Cleanup(func() {
-		a.Close()
-		<-ss.Done()
-	})
-	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
-	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w := initializedWire(t, srv, `{"roots":{}}`)
 
 	var asks []json.RawMessage
 	for i := 1; i <= 2; i++ {

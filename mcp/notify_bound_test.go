@@ -1,9 +1,7 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
-	"net"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 )
 
 // A client that stops reading cannot make list changes pile up goroutines
@@ -21,16 +18,7 @@ import (
 // kind waiting and one being written.
 func TestListChangedToAStalledClientIsCoalesced(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	a, b := net.Pipe()
-	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	t.Cleanup(func() {
-		a.Close()
-		<-ss.Done()
-	})
-	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
-	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w := initializedWire(t, srv, `{}`)
 	// Make sure the session is initialized before the changes start.
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	w.recv()
@@ -76,16 +64,7 @@ func TestListChangedToAStalledClientIsCoalesced(t *testing.T) {
 func TestResourceUpdatedNotHeldByAStalledClient(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	open := func() *wire {
-		a, b := net.Pipe()
-		ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-		t.Cleanup(func() {
-			a.Close()
-			<-ss.Done()
-		})
-		w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
-		w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-		w.recv()
-		w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		w := initializedWire(t, srv, `{}`)
 		w.send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///x"}}`)
 		w.recv()
 		return w

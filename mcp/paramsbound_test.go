@@ -1,13 +1,11 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 )
 
 // amplifyingArgs are tools/call arguments of n empty objects: 3n bytes on
@@ -39,16 +36,7 @@ func paramsWire(t *testing.T, maxParams int64) (*wire, *atomic.Int64) {
 	}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("n", len(in.Text)>>20)}}}, nil, nil
 	})
-	a, b := net.Pipe()
-	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	t.Cleanup(func() {
-		a.Close()
-		<-ss.Done()
-	})
-	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
-	w.send(initLine)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w := initializedWire(t, srv, `{}`)
 	return w, &runs
 }
 
@@ -143,16 +131,7 @@ func TestClientResultDecodedSizeIsBounded(t *testing.T) {
 		errs <- err
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "asked"}}}, nil, nil
 	})
-	a, b := net.Pipe()
-	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	t.Cleanup(func() {
-		a.Close()
-		<-ss.Done()
-	})
-	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
-	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{},"sampling":{}},"clientInfo":{"name":"c","version":"1"}}}`)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w := initializedWire(t, srv, `{"roots":{},"sampling":{}}`)
 	for i, c := range []struct{ args, method, result string }{
 		{`{}`, "roots/list", `{"roots":[{"uri":"file:///x","_meta":` + amplifyingArgs(n) + `}]}`},
 		{`{"raw":true}`, "sampling/createMessage", `{"role":"assistant","model":"m","content":{"type":"text","text":"x"},"_meta":` + amplifyingArgs(n) + `}`},
@@ -168,8 +147,7 @@ func TestClientResultDecodedSizeIsBounded(t *testing.T) {
 		if err := json.Unmarshal([]byte(req), &m); err != nil {
 			t.Fatal(err)
 		}
-		var alloc uint64
-		alloc = allocatedBy(func() {
+		alloc := allocatedBy(func() {
 			w.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + c.result + `}`)
 			if got := w.recv(); !strings.Contains(got, `"asked"`) {
 				t.Fatalf("the tool answered %.300s", got)

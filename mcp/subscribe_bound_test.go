@@ -18,16 +18,7 @@ import (
 // refused, an existing one and unsubscribing still work.
 func TestSubscriptionsAreBounded(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{MaxSubscriptions: 3})
-	a, b := net.Pipe()
-	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	t.Cleanup(func() {
-		a.Close()
-		<-ss.Done()
-	})
-	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
-	w.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	w.recv()
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w := initializedWire(t, srv, `{}`)
 	id := 0
 	call := func(method, uri string) string {
 		id++
@@ -55,13 +46,7 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 // MaxSubscriptions either: the filter is held for as long as it is open.
 func TestListenFilterIsBounded(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, &mcp.ServerOptions{MaxSubscriptions: 2})
-	a, b := net.Pipe()
-	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	t.Cleanup(func() {
-		a.Close()
-		<-ss.Done()
-	})
-	w := &wire{t: t, conn: a, r: bufio.NewReader(a)}
+	w := connectWire(t, srv)
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["a:1","a:2","a:3"]},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if got := w.recv(); !strings.Contains(got, `"id":1,"error"`) || !strings.Contains(got, "MaxSubscriptions") {
