@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/winexec"
@@ -406,13 +407,37 @@ func fail(r Result, format string, a ...any) (*mcp.CallToolResult, Result, error
 	if r.Argv == nil {
 		r.Argv = []string{}
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, r, nil
+	// The text is read in a terminal or a log, and holds what the caller,
+	// hdc or the device wrote (an option's value, a device's serial, its
+	// output): escape sequences or a bidi override there would act on the
+	// reader's terminal. structuredContent keeps the bytes.
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: visible(b.String())}}}, r, nil
 }
 
+// visible escapes, Go-style, every rune of s a terminal acts on rather
+// than shows (control characters, ESC, U+202E, a lone CR that would
+// overwrite its line), keeping line breaks and tabs.
+func visible(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t' || r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case !unicode.IsPrint(r): // U+00A0 too: it looks like a space
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// quoteAll spells argv for a message: an element that a shell would split
+// or expand, or that holds a rune a terminal would not show, is quoted.
 func quoteAll(a []string) []string {
 	out := make([]string, len(a))
 	for i, s := range a {
-		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") {
+		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") || visible(s) != s {
 			s = strconv.Quote(s)
 		}
 		out[i] = s
