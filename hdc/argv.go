@@ -329,20 +329,23 @@ func CutSentinel(out []byte, nonce string) (clean []byte, status int, ok bool) {
 			continue
 		}
 		// The line must end right after the number.
-		lineEnd := k
+		lineEnd, crlf := k, true
 		switch {
 		case lineEnd == len(out):
 		case out[lineEnd] == '\n':
 			lineEnd++
+			crlf = false
 		case out[lineEnd] == '\r' && lineEnd+1 < len(out) && out[lineEnd+1] == '\n':
 			lineEnd += 2
 		default:
 			continue
 		}
-		// And start a line after the wrapper's blank line.
+		// And start a line after the wrapper's blank line, which ends as
+		// the sentinel's line does: a CR before a plain LF is the
+		// command's own (a progress line), not the wrapper's.
 		start := i
 		switch {
-		case start >= 2 && out[start-2] == '\r' && out[start-1] == '\n':
+		case crlf && start >= 2 && out[start-2] == '\r' && out[start-1] == '\n':
 			start -= 2
 		case start >= 1 && out[start-1] == '\n':
 			start--
