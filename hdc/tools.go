@@ -709,6 +709,11 @@ func (t *toolset) handleHilog(ctx context.Context, req *mcp.CallToolRequest, in 
 	if n <= 0 {
 		n = DefaultHilogLines
 	}
+	// grep -F takes each line of its pattern as a pattern of its own:
+	// "tag\n" holds the empty one, which keeps every line.
+	if strings.Contains(in.Filter, "\n") {
+		return fail(Result{ExitCode: -1}, "filter %q holds a line break, which no log line holds: give the text of one line", in.Filter)
+	}
 	cmd := "hilog -x"
 	if in.Filter != "" {
 		cmd += " | grep -F -e " + shellQuote(in.Filter)
