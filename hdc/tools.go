@@ -667,13 +667,26 @@ func (t *toolset) shell(ctx context.Context, key, command string, busybox bool, 
 	}
 	out := baseResult(res, argv)
 	out.DeviceCommand, out.Encoded = plan.Script, plan.Encoded
-	raw := res.Stdout.Bytes()
-	clean, status, ok := CutSentinel(raw, plan.Nonce)
+	// The sentinel ends the stream and the busybox marker starts it: cut
+	// them from the tail and the head, and decode those as winexec does,
+	// each on its own. Decoding a truncated flood at once took a character
+	// cut at either end for a non-UTF-8 stream, and every line came back
+	// in the ANSI code page's mojibake.
+	o := res.Stdout
+	end := &o.Head
+	if o.Truncated() {
+		end = &o.Tail
+	}
+	clean, status, ok := CutSentinel(*end, plan.Nonce)
+	o.Total -= int64(len(*end) - len(clean))
+	*end = clean
 	noBusybox := false
 	if busybox {
-		clean, noBusybox = cutLine(clean, noBusyboxPrefix+plan.Nonce)
+		n := len(o.Head)
+		o.Head, noBusybox = cutLine(o.Head, noBusyboxPrefix+plan.Nonce)
+		o.Total -= int64(n - len(o.Head))
 	}
-	out.Stdout = winexec.Decode(clean, res.CodePage)
+	out.Stdout = o.Text(res.CodePage)
 	if ok {
 		out.ExitCode = status
 	} else {
