@@ -311,7 +311,9 @@ func NeedsEncoding(script string) bool {
 // before it) and the exit status it carries. ok is false when the
 // sentinel is missing: the command did not run to its end on the device.
 // The last sentinel counts, and only one with a number, so device output
-// cannot forge it without knowing the nonce.
+// cannot forge it without knowing the nonce. The device command can learn
+// the nonce from its parent's command line, so the status is only as
+// trustworthy as the command (docs/HDC.md, The shell wrapper).
 func CutSentinel(out []byte, nonce string) (clean []byte, status int, ok bool) {
 	mark := []byte(sentinelPrefix + nonce + "=")
 	for end := len(out); end > 0; {
