@@ -820,17 +820,18 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 		if err := t.expect(args, "file "+dir, in.ConnectKey); err != nil {
 			return fail(Result{Argv: append([]string{t.exe}, args...), ExitCode: -1}, "not run: %v", err)
 		}
-		if in.DryRun {
-			return dryRun(append([]string{t.exe}, args...))
-		}
-		if dir == "recv" && !in.Confirm {
+		if dir == "recv" && !in.Confirm && !in.DryRun {
 			return refuseDestructive(append([]string{t.exe}, args...), "hdc file recv writes a file or directory on this machine")
 		}
 		if dir == "send" && !in.Confirm {
 			// hdc_shell reads back whatever was sent: without confirm,
 			// only files inside the configured roots leave the machine,
-			// and hdc gets the path that was judged, links resolved.
+			// and hdc gets the path that was judged, links resolved. A
+			// dry run shows that argv, the one the call would run.
 			resolved, ok := t.insideRoots(in.Local)
+			if !ok && in.DryRun {
+				return dryRun(append([]string{t.exe}, args...))
+			}
 			if !ok {
 				return refuseDestructive(append([]string{t.exe}, args...), sendWhy)
 			}
@@ -844,6 +845,9 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 			if err := t.expect(args, "file send", in.ConnectKey); err != nil {
 				return fail(Result{Argv: append([]string{t.exe}, args...), ExitCode: -1}, "not run: %v", err)
 			}
+		}
+		if in.DryRun {
+			return dryRun(append([]string{t.exe}, args...))
 		}
 		timeout, r, out, ok := t.checkTargets(ctx, in.ConnectKey, ms(in.TimeoutMs), append([]string{t.exe}, args...))
 		if !ok {
