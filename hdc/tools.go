@@ -618,7 +618,7 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 	if c.Verb == "hilog" && in.TimeoutMs <= 0 {
 		return fail(Result{Argv: argv, ExitCode: -1}, "hdc hilog streams the log forever: use %s, or give timeoutMs to stop it", t.names.ToolName(ToolHilog))
 	}
-	if c.Verb == "shell" && len(c.Rest) == 0 {
+	if c.Verb == "shell" && blankShellCommand(c.Rest) {
 		return fail(Result{Argv: argv, ExitCode: -1}, "an interactive hdc shell cannot run here: give the command after \"shell\", or use %s", t.names.ToolName(ToolShell))
 	}
 	timeout := ms(in.TimeoutMs)
@@ -638,6 +638,19 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return nil, Result{}, err
 	}
 	return finishPlain(res, argv, c.Verb)
+}
+
+// blankShellCommand reports arguments after "shell" that leave no
+// command: none, or an empty one, for which hdc starts the interactive
+// shell that waits for input until the call times out, or blank text
+// and quotes, which hdcd trims away (ShellCmdTrim: white space and one
+// pair of double quotes) before running what is left.
+func blankShellCommand(rest []string) bool {
+	s := strings.TrimSpace(strings.Join(rest, " "))
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s == ""
 }
 
 // shell runs script on the device through the sentinel wrapper.
