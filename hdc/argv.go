@@ -311,7 +311,9 @@ func NeedsEncoding(script string) bool {
 // before it) and the exit status it carries. ok is false when the
 // sentinel is missing: the command did not run to its end on the device.
 // The last sentinel counts, and only one with a number, so device output
-// cannot forge it without knowing the nonce.
+// cannot forge it without knowing the nonce. The device command can learn
+// the nonce from its parent's command line, so the status is only as
+// trustworthy as the command (docs/HDC.md, The shell wrapper).
 func CutSentinel(out []byte, nonce string) (clean []byte, status int, ok bool) {
 	mark := []byte(sentinelPrefix + nonce + "=")
 	for end := len(out); end > 0; {
@@ -329,20 +331,23 @@ func CutSentinel(out []byte, nonce string) (clean []byte, status int, ok bool) {
 			continue
 		}
 		// The line must end right after the number.
-		lineEnd := k
+		lineEnd, crlf := k, true
 		switch {
 		case lineEnd == len(out):
 		case out[lineEnd] == '\n':
 			lineEnd++
+			crlf = false
 		case out[lineEnd] == '\r' && lineEnd+1 < len(out) && out[lineEnd+1] == '\n':
 			lineEnd += 2
 		default:
 			continue
 		}
-		// And start a line after the wrapper's blank line.
+		// And start a line after the wrapper's blank line, which ends as
+		// the sentinel's line does: a CR before a plain LF is the
+		// command's own (a progress line), not the wrapper's.
 		start := i
 		switch {
-		case start >= 2 && out[start-2] == '\r' && out[start-1] == '\n':
+		case crlf && start >= 2 && out[start-2] == '\r' && out[start-1] == '\n':
 			start -= 2
 		case start >= 1 && out[start-1] == '\n':
 			start--

@@ -110,6 +110,11 @@ func TestCutSentinel(t *testing.T) {
 		{"empty", "\n__WB_RC_" + n + "=0\n", "", 0, true},
 		{"crlf", "x\r\n\r\n__WB_RC_" + n + "=255\r\n", "x\r\n", 255, true},
 		{"at eof", "x\n\n__WB_RC_" + n + "=7", "x\n", 7, true},
+		// A command whose output ends in a CR (a progress line) keeps it:
+		// only a sentinel line ending in CRLF says that line breaks became
+		// CRLF, so that the wrapper's blank line is a CRLF too.
+		{"cr-only line", "10%\r50%\r\n__WB_RC_" + n + "=0\n", "10%\r50%\r", 0, true},
+		{"cr-only line, crlf", "50%\r\r\n__WB_RC_" + n + "=0\r\n", "50%\r", 0, true},
 		{"later output kept", "x\n\n__WB_RC_" + n + "=1\nlate\n", "x\nlate\n", 1, true},
 		{"forged other nonce", "__WB_RC_ffffffffffff=0\n\n__WB_RC_" + n + "=2\n", "__WB_RC_ffffffffffff=0\n", 2, true},
 		{"last wins", "\n__WB_RC_" + n + "=0\nmore\n\n__WB_RC_" + n + "=9\n", "\n__WB_RC_" + n + "=0\nmore\n", 9, true},

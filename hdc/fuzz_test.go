@@ -3,8 +3,11 @@ package hdc
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzParseArgv compares ParseArgv with hdcModel, the second model of
@@ -143,4 +146,60 @@ func modelShareOrDevice(p string) bool {
 		return r
 	}, host)
 	return h != "wsl.localhost" && h != "wsl$"
+}
+
+// FuzzVisible: the text of a tool error holds no rune a terminal acts on
+// rather than shows, whatever the caller, hdc or the device wrote, but
+// line breaks and tabs; and quoteAll spells an element holding one in Go
+// syntax, which reads back as the element. Seeds in
+// testdata/fuzz/FuzzVisible hold escape sequences and bidi overrides.
+func FuzzVisible(f *testing.F) {
+	f.Add("\x1b]0;owned\x07")
+	f.Fuzz(func(t *testing.T, s string) {
+		v := visible(s)
+		for i, r := range v {
+			if r == '\r' && !strings.HasPrefix(v[i+1:], "\n") || r != '\n' && r != '\t' && r != '\r' && !unicode.IsPrint(r) {
+				t.Fatalf("visible(%q) = %q holds %U", s, v, r)
+			}
+		}
+		if !utf8.ValidString(s) {
+			return
+		}
+		q := quoteAll([]string{s})[0]
+		if q == s {
+			if v != s {
+				t.Fatalf("quoteAll(%q) left it as it is, but visible changes it", s)
+			}
+			return
+		}
+		if u, err := strconv.Unquote(q); err != nil || u != s {
+			t.Fatalf("quoteAll(%q) = %s, which reads back as %q (%v)", s, q, u, err)
+		}
+	})
+}
+
+// FuzzCutSentinel: whatever a device command prints, with or without a
+// final line break, the wrapper's blank line and sentinel are cut and the
+// command's bytes come back as they were, also when every LF became
+// CRLF on the way. Seeds in testdata/fuzz/FuzzCutSentinel hold CR-only
+// lines.
+func FuzzCutSentinel(f *testing.F) {
+	f.Add("50%\r", uint8(3))
+	f.Fuzz(func(t *testing.T, out string, status uint8) {
+		const nonce = "0123456789ab"
+		if strings.Contains(out, sentinelPrefix) {
+			return // a forged sentinel: not the property checked here
+		}
+		wire := out + "\n" + sentinelPrefix + nonce + "=" + strconv.Itoa(int(status)) + "\n"
+		for _, crlf := range []bool{false, true} {
+			got, want := wire, out
+			if crlf {
+				got, want = strings.ReplaceAll(wire, "\n", "\r\n"), strings.ReplaceAll(out, "\n", "\r\n")
+			}
+			clean, st, ok := CutSentinel([]byte(got), nonce)
+			if !ok || st != int(status) || string(clean) != want {
+				t.Fatalf("CutSentinel(%q) = %q, %d, %v; want %q, %d", got, clean, st, ok, want, status)
+			}
+		}
+	})
 }

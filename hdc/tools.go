@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/winexec"
@@ -406,13 +407,37 @@ func fail(r Result, format string, a ...any) (*mcp.CallToolResult, Result, error
 	if r.Argv == nil {
 		r.Argv = []string{}
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, r, nil
+	// The text is read in a terminal or a log, and holds what the caller,
+	// hdc or the device wrote (an option's value, a device's serial, its
+	// output): escape sequences or a bidi override there would act on the
+	// reader's terminal. structuredContent keeps the bytes.
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: visible(b.String())}}}, r, nil
 }
 
+// visible escapes, Go-style, every rune of s a terminal acts on rather
+// than shows (control characters, ESC, U+202E, a lone CR that would
+// overwrite its line), keeping line breaks and tabs.
+func visible(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t' || r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		case !unicode.IsPrint(r): // U+00A0 too: it looks like a space
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// quoteAll spells argv for a message: an element that a shell would split
+// or expand, or that holds a rune a terminal would not show, is quoted.
 func quoteAll(a []string) []string {
 	out := make([]string, len(a))
 	for i, s := range a {
-		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") {
+		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") || visible(s) != s {
 			s = strconv.Quote(s)
 		}
 		out[i] = s
@@ -593,7 +618,7 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 	if c.Verb == "hilog" && in.TimeoutMs <= 0 {
 		return fail(Result{Argv: argv, ExitCode: -1}, "hdc hilog streams the log forever: use %s, or give timeoutMs to stop it", t.names.ToolName(ToolHilog))
 	}
-	if c.Verb == "shell" && len(c.Rest) == 0 {
+	if c.Verb == "shell" && blankShellCommand(c.Rest) {
 		return fail(Result{Argv: argv, ExitCode: -1}, "an interactive hdc shell cannot run here: give the command after \"shell\", or use %s", t.names.ToolName(ToolShell))
 	}
 	timeout := ms(in.TimeoutMs)
@@ -613,6 +638,19 @@ func (t *toolset) handleRun(ctx context.Context, req *mcp.CallToolRequest, in Ru
 		return nil, Result{}, err
 	}
 	return finishPlain(res, argv, c.Verb)
+}
+
+// blankShellCommand reports arguments after "shell" that leave no
+// command: none, or an empty one, for which hdc starts the interactive
+// shell that waits for input until the call times out, or blank text
+// and quotes, which hdcd trims away (ShellCmdTrim: white space and one
+// pair of double quotes) before running what is left.
+func blankShellCommand(rest []string) bool {
+	s := strings.TrimSpace(strings.Join(rest, " "))
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s == ""
 }
 
 // shell runs script on the device through the sentinel wrapper.
@@ -642,13 +680,26 @@ func (t *toolset) shell(ctx context.Context, key, command string, busybox bool, 
 	}
 	out := baseResult(res, argv)
 	out.DeviceCommand, out.Encoded = plan.Script, plan.Encoded
-	raw := res.Stdout.Bytes()
-	clean, status, ok := CutSentinel(raw, plan.Nonce)
+	// The sentinel ends the stream and the busybox marker starts it: cut
+	// them from the tail and the head, and decode those as winexec does,
+	// each on its own. Decoding a truncated flood at once took a character
+	// cut at either end for a non-UTF-8 stream, and every line came back
+	// in the ANSI code page's mojibake.
+	o := res.Stdout
+	end := &o.Head
+	if o.Truncated() {
+		end = &o.Tail
+	}
+	clean, status, ok := CutSentinel(*end, plan.Nonce)
+	o.Total -= int64(len(*end) - len(clean))
+	*end = clean
 	noBusybox := false
 	if busybox {
-		clean, noBusybox = cutLine(clean, noBusyboxPrefix+plan.Nonce)
+		n := len(o.Head)
+		o.Head, noBusybox = cutLine(o.Head, noBusyboxPrefix+plan.Nonce)
+		o.Total -= int64(n - len(o.Head))
 	}
-	out.Stdout = winexec.Decode(clean, res.CodePage)
+	out.Stdout = o.Text(res.CodePage)
 	if ok {
 		out.ExitCode = status
 	} else {
@@ -683,6 +734,11 @@ func (t *toolset) handleHilog(ctx context.Context, req *mcp.CallToolRequest, in 
 	n := in.Lines
 	if n <= 0 {
 		n = DefaultHilogLines
+	}
+	// grep -F takes each line of its pattern as a pattern of its own:
+	// "tag\n" holds the empty one, which keeps every line.
+	if strings.Contains(in.Filter, "\n") {
+		return fail(Result{ExitCode: -1}, "filter %q holds a line break, which no log line holds: give the text of one line", in.Filter)
 	}
 	cmd := "hilog -x"
 	if in.Filter != "" {
@@ -777,17 +833,18 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 		if err := t.expect(args, "file "+dir, in.ConnectKey); err != nil {
 			return fail(Result{Argv: append([]string{t.exe}, args...), ExitCode: -1}, "not run: %v", err)
 		}
-		if in.DryRun {
-			return dryRun(append([]string{t.exe}, args...))
-		}
-		if dir == "recv" && !in.Confirm {
+		if dir == "recv" && !in.Confirm && !in.DryRun {
 			return refuseDestructive(append([]string{t.exe}, args...), "hdc file recv writes a file or directory on this machine")
 		}
 		if dir == "send" && !in.Confirm {
 			// hdc_shell reads back whatever was sent: without confirm,
 			// only files inside the configured roots leave the machine,
-			// and hdc gets the path that was judged, links resolved.
+			// and hdc gets the path that was judged, links resolved. A
+			// dry run shows that argv, the one the call would run.
 			resolved, ok := t.insideRoots(in.Local)
+			if !ok && in.DryRun {
+				return dryRun(append([]string{t.exe}, args...))
+			}
 			if !ok {
 				return refuseDestructive(append([]string{t.exe}, args...), sendWhy)
 			}
@@ -801,6 +858,9 @@ func (t *toolset) fileHandler(dir string) func(context.Context, *mcp.CallToolReq
 			if err := t.expect(args, "file send", in.ConnectKey); err != nil {
 				return fail(Result{Argv: append([]string{t.exe}, args...), ExitCode: -1}, "not run: %v", err)
 			}
+		}
+		if in.DryRun {
+			return dryRun(append([]string{t.exe}, args...))
 		}
 		timeout, r, out, ok := t.checkTargets(ctx, in.ConnectKey, ms(in.TimeoutMs), append([]string{t.exe}, args...))
 		if !ok {

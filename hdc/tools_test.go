@@ -296,6 +296,7 @@ func testByteExact(t *testing.T, v variant) {
 		`only "quotes" and \backslashes\ $PATH`,
 		"tab\tand\nnewline  trailing space ",
 		`"wrapped in quotes"`,
+		"progress 10%\r50%\r", // a CR-only line, last
 	} {
 		cmd := "printf '%s' '" + strings.ReplaceAll(want, "'", `'\''`) + "'"
 		out := f.ok(t, hdc.ToolShell, map[string]any{"command": cmd})
