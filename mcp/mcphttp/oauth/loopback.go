@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,7 +24,7 @@ type Loopback struct {
 	// Show tells the user to open authURL; nil prints nothing (set it).
 	Show func(authURL string)
 
-	ln  net.Listener
+	ln  *limitListener
 	srv *http.Server
 
 	mu      sync.Mutex
@@ -37,12 +39,110 @@ func ListenLoopback(port int) (*Loopback, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oauth: loopback redirect listener: %w", err)
 	}
-	l := &Loopback{ln: ln, results: make(chan url.Values, 1)}
+	lim := &limitListener{Listener: ln, max: loopbackLimits.conns, conns: map[net.Conn]http.ConnState{}}
+	l := &Loopback{ln: lim, results: make(chan url.Values, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", l.callback)
-	l.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 16 << 10}
-	go func() { _ = l.srv.Serve(ln) }()
+	l.srv = &http.Server{
+		Handler: mux,
+		// A browser sends its callback at once and in a few hundred
+		// bytes; anything slower or larger is not one. The bounds are on
+		// what another local process (or a page in the user's browser)
+		// can make this one hold while the user logs in.
+		ReadHeaderTimeout: loopbackLimits.header,
+		ReadTimeout:       loopbackLimits.read,
+		WriteTimeout:      loopbackLimits.read,
+		IdleTimeout:       loopbackLimits.header,
+		MaxHeaderBytes:    8 << 10,
+		ConnState:         lim.track,
+		ErrorLog:          log.New(io.Discard, "", 0), // a flood is not the user's concern
+	}
+	// One request per connection: every answer closes its connection,
+	// so a connection holds a slot for one request only.
+	l.srv.SetKeepAlivesEnabled(false)
+	go func() { _ = l.srv.Serve(lim) }()
 	return l, nil
+}
+
+// loopbackLimits are the bounds of the redirect listener (variables for
+// the tests, which shorten the timeouts).
+var loopbackLimits = struct {
+	conns        int           // connections open at once; more are closed on accept
+	header, read time.Duration // to read a request's header, all of it
+}{conns: 16, header: 5 * time.Second, read: 10 * time.Second}
+
+// limitListener closes connections accepted past max open ones, and
+// knows each one's state so that Close can cut those that have not sent
+// a request yet.
+type limitListener struct {
+	net.Listener
+	max int
+
+	mu     sync.Mutex
+	conns  map[net.Conn]http.ConnState
+	closed bool
+}
+
+// Close closes the listener once: Loopback.Close closes it before the
+// server's Shutdown does, so that no connection comes in between cutting
+// the waiting ones and the shutdown.
+func (ll *limitListener) Close() error {
+	ll.mu.Lock()
+	defer ll.mu.Unlock()
+	if ll.closed {
+		return nil
+	}
+	ll.closed = true
+	return ll.Listener.Close()
+}
+
+func (ll *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := ll.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ll.mu.Lock()
+		full := len(ll.conns) >= ll.max
+		if !full {
+			ll.conns[c] = http.StateNew
+		}
+		ll.mu.Unlock()
+		if !full {
+			return c, nil
+		}
+		// Closed at once, not queued: a flood costs this process a
+		// file descriptor for a moment, not a goroutine and a buffer
+		// each. The browser's own connection may be among those closed;
+		// it retries, or the user reloads the page.
+		c.Close()
+	}
+}
+
+// track is the server's ConnState hook.
+func (ll *limitListener) track(c net.Conn, st http.ConnState) {
+	ll.mu.Lock()
+	defer ll.mu.Unlock()
+	switch st {
+	case http.StateClosed, http.StateHijacked:
+		delete(ll.conns, c)
+	default:
+		if _, ok := ll.conns[c]; ok {
+			ll.conns[c] = st
+		}
+	}
+}
+
+// cutWaiting closes the connections that have not sent a request (or
+// sit idle): nothing is owed to them.
+func (ll *limitListener) cutWaiting() {
+	ll.mu.Lock()
+	defer ll.mu.Unlock()
+	for c, st := range ll.conns {
+		if st == http.StateNew || st == http.StateIdle {
+			c.Close()
+		}
+	}
 }
 
 // RedirectURL is the URL to put in Config.RedirectURL.
@@ -57,7 +157,13 @@ const closeGrace = time.Second
 // whose callback Authorize may already have returned) is let finish, for
 // up to closeGrace: a program that closes as soon as Authorize returns
 // would otherwise cut the browser's connection before its page.
+//
+// Connections that have not sent a request yet (a slow or idle client's)
+// are closed at once: Shutdown would wait for them until the grace ran
+// out.
 func (l *Loopback) Close() error {
+	l.ln.Close()
+	l.ln.cutWaiting()
 	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 	defer cancel()
 	if err := l.srv.Shutdown(ctx); err != nil {
