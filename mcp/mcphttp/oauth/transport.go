@@ -349,6 +349,8 @@ type flow struct {
 	resource string
 	scope    string
 	creds    *Credentials
+	// refreshed is the token a refresh obtained, not yet saved.
+	refreshed *Token
 }
 
 // authorize obtains a new token for the endpoint after failed was
@@ -431,9 +433,18 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	s.skipRefresh = false
 	s.mu.Unlock()
 	if creds.Token != nil && creds.Token.RefreshToken != "" && creds.Issuer == f.as.Issuer && !stepUp && !skip {
-		if tok, err = f.refresh(ctx, creds.Token.RefreshToken); err != nil {
+		stored, err := t.refresh(ctx, f, creds)
+		if err == nil && stored != nil {
+			return stored.Token, nil
+		}
+		if err != nil {
+			if errors.Is(err, ErrStoreLocked) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, err // not the server's refusal: no reason to ask the user
+			}
 			f.log.DebugContext(ctx, "oauth: refresh refused; authorizing again", "err", err)
-			tok = nil
+		}
+		if stored == nil && err == nil {
+			tok = f.refreshed
 		}
 	}
 	if tok == nil {
@@ -448,6 +459,53 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		return nil, err
 	}
 	return tok, nil
+}
+
+// refresh spends the refresh token of creds. With a store that other
+// processes share (an UpdatingStore), it does so inside Update, after
+// reading what is stored now: when another process has refreshed since
+// creds were read, its token is taken and no refresh token is spent
+// twice (a server that rotates them refuses the old one, and may revoke
+// the whole family). It then returns the credentials stored, already
+// saved. With another store it leaves the new token in f.refreshed and
+// returns nil, for the caller to save.
+func (t *Transport) refresh(ctx context.Context, f *flow, creds *Credentials) (*Credentials, error) {
+	us, ok := t.store().(UpdatingStore)
+	if !ok {
+		tok, err := f.refresh(ctx, creds.Token.RefreshToken)
+		f.refreshed = tok
+		return nil, err
+	}
+	var stored *Credentials
+	err := us.Update(ctx, f.st.key, func(cur *Credentials) (*Credentials, error) {
+		rt := creds.Token.RefreshToken
+		if cur != nil && cur.Issuer == creds.Issuer && cur.Token != nil {
+			ct := cur.Token
+			if ct.AccessToken != creds.Token.AccessToken && !ct.expired(time.Now()) && (!ct.isDPoP() || f.st.hasDPoP()) {
+				stored = cur // another process refreshed first
+				return nil, nil
+			}
+			if ct.RefreshToken != "" {
+				rt = ct.RefreshToken
+			}
+		}
+		tok, err := f.refresh(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		next := clone(creds)
+		next.Token, next.Scope = tok, f.scope
+		stored = next
+		return next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := f.st
+	s.mu.Lock()
+	s.creds, s.loaded = clone(stored), true
+	s.mu.Unlock()
+	return stored, nil
 }
 
 // canonicalResource is the canonical URI of the MCP server at u (RFC
