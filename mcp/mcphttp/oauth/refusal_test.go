@@ -397,7 +397,7 @@ func TestTokenPostNotRedirected(t *testing.T) {
 		v["token_endpoint"] = redirector.URL + "/token"
 		return v
 	}
-	if _, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret"}); err == nil {
+	if _, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret", ClientIssuer: f.url}); err == nil {
 		t.Fatal("a redirected token request succeeded")
 	}
 	if leaked.Load() != 0 {

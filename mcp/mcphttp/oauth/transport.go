@@ -20,11 +20,15 @@ import (
 // matter; the zero value runs the authorization code grant and fails
 // with ErrNoUserAgent when a server asks for authorization.
 type Config struct {
-	// ClientID and ClientSecret are a pre-registered client. With
-	// ClientIssuer set they are used only at that authorization server,
-	// whatever the grant; without it, at any the resource's metadata
-	// names, which the MCP server chooses: set it for a client with a
-	// secret or PrivateKey.
+	// ClientID and ClientSecret are a pre-registered client, used only
+	// at the authorization server whose issuer is ClientIssuer, whatever
+	// the grant: the authorization server is whichever the resource's
+	// metadata names, and so the MCP server's choice. A client with a
+	// secret or PrivateKey, or a grant that posts an assertion (JWTBearer,
+	// EnterpriseManaged), must name its issuer: the Transport refuses
+	// every request otherwise (ErrClientIssuerRequired). A public client
+	// (an ID alone, nothing to steal) may leave it empty and is then
+	// used at any authorization server.
 	ClientID, ClientSecret, ClientIssuer string
 	// PrivateKey, with ClientID, authenticates the client with a signed
 	// JWT (private_key_jwt) instead of a secret; ParsePrivateKey reads one.
@@ -63,6 +67,35 @@ type Config struct {
 	// Logger receives debug lines of the flow (never a secret); nil
 	// means slog.Default().
 	Logger *slog.Logger
+}
+
+// ErrClientIssuerRequired is returned by Config.Check, and by every
+// request of a Transport with such a Config, for a pre-registered client
+// with credentials that does not name the authorization server it is
+// registered at (Config.ClientIssuer).
+var ErrClientIssuerRequired = errors.New("oauth: Config.ClientIssuer must name the authorization server a client with a secret, key or assertion is registered at")
+
+// Check reports a Config the Transport refuses to use: a client with a
+// secret, a private key or an assertion grant but no ClientIssuer (its
+// credentials would go to whichever authorization server an MCP server
+// names), or a ClientIssuer that is not an https URL. Call it at startup
+// to fail there; the Transport calls it before every request.
+func (c *Config) Check() error {
+	confidential := c.ClientSecret != "" || c.PrivateKey != nil
+	switch c.Grant.(type) {
+	case JWTBearer, *JWTBearer, EnterpriseManaged, *EnterpriseManaged:
+		confidential = true
+	}
+	if c.ClientIssuer == "" {
+		if confidential {
+			return ErrClientIssuerRequired
+		}
+		return nil
+	}
+	if !secureURL(c.ClientIssuer, c.InsecureHTTP) {
+		return fmt.Errorf("oauth: Config.ClientIssuer %q is not an https (or loopback http) URL", redactURL(c.ClientIssuer))
+	}
+	return nil
 }
 
 // Transport is an http.RoundTripper that adds the token of its Config to
@@ -188,6 +221,12 @@ func (t *Transport) credentials(ctx context.Context, s *state) (*Credentials, er
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if err := t.cfg().Check(); err != nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, err
+	}
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		// The request may be sent again after authorization: keep its body.
 		b, err := io.ReadAll(req.Body)
