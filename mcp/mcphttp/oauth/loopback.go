@@ -17,9 +17,10 @@ import (
 // Loopback is a UserAgent for command-line programs: it serves the
 // redirect on a loopback port (OAuth 2.1 §8.4.2, RFC 8252 §7.3) and has
 // the user open the authorization URL in a browser (Show prints it). Only
-// a callback carrying the state of the authorization in progress is taken,
+// a callback carrying the state of an authorization in progress is taken,
 // and only once: another local process cannot end the login with a forged
-// one, nor a late one outlive the authorization it answered.
+// one, nor a late one outlive the authorization it answered. Several
+// authorizations may wait at once, each for its own callback.
 type Loopback struct {
 	// Show tells the user to open authURL; nil prints nothing (set it).
 	Show func(authURL string)
@@ -27,9 +28,11 @@ type Loopback struct {
 	ln  *limitListener
 	srv *http.Server
 
-	mu      sync.Mutex
-	state   string
-	results chan url.Values
+	mu sync.Mutex
+	// pending holds, by state, the authorizations waiting: a Transport
+	// serving several endpoints may run several at once through one
+	// Loopback, and each takes only its own callback.
+	pending map[string]chan url.Values
 }
 
 // ListenLoopback listens on 127.0.0.1 at port (0: any free port) and
@@ -40,7 +43,7 @@ func ListenLoopback(port int) (*Loopback, error) {
 		return nil, fmt.Errorf("oauth: loopback redirect listener: %w", err)
 	}
 	lim := &limitListener{Listener: ln, max: loopbackLimits.conns, conns: map[net.Conn]http.ConnState{}}
-	l := &Loopback{ln: lim, results: make(chan url.Values, 1)}
+	l := &Loopback{ln: lim, pending: map[string]chan url.Values{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", l.callback)
 	l.srv = &http.Server{
@@ -174,14 +177,21 @@ func (l *Loopback) Close() error {
 
 func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	// The state is checked and used up under the lock Authorize clears
-	// it under: a callback is taken once, and only while the
-	// authorization it answers waits, so none is left over for the next.
+	// The state is used up under the lock Authorize removes it under: a
+	// callback is taken once, and only while the authorization it
+	// answers waits, so none is left over for the next. Each pending
+	// state is compared in constant time: a lookup in the map would let
+	// the timing tell a guessed prefix.
+	got := []byte(q.Get("state"))
+	ok := false
 	l.mu.Lock()
-	ok := l.state != "" && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(l.state)) == 1
-	if ok {
-		l.state = ""
-		l.results <- q // room for one, and only one send per state
+	for state, ch := range l.pending {
+		if subtle.ConstantTimeCompare(got, []byte(state)) == 1 {
+			delete(l.pending, state)
+			ch <- q // room for one, and only one send per state
+			ok = true
+			break
+		}
 	}
 	l.mu.Unlock()
 	if !ok {
@@ -190,18 +200,6 @@ func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintln(w, "Authorization received. You can close this window.")
-}
-
-// setState starts waiting for state ("" stops), dropping a callback a
-// previous authorization took but did not wait to receive.
-func (l *Loopback) setState(state string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.state = state
-	select {
-	case <-l.results:
-	default:
-	}
 }
 
 // Authorize implements UserAgent: it shows authURL and waits for the
@@ -215,13 +213,28 @@ func (l *Loopback) Authorize(ctx context.Context, authURL string) (url.Values, e
 	if state == "" {
 		return nil, errors.New("oauth: authorization URL without state")
 	}
-	l.setState(state)
-	defer l.setState("")
+	ch := make(chan url.Values, 1)
+	l.mu.Lock()
+	if _, dup := l.pending[state]; dup {
+		l.mu.Unlock()
+		return nil, errors.New("oauth: an authorization with this state is already waiting")
+	}
+	l.pending[state] = ch
+	l.mu.Unlock()
+	// Removed on return, whatever ended the wait: a callback that comes
+	// later finds no authorization and is refused.
+	defer func() {
+		l.mu.Lock()
+		if l.pending[state] == ch {
+			delete(l.pending, state)
+		}
+		l.mu.Unlock()
+	}()
 	if l.Show != nil {
 		l.Show(authURL)
 	}
 	select {
-	case q := <-l.results:
+	case q := <-ch:
 		return q, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("oauth: waiting for the browser: %w", ctx.Err())
