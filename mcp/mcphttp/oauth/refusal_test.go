@@ -456,3 +456,39 @@ func TestExpiryRefreshUsesRememberedMetadata(t *testing.T) {
 		t.Fatalf("%d grants, %d refreshes; want 1 and 1", grants.Load(), refreshes.Load())
 	}
 }
+
+// The same with the application's own HTTPClient, whose redirect policy
+// (net/http's default: follow, re-sending the body on 307 and 308) would
+// carry the code, the verifier or the secret to wherever the endpoint
+// points: token and registration POSTs are never redirected, whatever the
+// client.
+func TestTokenPostNotRedirectedWithOwnClient(t *testing.T) {
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { leaked.Add(1) }))
+	defer elsewhere.Close()
+	for _, endpoint := range []string{"token_endpoint", "registration_endpoint"} {
+		t.Run(endpoint, func(t *testing.T) {
+			f := newFake(t)
+			redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			}))
+			defer redirector.Close()
+			m := f.meta
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				v[endpoint] = redirector.URL + "/x"
+				return v
+			}
+			cfg := &oauth.Config{HTTPClient: &http.Client{}}
+			if endpoint == "token_endpoint" {
+				cfg.ClientID, cfg.ClientSecret, cfg.ClientIssuer = "cid", "s3cret", f.url
+			}
+			if _, err := f.get(t, cfg); err == nil {
+				t.Fatal("a redirected POST succeeded")
+			}
+			if leaked.Load() != 0 {
+				t.Fatal("the POST was re-sent to the redirect's target")
+			}
+		})
+	}
+}

@@ -209,7 +209,7 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	endpoint := redactURL(req.URL.String())
-	resp, err := hc.Do(req)
+	resp, err := noRedirects(hc).Do(req)
 	if err != nil {
 		return nil, http.Header{}, fmt.Errorf("oauth: %s: %w", endpoint, scrubURLError(err))
 	}

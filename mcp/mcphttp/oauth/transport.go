@@ -49,8 +49,9 @@ type Config struct {
 	Store TokenStore
 	// HTTPClient sends the requests to metadata, registration and token
 	// endpoints; nil means a client with a 30-second timeout that follows
-	// at most 5 redirects of a GET and none of a POST (a 307 would carry
-	// the client's secret elsewhere).
+	// at most 5 redirects of a GET. Whatever the client, a POST follows
+	// none (a 307 would carry the client's secret elsewhere) and a GET
+	// none to a less secure URL.
 	HTTPClient *http.Client
 	// InsecureHTTP lets the flow use plain-http authorization servers and
 	// metadata off loopback, and tokens go to plain-http MCP servers off
@@ -598,6 +599,17 @@ func getRedirectsOnly(req *http.Request, via []*http.Request) error {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// noRedirects returns c, whatever its own policy, following no redirect:
+// for token and registration POSTs, whose body (a code and its verifier,
+// a refresh token, the client's secret or assertion) net/http would
+// re-send on a 307 or 308 to wherever it points, plain http included. The
+// redirect is then the answer, and an error.
+func noRedirects(c *http.Client) *http.Client {
+	cc := *c
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &cc
 }
 
 func newPost(ctx context.Context, u string) (*http.Request, error) {
