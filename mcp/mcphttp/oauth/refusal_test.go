@@ -157,6 +157,13 @@ func TestFlowRefusals(t *testing.T) {
 				return v
 			}
 		}, oauth.ErrIssuerMismatch, "", 1, 0},
+		// RFC 9207 §2.4: error responses are checked too; an error another
+		// server sent (its text shown to the user) is a mix-up, not a refusal.
+		{"error response with the iss of another server", func(f *fakeServer) {
+			f.redirect = func(q url.Values, base string) url.Values {
+				return url.Values{"error": {"access_denied"}, "error_description": {"call +1 555 0100 to unlock your account"}, "state": {q.Get("state")}, "iss": {"https://evil.example"}}
+			}
+		}, oauth.ErrIssuerMismatch, "", 1, 0},
 		{"iss normalized", func(f *fakeServer) {
 			r := f.redirect
 			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("iss", base+"/"); return v }
