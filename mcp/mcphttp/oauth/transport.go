@@ -511,7 +511,9 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 // returns nil, for the caller to save.
 func (t *Transport) refresh(ctx context.Context, f *flow, creds *Credentials) (*Credentials, error) {
 	us, ok := t.store().(UpdatingStore)
-	if !ok {
+	if !ok || creds.Token.isDPoP() {
+		// A DPoP-bound token and its refresh token are this process's
+		// alone: they are bound to its key, which no store holds.
 		tok, err := f.refresh(ctx, creds.Token.RefreshToken)
 		f.refreshed = tok
 		return nil, err
@@ -519,9 +521,11 @@ func (t *Transport) refresh(ctx context.Context, f *flow, creds *Credentials) (*
 	var stored *Credentials
 	err := us.Update(ctx, f.st.key, func(cur *Credentials) (*Credentials, error) {
 		rt := creds.Token.RefreshToken
-		if cur != nil && cur.Issuer == creds.Issuer && cur.Token != nil {
+		// Another process's DPoP-bound token, and its refresh token, are
+		// bound to that process's key: neither is any use here.
+		if cur != nil && cur.Issuer == creds.Issuer && cur.Token != nil && !cur.Token.isDPoP() {
 			ct := cur.Token
-			if ct.AccessToken != creds.Token.AccessToken && !ct.expired(time.Now()) && (!ct.isDPoP() || f.st.hasDPoP()) {
+			if ct.AccessToken != creds.Token.AccessToken && !ct.expired(time.Now()) {
 				stored = cur // another process refreshed first
 				return nil, nil
 			}
