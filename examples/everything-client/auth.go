@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -70,6 +71,18 @@ func authScenario(name string) scenario {
 		case "auth/wif-jwt-bearer":
 			cfg.Grant = oauth.JWTBearer{Assertion: func(context.Context) (string, error) { return ac.ValidJWT, nil }}
 		}
+		if cfg.ClientIssuer == "" && cfg.Check() != nil {
+			// The suite names no issuer for these scenarios, and the
+			// Transport will not present credentials without one. The
+			// harness trusts the server under test and takes the
+			// authorization server its metadata names; an application must
+			// not (the MCP server would choose where the secret goes).
+			iss, err := serverIssuer(ctx, r.http, r.url)
+			if err != nil {
+				return fmt.Errorf("the authorization server of %s: %w", r.url, err)
+			}
+			cfg.ClientIssuer = iss
+		}
 		r.http = &http.Client{Transport: &oauth.Transport{Base: r.http.Transport, Config: cfg}}
 		return basic(ctx, r)
 	}
@@ -98,4 +111,52 @@ func headlessAuthorize(ctx context.Context, authURL string) (url.Values, error) 
 		return nil, errors.New("authorization endpoint redirected elsewhere")
 	}
 	return u.Query(), nil
+}
+
+// serverIssuer is the first authorization server that the protected
+// resource metadata of the MCP server at endpoint names: at the
+// resource_metadata of the 401 an unauthorized request meets, else at
+// the well-known locations.
+func serverIssuer(ctx context.Context, c *http.Client, endpoint string) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "", err
+	}
+	var where []string
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(`{}`))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if resp, err := c.Do(req); err == nil {
+		resp.Body.Close()
+		for _, ch := range oauth.ParseChallenges(resp.Header) {
+			if m := ch.ResourceMetadata(); m != "" {
+				where = append(where, m)
+			}
+		}
+	}
+	at := func(p string) string { return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}).String() }
+	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
+		where = append(where, at("/.well-known/oauth-protected-resource"+p))
+	}
+	where = append(where, at("/.well-known/oauth-protected-resource"))
+	for _, m := range where {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, m, nil)
+		if err != nil {
+			continue
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			continue
+		}
+		var prm oauth.ResourceMetadata
+		err = json.NewDecoder(io.LimitReader(resp.Body, oauth.MaxResponseBytes)).Decode(&prm)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode == http.StatusOK && len(prm.AuthorizationServers) > 0 {
+			return prm.AuthorizationServers[0], nil
+		}
+	}
+	return "", errors.New("no protected resource metadata names one")
 }

@@ -49,6 +49,7 @@ func ExampleClientCredentials() {
 	t := &oauth.Transport{Config: &oauth.Config{
 		ClientID:     "reporting-job",
 		ClientSecret: os.Getenv("CLIENT_SECRET"),
+		ClientIssuer: "https://auth.example.com", // its secret goes there only
 		Grant:        oauth.ClientCredentials{},
 	}}
 	_ = &http.Client{Transport: t} // for mcphttp.ClientOptions.Client

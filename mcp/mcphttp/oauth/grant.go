@@ -81,17 +81,20 @@ func (AuthorizationCode) grant(ctx context.Context, f *flow) (*Token, error) {
 	if subtle.ConstantTimeCompare([]byte(cb.Get("state")), []byte(state)) != 1 {
 		return nil, &AuthorizationError{Code: "state_mismatch", Description: "the redirect's state is not the one sent"}
 	}
-	if e := cb.Get("error"); e != "" {
-		return nil, &AuthorizationError{Code: cut(e, 64), Description: cut(cb.Get("error_description"), 200)}
-	}
 	// RFC 9207: an iss present must be the issuer, compared as strings;
-	// one promised by the metadata must be present.
+	// one promised by the metadata must be present. Error responses too
+	// (§2.4), before their text is believed: an error from another server
+	// is a mix-up, and its description would be shown to the user as this
+	// server's.
 	iss, hasIss := cb["iss"]
 	switch {
 	case hasIss && (len(iss) != 1 || iss[0] != f.as.Issuer):
 		return nil, fmt.Errorf("%w: the authorization response's iss is not %q", ErrIssuerMismatch, f.as.Issuer)
 	case !hasIss && f.as.AuthorizationResponseIssParameterSupported:
 		return nil, fmt.Errorf("%w: %s promised iss in authorization responses and sent none", ErrIssuerMismatch, f.as.Issuer)
+	}
+	if e := cb.Get("error"); e != "" {
+		return nil, &AuthorizationError{Code: cut(e, 64), Description: cut(cb.Get("error_description"), 200)}
 	}
 	code := cb.Get("code")
 	if code == "" {

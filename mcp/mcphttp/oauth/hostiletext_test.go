@@ -52,7 +52,7 @@ func TestServerErrorTextIsTamed(t *testing.T) {
 			v["token_endpoint"] = as.URL + "/token"
 			return v
 		}
-		_, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret", Grant: oauth.ClientCredentials{}})
+		_, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret", ClientIssuer: f.url, Grant: oauth.ClientCredentials{}})
 		var te *oauth.TokenError
 		if !errors.As(err, &te) {
 			t.Fatalf("err = %v, want a TokenError", err)

@@ -145,3 +145,49 @@ func TestLoopbackCallbackSingleUse(t *testing.T) {
 		}
 	}
 }
+
+// One Loopback serves every authorization of a Transport, and a Transport
+// may serve several endpoints at once: two authorizations waiting
+// together each get their own callback, whichever comes first, and the
+// end of one does not cancel the other's state.
+func TestLoopbackConcurrentAuthorizations(t *testing.T) {
+	l, err := oauth.ListenLoopback(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	shown := make(chan string, 2)
+	l.Show = func(u string) { shown <- u }
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	type result struct {
+		q   url.Values
+		err error
+	}
+	results := map[string]chan result{"s1": make(chan result, 1), "s2": make(chan result, 1)}
+	for s, ch := range results {
+		go func() {
+			q, err := l.Authorize(ctx, "https://as.example/authorize?state="+s)
+			ch <- result{q, err}
+		}()
+	}
+	<-shown
+	<-shown
+	get := func(q string) int {
+		resp, err := http.Get(l.RedirectURL() + "?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, s := range []string{"s2", "s1"} {
+		if c := get("code=for-" + s + "&state=" + s); c != http.StatusOK {
+			t.Fatalf("callback for %s: %d", s, c)
+		}
+		r := <-results[s]
+		if r.err != nil || r.q.Get("state") != s || r.q.Get("code") != "for-"+s {
+			t.Fatalf("authorization %s got %v, %v", s, r.q, r.err)
+		}
+	}
+}

@@ -44,7 +44,7 @@ func TestRemoteServerCannotNameLoopbackHTTP(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			tr := &oauth.Transport{Base: remote, Config: &oauth.Config{
-				ClientID: "cid", ClientSecret: "s3cret", Grant: oauth.ClientCredentials{},
+				ClientID: "cid", ClientSecret: "s3cret", ClientIssuer: tc.as(local.url), Grant: oauth.ClientCredentials{},
 				HTTPClient: &http.Client{Transport: remote},
 			}}
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://mcp.example/mcp", nil)

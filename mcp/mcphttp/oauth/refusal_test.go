@@ -157,6 +157,13 @@ func TestFlowRefusals(t *testing.T) {
 				return v
 			}
 		}, oauth.ErrIssuerMismatch, "", 1, 0},
+		// RFC 9207 §2.4: error responses are checked too; an error another
+		// server sent (its text shown to the user) is a mix-up, not a refusal.
+		{"error response with the iss of another server", func(f *fakeServer) {
+			f.redirect = func(q url.Values, base string) url.Values {
+				return url.Values{"error": {"access_denied"}, "error_description": {"call +1 555 0100 to unlock your account"}, "state": {q.Get("state")}, "iss": {"https://evil.example"}}
+			}
+		}, oauth.ErrIssuerMismatch, "", 1, 0},
 		{"iss normalized", func(f *fakeServer) {
 			r := f.redirect
 			f.redirect = func(q url.Values, base string) url.Values { v := r(q, base); v.Set("iss", base+"/"); return v }
@@ -397,7 +404,7 @@ func TestTokenPostNotRedirected(t *testing.T) {
 		v["token_endpoint"] = redirector.URL + "/token"
 		return v
 	}
-	if _, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret"}); err == nil {
+	if _, err := f.get(t, &oauth.Config{ClientID: "cid", ClientSecret: "s3cret", ClientIssuer: f.url}); err == nil {
 		t.Fatal("a redirected token request succeeded")
 	}
 	if leaked.Load() != 0 {
@@ -454,5 +461,41 @@ func TestExpiryRefreshUsesRememberedMetadata(t *testing.T) {
 	}
 	if grants.Load() != 1 || refreshes.Load() != 1 {
 		t.Fatalf("%d grants, %d refreshes; want 1 and 1", grants.Load(), refreshes.Load())
+	}
+}
+
+// The same with the application's own HTTPClient, whose redirect policy
+// (net/http's default: follow, re-sending the body on 307 and 308) would
+// carry the code, the verifier or the secret to wherever the endpoint
+// points: token and registration POSTs are never redirected, whatever the
+// client.
+func TestTokenPostNotRedirectedWithOwnClient(t *testing.T) {
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { leaked.Add(1) }))
+	defer elsewhere.Close()
+	for _, endpoint := range []string{"token_endpoint", "registration_endpoint"} {
+		t.Run(endpoint, func(t *testing.T) {
+			f := newFake(t)
+			redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			}))
+			defer redirector.Close()
+			m := f.meta
+			f.meta = func(base string) map[string]any {
+				v := m(base)
+				v[endpoint] = redirector.URL + "/x"
+				return v
+			}
+			cfg := &oauth.Config{HTTPClient: &http.Client{}}
+			if endpoint == "token_endpoint" {
+				cfg.ClientID, cfg.ClientSecret, cfg.ClientIssuer = "cid", "s3cret", f.url
+			}
+			if _, err := f.get(t, cfg); err == nil {
+				t.Fatal("a redirected POST succeeded")
+			}
+			if leaked.Load() != 0 {
+				t.Fatal("the POST was re-sent to the redirect's target")
+			}
+		})
 	}
 }

@@ -110,7 +110,7 @@ func (f *flow) register(ctx context.Context) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := f.hc.Do(req)
+	resp, err := noRedirects(f.hc).Do(req)
 	if err != nil {
 		return fmt.Errorf("oauth: registration: %w", scrubURLError(err))
 	}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // Credentials is what a client keeps for one protected resource: the
@@ -88,51 +90,190 @@ func clone(c *Credentials) *Credentials {
 	return &out
 }
 
-// FileStore is a TokenStore in one JSON file, readable by its owner only:
-// the file is created with mode 0600 (its directory 0700) and replaced
-// atomically on each Save. It refuses to read a file that group or others
-// may read. Safe for concurrent use within one process.
+// An UpdatingStore is a TokenStore that other processes may share. The
+// Transport refreshes a token inside Update: it re-reads the stored
+// credentials there, and uses those another process has just refreshed
+// instead of spending the refresh token a second time (a server that
+// rotates refresh tokens refuses the old one, and may revoke the new one
+// with it).
+type UpdatingStore interface {
+	TokenStore
+	// Update calls fn with the credentials stored for resource (nil:
+	// none) and stores what it returns, with no other Update, Load or
+	// Save in between, in this process or another. A nil result, or an
+	// error, leaves the store as it was; the error is Update's. fn must
+	// not use the store.
+	Update(ctx context.Context, resource string, fn func(cur *Credentials) (*Credentials, error)) error
+}
+
+// ErrStoreLocked is returned when a FileStore waited LockWait for another
+// process to finish with the file.
+var ErrStoreLocked = errors.New("oauth: token store is locked by another process")
+
+// FileStore is a TokenStore in one JSON file, readable by its owner only,
+// which several processes may share (two bridges, mcpc and a bridge).
+//
+// The file is created with mode 0600 (its directory 0700) and replaced
+// atomically on each change (a temporary file in the same directory,
+// synced, renamed over it), so a reader sees the old file or the new one,
+// never part of either. Every Load, Save and Update holds an exclusive
+// lock on a lock file beside it (Path + ".lock", flock on Unix, LockFileEx
+// on Windows), so that one process's change is never lost to another's
+// write of what it read before. FileStore refuses a token file that group
+// or others may read, and a symbolic link at Path or at the lock file's
+// path: following one would write the tokens, or read them, elsewhere.
 type FileStore struct {
 	Path string
-	mu   sync.Mutex
+	// LockWait bounds the wait for the lock held by another process (it
+	// may be refreshing a token, one request to the authorization
+	// server); zero means 45 seconds. The context bounds it too.
+	LockWait time.Duration
+
+	mu sync.Mutex // within the process; the file lock is between processes
 }
+
+var _ UpdatingStore = (*FileStore)(nil)
 
 // Load implements TokenStore.
-func (s *FileStore) Load(_ context.Context, resource string) (*Credentials, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	all, err := s.read()
-	if err != nil {
-		return nil, err
-	}
-	c, ok := all[resource]
-	if !ok {
-		return nil, nil
-	}
-	return &c, nil
+func (s *FileStore) Load(ctx context.Context, resource string) (*Credentials, error) {
+	var out *Credentials
+	err := s.locked(ctx, func() error {
+		all, err := s.read()
+		if err != nil {
+			return err
+		}
+		if c, ok := all[resource]; ok {
+			out = &c
+		}
+		return nil
+	})
+	return out, err
 }
 
-// Save implements TokenStore.
-func (s *FileStore) Save(_ context.Context, resource string, c *Credentials) error {
+// Save implements TokenStore. A nil c removes the resource's credentials.
+func (s *FileStore) Save(ctx context.Context, resource string, c *Credentials) error {
+	return s.locked(ctx, func() error {
+		all, err := s.read()
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			delete(all, resource)
+		} else {
+			all[resource] = *clone(c)
+		}
+		return s.write(all)
+	})
+}
+
+// Update implements UpdatingStore.
+func (s *FileStore) Update(ctx context.Context, resource string, fn func(cur *Credentials) (*Credentials, error)) error {
+	return s.locked(ctx, func() error {
+		all, err := s.read()
+		if err != nil {
+			return err
+		}
+		var cur *Credentials
+		if c, ok := all[resource]; ok {
+			cur = &c
+		}
+		next, err := fn(clone(cur))
+		if err != nil || next == nil {
+			return err
+		}
+		all[resource] = *clone(next)
+		return s.write(all)
+	})
+}
+
+// locked runs fn holding the store's lock in this process and the lock
+// file's between processes.
+func (s *FileStore) locked(ctx context.Context, fn func() error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	all, err := s.read()
+	dir := filepath.Dir(s.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
+	lf, err := openNoFollow(s.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return err
+		return fmt.Errorf("oauth: token store lock: %w", err)
 	}
-	if c == nil {
-		delete(all, resource)
-	} else {
-		all[resource] = *clone(c)
+	defer lf.Close() // releases the lock too
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = 45 * time.Second
 	}
+	deadline := time.Now().Add(wait)
+	// No blocking lock call takes a timeout: try, and back off, until
+	// the deadline or the context ends.
+	for backoff := time.Millisecond; ; backoff = min(2*backoff, 50*time.Millisecond) {
+		ok, err := tryLock(lf)
+		if err != nil {
+			return fmt.Errorf("oauth: token store lock: %w", err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: %s (waited %v)", ErrStoreLocked, s.Path, wait)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("oauth: token store lock: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+	defer unlock(lf)
+	return fn()
+}
+
+func (s *FileStore) read() (map[string]Credentials, error) {
+	all := map[string]Credentials{}
+	f, err := openNoFollow(s.Path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return all, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("oauth: token store %s: not a regular file", s.Path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("oauth: token store %s: mode %v lets others read it; chmod 600 it", s.Path, fi.Mode().Perm())
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	if len(data) == 0 {
+		return all, nil
+	}
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, fmt.Errorf("oauth: token store %s: %w", s.Path, err)
+	}
+	return all, nil
+}
+
+// write replaces the file with all: a new file beside it, synced before
+// the rename so that a crash leaves the old file or the whole new one,
+// and the directory synced after it so that the rename itself survives.
+// The rename replaces whatever is at Path (a symbolic link included)
+// without following it.
+func (s *FileStore) write(all map[string]Credentials) error {
 	data, err := json.MarshalIndent(all, "", "  ")
 	if err != nil {
 		return err
 	}
 	dir := filepath.Dir(s.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("oauth: token store: %w", err)
-	}
 	f, err := os.CreateTemp(dir, ".tokens-*")
 	if err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
@@ -147,36 +288,18 @@ func (s *FileStore) Save(_ context.Context, resource string, c *Credentials) err
 		f.Close()
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
 	if err := os.Rename(f.Name(), s.Path); err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
 	return nil
-}
-
-func (s *FileStore) read() (map[string]Credentials, error) {
-	all := map[string]Credentials{}
-	fi, err := os.Stat(s.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return all, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("oauth: token store: %w", err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("oauth: token store %s: mode %v lets others read it; chmod 600 it", s.Path, fi.Mode().Perm())
-	}
-	data, err := os.ReadFile(s.Path)
-	if err != nil {
-		return nil, fmt.Errorf("oauth: token store: %w", err)
-	}
-	if len(data) == 0 {
-		return all, nil
-	}
-	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, fmt.Errorf("oauth: token store %s: %w", s.Path, err)
-	}
-	return all, nil
 }

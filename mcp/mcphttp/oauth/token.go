@@ -209,7 +209,7 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	endpoint := redactURL(req.URL.String())
-	resp, err := hc.Do(req)
+	resp, err := noRedirects(hc).Do(req)
 	if err != nil {
 		return nil, http.Header{}, fmt.Errorf("oauth: %s: %w", endpoint, scrubURLError(err))
 	}
@@ -229,6 +229,10 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 	if tr.AccessToken == "" {
 		return nil, resp.Header, fmt.Errorf("oauth: %s: response has no access_token", endpoint)
 	}
+	if !sendableToken(tr.AccessToken) {
+		// Not repeated: it is a secret, however malformed.
+		return nil, resp.Header, fmt.Errorf("oauth: %s: the access_token cannot be sent in an Authorization header (%d bytes, printable ASCII without spaces at most %d)", endpoint, len(tr.AccessToken), maxTokenBytes)
+	}
 	tok := &Token{AccessToken: tr.AccessToken, TokenType: tr.TokenType, RefreshToken: tr.RefreshToken, Scope: tr.Scope}
 	if tok.TokenType == "" {
 		tok.TokenType = "Bearer"
@@ -242,6 +246,28 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 		}
 	}
 	return tok, resp.Header, nil
+}
+
+// maxTokenBytes bounds an access token: it goes in the header of every
+// request, and servers refuse headers much larger.
+const maxTokenBytes = 64 << 10
+
+// sendableToken reports whether an access token can be sent as the
+// credentials of an Authorization header: visible ASCII, no space, and
+// not too large. Anything else (a line break would inject a header; a
+// control character makes net/http refuse the request before it leaves)
+// would, once stored, make every later request fail with an error that
+// is not a 401, and the client would never authorize again.
+func sendableToken(s string) bool {
+	if len(s) > maxTokenBytes {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // maxExpiresIn is the longest expires_in, in seconds, taken as an expiry

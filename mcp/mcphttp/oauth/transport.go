@@ -20,11 +20,15 @@ import (
 // matter; the zero value runs the authorization code grant and fails
 // with ErrNoUserAgent when a server asks for authorization.
 type Config struct {
-	// ClientID and ClientSecret are a pre-registered client. With
-	// ClientIssuer set they are used only at that authorization server,
-	// whatever the grant; without it, at any the resource's metadata
-	// names, which the MCP server chooses: set it for a client with a
-	// secret or PrivateKey.
+	// ClientID and ClientSecret are a pre-registered client, used only
+	// at the authorization server whose issuer is ClientIssuer, whatever
+	// the grant: the authorization server is whichever the resource's
+	// metadata names, and so the MCP server's choice. A client with a
+	// secret or PrivateKey, or a grant that posts an assertion (JWTBearer,
+	// EnterpriseManaged), must name its issuer: the Transport refuses
+	// every request otherwise (ErrClientIssuerRequired). A public client
+	// (an ID alone, nothing to steal) may leave it empty and is then
+	// used at any authorization server.
 	ClientID, ClientSecret, ClientIssuer string
 	// PrivateKey, with ClientID, authenticates the client with a signed
 	// JWT (private_key_jwt) instead of a secret; ParsePrivateKey reads one.
@@ -45,8 +49,9 @@ type Config struct {
 	Store TokenStore
 	// HTTPClient sends the requests to metadata, registration and token
 	// endpoints; nil means a client with a 30-second timeout that follows
-	// at most 5 redirects of a GET and none of a POST (a 307 would carry
-	// the client's secret elsewhere).
+	// at most 5 redirects of a GET. Whatever the client, a POST follows
+	// none (a 307 would carry the client's secret elsewhere) and a GET
+	// none to a less secure URL.
 	HTTPClient *http.Client
 	// InsecureHTTP lets the flow use plain-http authorization servers and
 	// metadata off loopback, and tokens go to plain-http MCP servers off
@@ -63,6 +68,35 @@ type Config struct {
 	// Logger receives debug lines of the flow (never a secret); nil
 	// means slog.Default().
 	Logger *slog.Logger
+}
+
+// ErrClientIssuerRequired is returned by Config.Check, and by every
+// request of a Transport with such a Config, for a pre-registered client
+// with credentials that does not name the authorization server it is
+// registered at (Config.ClientIssuer).
+var ErrClientIssuerRequired = errors.New("oauth: Config.ClientIssuer must name the authorization server a client with a secret, key or assertion is registered at")
+
+// Check reports a Config the Transport refuses to use: a client with a
+// secret, a private key or an assertion grant but no ClientIssuer (its
+// credentials would go to whichever authorization server an MCP server
+// names), or a ClientIssuer that is not an https URL. Call it at startup
+// to fail there; the Transport calls it before every request.
+func (c *Config) Check() error {
+	confidential := c.ClientSecret != "" || c.PrivateKey != nil
+	switch c.Grant.(type) {
+	case JWTBearer, *JWTBearer, EnterpriseManaged, *EnterpriseManaged:
+		confidential = true
+	}
+	if c.ClientIssuer == "" {
+		if confidential {
+			return ErrClientIssuerRequired
+		}
+		return nil
+	}
+	if !secureURL(c.ClientIssuer, c.InsecureHTTP) {
+		return fmt.Errorf("oauth: Config.ClientIssuer %q is not an https (or loopback http) URL", redactURL(c.ClientIssuer))
+	}
+	return nil
 }
 
 // Transport is an http.RoundTripper that adds the token of its Config to
@@ -188,6 +222,12 @@ func (t *Transport) credentials(ctx context.Context, s *state) (*Credentials, er
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if err := t.cfg().Check(); err != nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, err
+	}
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		// The request may be sent again after authorization: keep its body.
 		b, err := io.ReadAll(req.Body)
@@ -349,6 +389,8 @@ type flow struct {
 	resource string
 	scope    string
 	creds    *Credentials
+	// refreshed is the token a refresh obtained, not yet saved.
+	refreshed *Token
 }
 
 // authorize obtains a new token for the endpoint after failed was
@@ -431,9 +473,18 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	s.skipRefresh = false
 	s.mu.Unlock()
 	if creds.Token != nil && creds.Token.RefreshToken != "" && creds.Issuer == f.as.Issuer && !stepUp && !skip {
-		if tok, err = f.refresh(ctx, creds.Token.RefreshToken); err != nil {
+		stored, err := t.refresh(ctx, f, creds)
+		if err == nil && stored != nil {
+			return stored.Token, nil
+		}
+		if err != nil {
+			if errors.Is(err, ErrStoreLocked) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, err // not the server's refusal: no reason to ask the user
+			}
 			f.log.DebugContext(ctx, "oauth: refresh refused; authorizing again", "err", err)
-			tok = nil
+		}
+		if stored == nil && err == nil {
+			tok = f.refreshed
 		}
 	}
 	if tok == nil {
@@ -448,6 +499,57 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 		return nil, err
 	}
 	return tok, nil
+}
+
+// refresh spends the refresh token of creds. With a store that other
+// processes share (an UpdatingStore), it does so inside Update, after
+// reading what is stored now: when another process has refreshed since
+// creds were read, its token is taken and no refresh token is spent
+// twice (a server that rotates them refuses the old one, and may revoke
+// the whole family). It then returns the credentials stored, already
+// saved. With another store it leaves the new token in f.refreshed and
+// returns nil, for the caller to save.
+func (t *Transport) refresh(ctx context.Context, f *flow, creds *Credentials) (*Credentials, error) {
+	us, ok := t.store().(UpdatingStore)
+	if !ok || creds.Token.isDPoP() {
+		// A DPoP-bound token and its refresh token are this process's
+		// alone: they are bound to its key, which no store holds.
+		tok, err := f.refresh(ctx, creds.Token.RefreshToken)
+		f.refreshed = tok
+		return nil, err
+	}
+	var stored *Credentials
+	err := us.Update(ctx, f.st.key, func(cur *Credentials) (*Credentials, error) {
+		rt := creds.Token.RefreshToken
+		// Another process's DPoP-bound token, and its refresh token, are
+		// bound to that process's key: neither is any use here.
+		if cur != nil && cur.Issuer == creds.Issuer && cur.Token != nil && !cur.Token.isDPoP() {
+			ct := cur.Token
+			if ct.AccessToken != creds.Token.AccessToken && !ct.expired(time.Now()) {
+				stored = cur // another process refreshed first
+				return nil, nil
+			}
+			if ct.RefreshToken != "" {
+				rt = ct.RefreshToken
+			}
+		}
+		tok, err := f.refresh(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		next := clone(creds)
+		next.Token, next.Scope = tok, f.scope
+		stored = next
+		return next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := f.st
+	s.mu.Lock()
+	s.creds, s.loaded = clone(stored), true
+	s.mu.Unlock()
+	return stored, nil
 }
 
 // canonicalResource is the canonical URI of the MCP server at u (RFC
@@ -501,6 +603,17 @@ func getRedirectsOnly(req *http.Request, via []*http.Request) error {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// noRedirects returns c, whatever its own policy, following no redirect:
+// for token and registration POSTs, whose body (a code and its verifier,
+// a refresh token, the client's secret or assertion) net/http would
+// re-send on a 307 or 308 to wherever it points, plain http included. The
+// redirect is then the answer, and an error.
+func noRedirects(c *http.Client) *http.Client {
+	cc := *c
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &cc
 }
 
 func newPost(ctx context.Context, u string) (*http.Request, error) {

@@ -1,0 +1,15 @@
+package oauth
+
+import (
+	"testing"
+	"time"
+)
+
+// SetLoopbackLimits sets the redirect listener's bounds for one test
+// (listeners made after it): short timeouts make a slow client's fate
+// visible at test speed.
+func SetLoopbackLimits(t testing.TB, conns int, header, read time.Duration) {
+	old := loopbackLimits
+	loopbackLimits.conns, loopbackLimits.header, loopbackLimits.read = conns, header, read
+	t.Cleanup(func() { loopbackLimits = old })
+}
