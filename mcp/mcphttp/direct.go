@@ -19,6 +19,7 @@ type sink struct {
 	cancel context.CancelFunc // ends the POST; shutdown calls it too
 	answer []byte             // the response, or an error response made up here
 	madeUp bool               // answer is the framer's own (a failure), not the server's
+	err    error              // why the POST was not sent or answered, for a madeUp answer
 	pushed bool               // other messages went to ReadFrame during the call
 	late   chan []byte
 }
@@ -82,6 +83,12 @@ func (f *Framer) RoundTrip(ctx context.Context, msg []byte) ([]byte, error) {
 	answer := s.answer
 	if late != nil && (answer == nil || s.madeUp) {
 		answer = late
+	}
+	if s.madeUp && s.err != nil && answer != nil && late == nil {
+		// The POST failed before any answer: the caller gets the Go
+		// error, which it can branch on (an oauth sentinel, a dial
+		// error), not a JSON-RPC error no server sent.
+		return nil, fmt.Errorf("mcphttp: POST failed: %w", s.err)
 	}
 	if answer == nil {
 		if closing {

@@ -478,3 +478,26 @@ func TestDirectResume(t *testing.T) {
 		t.Fatalf("Call: %v; want the 410's reason as the call's error", err)
 	}
 }
+
+// errRefusedHere is what failingTransport fails every request with.
+var errRefusedHere = errors.New("refused by the test's RoundTripper")
+
+type failingTransport struct{}
+
+func (failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, errRefusedHere }
+
+// A POST that fails before any answer (the http.Client's error: a dial
+// error, an oauth.Transport's refusal) fails the call with that error,
+// which the caller can branch on, not with a JSON-RPC error no server
+// sent.
+func TestDirectPostFailureKeepsItsError(t *testing.T) {
+	directLeaks(t)
+	f := newTestFramer(t, "http://127.0.0.1:9/mcp", &ClientOptions{Client: &http.Client{Transport: failingTransport{}}})
+	c := transport.NewConn(transport.NewStream(f, &transport.StreamOptions{Logger: quiet}), nil, &transport.ConnOptions{Logger: quiet})
+	defer c.Close()
+	err := c.Call(context.Background(), "tools/list", nil, nil)
+	var e *transport.Error
+	if !errors.Is(err, errRefusedHere) || errors.As(err, &e) || !strings.Contains(err.Error(), "POST failed") {
+		t.Fatalf("Call through a failing http.Client: %v, want its error wrapped, not a *transport.Error", err)
+	}
+}

@@ -18,6 +18,9 @@ func (f *Framer) roundTrip(ctx context.Context, m *outMsg, stateless bool) {
 	resp, err := f.do(ctx, http.MethodPost, m, stateless, "")
 	if err != nil {
 		if ctx.Err() == nil {
+			if m.sink != nil && m.sink.answer == nil {
+				m.sink.err = err
+			}
 			f.fail(m, "POST failed: "+err.Error())
 		}
 		return

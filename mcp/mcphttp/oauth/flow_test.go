@@ -299,3 +299,45 @@ func TestNoSecretInLogsOrErrors(t *testing.T) {
 		}
 	}
 }
+
+// Config.Scopes bounds what the client asks for: the server's wider
+// scopes are left out of the first authorization, and a step-up for a
+// scope it does not allow fails with ErrScopeNotAllowed instead of
+// asking the authorization server for it.
+func TestScopesBoundWhatIsAsked(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := newProtectedWith(t, func(o *mcphttp.AuthOptions) {
+		o.ScopesFor = func(method, name string) []string {
+			if method == "tools/call" && name == "whoami" {
+				return []string{"mcp:admin"}
+			}
+			return nil
+		}
+	})
+	store := oauth.NewMemoryStore()
+	tr := &oauth.Transport{Config: &oauth.Config{
+		RedirectURL: "http://127.0.0.1:9/callback", UserAgent: oauth.UserAgentFunc(headless), Store: store,
+		Scopes: []string{"mcp:tools"},
+	}}
+	c := connect(t, ctx, p.url, tr, mcp.Version20260728)
+	if _, err := c.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CallTool(ctx, "whoami", map[string]any{})
+	if !errors.Is(err, oauth.ErrScopeNotAllowed) || !strings.Contains(err.Error(), `"mcp:admin"`) {
+		t.Fatalf("whoami needing mcp:admin, not allowed: %v, want ErrScopeNotAllowed naming it", err)
+	}
+	creds, err := store.Load(ctx, p.url)
+	if err != nil || creds == nil {
+		t.Fatal(creds, err)
+	}
+	if strings.Contains(creds.Scope, "mcp:admin") || !strings.Contains(creds.Scope, "mcp:tools") {
+		t.Errorf("scope asked = %q, want mcp:tools without mcp:admin", creds.Scope)
+	}
+	// Allowed, the same step-up passes.
+	tr.Config.Scopes = append(tr.Config.Scopes, "mcp:admin")
+	if _, err := c.CallTool(ctx, "whoami", map[string]any{}); err != nil {
+		t.Fatalf("whoami with mcp:admin allowed: %v", err)
+	}
+}

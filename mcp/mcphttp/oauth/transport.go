@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +63,16 @@ type Config struct {
 	// DisableDPoP keeps tokens bearer tokens even where the authorization
 	// server offers DPoP binding.
 	DisableDPoP bool
+	// Scopes, if not nil, are the only scopes the client asks for: a
+	// challenge's (or the resource metadata's) others are left out, so
+	// that a hostile MCP server cannot widen what a grant without a user
+	// (client credentials, JWT bearer, enterprise-managed) silently asks
+	// the client's authorization server for. A step-up for scopes none of
+	// which it allows fails with ErrScopeNotAllowed instead of asking
+	// again. offline_access, which the client adds itself for the
+	// authorization code grant, needs no listing. Nil means whatever the
+	// server asks for, the MCP scope selection strategy.
+	Scopes []string
 	// MaxStepUp bounds the re-authorizations for insufficient_scope in one
 	// request; zero means 2, negative means none.
 	MaxStepUp int
@@ -75,6 +86,11 @@ type Config struct {
 // with credentials that does not name the authorization server it is
 // registered at (Config.ClientIssuer).
 var ErrClientIssuerRequired = errors.New("oauth: Config.ClientIssuer must name the authorization server a client with a secret, key or assertion is registered at")
+
+// ErrScopeNotAllowed is returned for a request whose server asks, by a
+// 403 insufficient_scope, for scopes Config.Scopes does not list: asking
+// again for the allowed ones would get the same answer.
+var ErrScopeNotAllowed = errors.New("oauth: the server asks for scopes Config.Scopes does not allow")
 
 // Check reports a Config the Transport refuses to use: a client with a
 // secret, a private key or an assertion grant but no ClientIssuer (its
@@ -465,7 +481,11 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	if grant == nil {
 		grant = AuthorizationCode{}
 	}
-	f.scope = f.selectScope(ch, stepUp, grant)
+	var refused []string
+	f.scope, refused = f.selectScope(ch, stepUp, grant)
+	if stepUp && len(refused) > 0 && !addsScope(f.scope, creds.Scope) {
+		return nil, fmt.Errorf("%w: %s", ErrScopeNotAllowed, strconv.Quote(strings.Join(refused, " ")))
+	}
 
 	var tok *Token
 	s.mu.Lock()
@@ -573,14 +593,25 @@ func (t *Transport) save(ctx context.Context, s *state, c *Credentials) error {
 // selectScope follows the MCP scope selection strategy: the challenge's
 // scope, else the resource's scopes_supported, else none; a step-up adds
 // the scopes asked before; offline_access is added for the authorization
-// code grant when the authorization server offers it (SEP-2207).
-func (f *flow) selectScope(ch Challenge, stepUp bool, g Grant) string {
+// code grant when the authorization server offers it (SEP-2207). Of the
+// server's choice, it keeps those Config.Scopes allows, and returns the
+// others as refused.
+func (f *flow) selectScope(ch Challenge, stepUp bool, g Grant) (scope string, refused []string) {
 	var scopes []string
 	switch {
 	case ch.Scope() != "":
 		scopes = strings.Fields(ch.Scope())
 	case f.prm != nil && len(f.prm.ScopesSupported) > 0:
 		scopes = slices.Clone(f.prm.ScopesSupported)
+	}
+	if f.cfg.Scopes != nil {
+		scopes = slices.DeleteFunc(scopes, func(sc string) bool {
+			if slices.Contains(f.cfg.Scopes, sc) {
+				return false
+			}
+			refused = append(refused, sc)
+			return true
+		})
 	}
 	if stepUp || len(scopes) > 0 {
 		for _, sc := range strings.Fields(f.creds.Scope) {
@@ -592,7 +623,18 @@ func (f *flow) selectScope(ch Challenge, stepUp bool, g Grant) string {
 	if _, ok := g.(AuthorizationCode); ok && len(scopes) > 0 && slices.Contains(f.as.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
 		scopes = append(scopes, "offline_access")
 	}
-	return strings.Join(scopes, " ")
+	return strings.Join(scopes, " "), refused
+}
+
+// addsScope reports whether scope holds one not in before.
+func addsScope(scope, before string) bool {
+	have := strings.Fields(before)
+	for sc := range strings.FieldsSeq(scope) {
+		if !slices.Contains(have, sc) {
+			return true
+		}
+	}
+	return false
 }
 
 // getRedirectsOnly lets metadata GETs follow redirects but not token and
