@@ -243,6 +243,11 @@ func (s *httpSession) sameIdentity(r *http.Request) bool {
 		return false
 	}
 	sessionAuth.Store(s.ss, a)
+	if s.ended() {
+		// end forgets the session's entry after marking it ended: one
+		// stored as it ended would otherwise hold the session for good.
+		sessionAuth.Delete(s.ss)
+	}
 	return true
 }
 

@@ -347,9 +347,11 @@ func (s *httpSession) untrack() {
 
 // end closes the session: its ServerSession, and through it this framer.
 func (s *httpSession) end() {
-	sessionAuth.Delete(s.ss)
 	_ = s.ss.Close()
 	_ = s.Close()
+	// Forgotten once ended, so that sameIdentity, racing with this,
+	// sees the end after its store and forgets it itself.
+	sessionAuth.Delete(s.ss)
 }
 
 // idle ends a session that has had nothing to do for SessionTimeout: no
