@@ -99,7 +99,7 @@ func TestResourceMetadataHandler(t *testing.T) {
 // the Bearer scheme with the one token the verifier accepts, whatever
 // else the header holds.
 func FuzzRequireAuth(f *testing.F) {
-	for _, s := range []string{"Bearer good", "bearer  good ", "Bearer good2", "Basic good", "Bearergood", "Bearer", "", "Bearer g\x00ood", "DPoP good"} {
+	for _, s := range []string{"Bearer good", "bearer  good ", "Bearer good2", "Basic good", "Bearergood", "Bearer", "", "Bearer g\x00ood", "DPoP good", "Bearer go od", "Bearer good\x7f", "Bearer g\u00f6od", "Bearer \tgood"} {
 		f.Add(s)
 	}
 	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
