@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -273,15 +272,11 @@ func ResourceMetadataPath(resource string) string {
 	return "/.well-known/oauth-protected-resource" + p
 }
 
-// sessionAuth maps a live *mcp.ServerSession to the AuthInfo that opened
-// it, for SessionAuth.
-var sessionAuth sync.Map
-
 // bindAuth records the identity of the request that opens s.
 func (s *httpSession) bindAuth(r *http.Request) {
 	if a := AuthFromContext(r.Context()); a != nil {
 		s.auth = a
-		sessionAuth.Store(s.ss, a)
+		s.ss.SetAuth(a)
 		s.ss.BindPrincipal(principalOf(a))
 	}
 }
@@ -305,12 +300,7 @@ func (s *httpSession) sameIdentity(r *http.Request) bool {
 	if a == nil || a.Subject != s.auth.Subject || a.ClientID != s.auth.ClientID {
 		return false
 	}
-	sessionAuth.Store(s.ss, a)
-	if s.ended() {
-		// end forgets the session's entry after marking it ended: one
-		// stored as it ended would otherwise hold the session for good.
-		sessionAuth.Delete(s.ss)
-	}
+	s.ss.SetAuth(a)
 	return true
 }
 
@@ -322,8 +312,13 @@ func (s *httpSession) sameIdentity(r *http.Request) bool {
 // req.Session:
 //
 //	info := mcphttp.SessionAuth(req.Session)
+//
+// It is kept with ss, not with its connection: the handler of a task
+// sees it after the request that started the task has ended.
 func SessionAuth(ss *mcp.ServerSession) *AuthInfo {
-	a, _ := sessionAuth.Load(ss)
-	info, _ := a.(*AuthInfo)
+	if ss == nil {
+		return nil
+	}
+	info, _ := ss.Auth().(*AuthInfo)
 	return info
 }

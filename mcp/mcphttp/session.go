@@ -349,9 +349,6 @@ func (s *httpSession) untrack() {
 func (s *httpSession) end() {
 	_ = s.ss.Close()
 	_ = s.Close()
-	// Forgotten once ended, so that sameIdentity, racing with this,
-	// sees the end after its store and forgets it itself.
-	sessionAuth.Delete(s.ss)
 }
 
 // idle ends a session that has had nothing to do for SessionTimeout: no
