@@ -3,9 +3,12 @@ package mcp
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -149,7 +152,7 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				t.srv.log.Error("mcp: task panicked", "task", t.task.TaskID, "panic", p, "stack", string(debug.Stack()))
+				t.srv.log.Error("mcp: task panicked", taskRef(t.id), "panic", p, "stack", string(debug.Stack()))
 				res, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error: the task panicked: %v", p)}
 			}
 		}()
@@ -197,7 +200,7 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 func (t *taskRun) storeLocked() {
 	t.task.LastUpdatedAt = time.Now()
 	if err := t.srv.tasks.Put(context.Background(), &t.task); err != nil {
-		t.srv.log.Error("mcp: storing a task", "task", t.task.TaskID, "err", err)
+		t.srv.log.Error("mcp: storing a task", taskRef(t.id), "err", err)
 	}
 	t.noteLocked()
 }
@@ -456,4 +459,14 @@ func shorterTTL(server time.Duration, ms int64) time.Duration {
 		return time.Duration(ms) * time.Millisecond
 	}
 	return server
+}
+
+// taskRef is how log lines name a task: a digest of its ID, never the ID.
+// Without authorization the ID is the only key to the task (its result,
+// its questions, its cancellation), so a log reader who saw it could take
+// the task over; 8 bytes of SHA-256 still tell tasks apart and match a
+// task whose ID one already knows.
+func taskRef(id string) slog.Attr {
+	sum := sha256.Sum256([]byte(id))
+	return slog.String("task", "sha256:"+hex.EncodeToString(sum[:8]))
 }
