@@ -10,14 +10,16 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 )
 
 // Defaults of the task options of ServerOptions.
 const (
-	DefaultTaskTTL          = time.Hour
-	DefaultTaskPollInterval = time.Second
+	DefaultTaskTTL             = time.Hour
+	DefaultTaskPollInterval    = time.Second
+	DefaultMaxTaskResultMemory = 256 << 20
 )
 
 // TaskFunc is the work of a task: what runs in the background once a tool
@@ -66,6 +68,9 @@ type taskRun struct {
 	// what keep the task counted against the task limits; under
 	// Server.taskMu.
 	working, kept bool
+	// held is the bytes of its result counted against
+	// MaxTaskResultMemory while kept; under Server.taskMu.
+	held int64
 
 	mu      sync.Mutex
 	task    Task           // the latest state, as last stored
@@ -186,6 +191,11 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 		b, merr := json.Marshal(res.wire())
 		if merr != nil {
 			t.task.Status, t.task.Error = TaskFailed, &Error{Code: CodeInternalError, Message: "encoding the result: " + merr.Error()}
+			break
+		}
+		if !t.srv.holdResult(t, int64(len(b))) {
+			t.task.Status, t.task.Error = TaskFailed, &Error{Code: CodeServerBusy,
+				Message: "server busy: the task's result of " + strconv.Itoa(len(b)) + " bytes does not fit in what the server holds of task results (MaxTaskResultMemory); retry once some tasks have expired"}
 			break
 		}
 		t.task.Status, t.task.Result = TaskCompleted, b
@@ -332,6 +342,15 @@ func (s *Server) uncount(t *taskRun, returned, forgotten bool) {
 		return
 	}
 	t.working = t.working && !returned
+	if t.kept && forgotten && t.held > 0 {
+		s.resultBytes -= t.held
+		if t.principal != "" {
+			if s.resultBytesBy[t.principal] -= t.held; s.resultBytesBy[t.principal] <= 0 {
+				delete(s.resultBytesBy, t.principal)
+			}
+		}
+		t.held = 0
+	}
 	t.kept = t.kept && !forgotten
 	if t.working || t.kept {
 		return
@@ -342,6 +361,34 @@ func (s *Server) uncount(t *taskRun, returned, forgotten bool) {
 			delete(s.countedBy, t.principal)
 		}
 	}
+}
+
+// holdResult counts n bytes of t's result against MaxTaskResultMemory,
+// or reports false when they do not fit: in all, or, for an authorized
+// principal, in its quarter, so that one user cannot take the room of
+// all. Only the default store's results count; t.mu is held.
+func (s *Server) holdResult(t *taskRun, n int64) bool {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	if !t.kept || s.resultMax <= 0 {
+		return true
+	}
+	if s.resultBytes+n > s.resultMax || t.principal != "" && s.resultBytesBy[t.principal]+n > max(1, s.resultMax/4) {
+		return false
+	}
+	s.resultBytes += n
+	if t.principal != "" {
+		s.resultBytesBy[t.principal] += n
+	}
+	t.held = n
+	return true
+}
+
+// taskResultBytes is the bytes of results held (for tests).
+func (s *Server) taskResultBytes() int64 {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	return s.resultBytes
 }
 
 // tasksCounted is how many tasks count against MaxTasks (for tests).
