@@ -97,7 +97,8 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 	}
 	if !req.info.stateless {
 		// A legacy session's task is its own, and may ask for a shorter
-		// TTL than the server's.
+		// TTL than the server's. Its ID says so (see sessionTaskPrefix).
+		run.task.TaskID = sessionTaskPrefix + run.task.TaskID
 		run.owner, run.task.owner = req.Session, req.Session
 		if tm := req.Params.Task; tm != nil && tm.TTL != nil {
 			run.task.TTL = shorterTTL(run.task.TTL, *tm.TTL)
@@ -507,6 +508,13 @@ func shorterTTL(server time.Duration, ms int64) time.Duration {
 	}
 	return server
 }
+
+// sessionTaskPrefix starts the ID of a 2025-11-25 session's task, and no
+// other (rand.Text is upper case): the binding to its session lives in
+// this process only, and a store that serializes tasks returns the task
+// bound to no session, as a stateless one is. The ID keeps what the
+// store loses, and stateless requests never see a session's task.
+const sessionTaskPrefix = "s"
 
 // taskRef is how log lines name a task: a digest of its ID, never the ID.
 // Without authorization the ID is the only key to the task (its result,
