@@ -161,3 +161,37 @@ func TestRequireAuthStreamEndsAtExpiry(t *testing.T) {
 		t.Fatalf("the GET stream outlived its token by 10s: %v", err)
 	}
 }
+
+// ScopesFor must be given the method and name the Handler checks against
+// the body, decoded the same way. RequireAuth read them as the Handler
+// reads other headers, trimming any Unicode space and decoding Base64
+// leniently, where the Handler's check trims only spaces and tabs and
+// decodes strictly: a resource URI ending in a no-break space was judged
+// by the scopes of the URI without it.
+func TestRequireAuthScopesForSeesCheckedName(t *testing.T) {
+	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		return &mcphttp.AuthInfo{Subject: "u"}, nil
+	})
+	var got []string
+	h := mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier,
+		ScopesFor: func(method, name string) []string {
+			got = append(got, method+"|"+name)
+			return nil
+		}},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for _, tc := range []struct{ method, name, want string }{
+		{"resources/read", "file:///a\u00a0", "resources/read|file:///a\u00a0"},
+		{"tools/call", " =?base64?ZHJvcA==?=\t", "tools/call|drop"},
+	} {
+		got = nil
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20260728)
+		req.Header[mcphttp.HeaderMethod] = []string{tc.method}
+		req.Header[mcphttp.HeaderName] = []string{tc.name}
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%q: ScopesFor saw %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

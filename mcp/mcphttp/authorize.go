@@ -108,8 +108,10 @@ func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
 		o := opts
 		if opts.ScopesFor != nil {
 			if hv, _ := headerValue(r, HeaderProtocolVersion); mcp.IsStateless(hv) {
-				method, _ := headerValue(r, HeaderMethod)
-				name, _ := headerValue(r, HeaderName)
+				// Read as checkStateless reads them to compare them with
+				// the body: these are then the body's method and name.
+				method, _, _ := strictHeaderValue(r, HeaderMethod)
+				name, _, _ := strictHeaderValue(r, HeaderName)
 				o.Scopes = append(slices.Clone(opts.Scopes), opts.ScopesFor(method, name)...)
 			}
 		}
@@ -169,7 +171,7 @@ func endless(r *http.Request) bool {
 	if r.Method == http.MethodGet {
 		return true
 	}
-	m, _ := headerValue(r, HeaderMethod)
+	m, _, _ := strictHeaderValue(r, HeaderMethod)
 	return m == "subscriptions/listen"
 }
 
