@@ -160,6 +160,27 @@ func TestRequireAuthStreamEndsAtExpiry(t *testing.T) {
 	if _, err := io.Copy(io.Discard, get.Body); errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		t.Fatalf("the GET stream outlived its token by 10s: %v", err)
 	}
+
+	// A 2026-07-28 subscriptions/listen ends too (the stream closes; the
+	// request's end is the client's cue to listen again).
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer alice")
+	req.Header.Set(mcphttp.HeaderProtocolVersion, mcp.Version20260728)
+	req.Header.Set(mcphttp.HeaderMethod, "subscriptions/listen")
+	listen, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listen.Body.Close()
+	body, err := io.ReadAll(listen.Body)
+	if ctx.Err() != nil {
+		t.Fatalf("subscriptions/listen outlived its token by 10s: %v", err)
+	}
+	if !strings.Contains(string(body), "notifications/subscriptions/acknowledged") {
+		t.Errorf("subscriptions/listen: %d %s", listen.StatusCode, body)
+	}
 }
 
 // ScopesFor must be given the method and name the Handler checks against
