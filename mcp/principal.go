@@ -21,3 +21,21 @@ func (ss *ServerSession) boundPrincipal() string {
 	defer ss.mu.Unlock()
 	return ss.principal
 }
+
+// SetAuth records what the transport's authorization verified of the
+// session's latest request (mcphttp keeps its *AuthInfo here, for
+// mcphttp.SessionAuth). It lives as long as the session value, not its
+// connection: a task's handler runs on after the request that started it
+// has ended, and must still see whom it runs for.
+func (ss *ServerSession) SetAuth(v any) {
+	ss.mu.Lock()
+	ss.auth = v
+	ss.mu.Unlock()
+}
+
+// Auth returns what SetAuth last recorded, or nil.
+func (ss *ServerSession) Auth() any {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.auth
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/winbridge/winbridge/transport"
 )
@@ -98,7 +99,8 @@ func (ss *ServerSession) taskRequest(ctx context.Context, r *transport.Request, 
 	// A legacy session sees its own tasks only, a stateless request none
 	// of a session's, and a principal only its own: to everyone else they
 	// do not exist.
-	if errors.Is(err, ErrTaskNotFound) || err == nil && (t.owner != ss.ownerKey(ci) || t.Principal != ss.boundPrincipal()) {
+	if errors.Is(err, ErrTaskNotFound) || err == nil && (t.owner != ss.ownerKey(ci) || t.Principal != ss.boundPrincipal() ||
+		ci.stateless && strings.HasPrefix(t.TaskID, sessionTaskPrefix)) {
 		return nil, nil, invalidParams("unknown task: it never existed, or its TTL has passed", nil)
 	}
 	if err != nil {

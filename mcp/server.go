@@ -123,6 +123,14 @@ type ServerOptions struct {
 	// zero means a quarter of MaxTasks, negative means no bound of its
 	// own.
 	MaxTasksPerPrincipal int
+	// MaxTaskResultMemory bounds the bytes of the results the default
+	// store holds together (encoded), and a quarter of it those of one
+	// authorized principal; zero means DefaultMaxTaskResultMemory
+	// (256 MiB), negative means no bound. A task's result is held for
+	// its TTL, not sent and freed as a call's is: a task whose result
+	// does not fit fails with CodeServerBusy. A custom TaskStore bounds
+	// what it holds itself.
+	MaxTaskResultMemory int64
 	// TaskTTL is how long a task and its result are kept after the task
 	// was created; a task still running then is cancelled. Zero means
 	// DefaultTaskTTL (1 hour).
@@ -203,7 +211,13 @@ type Server struct {
 	// taskMax and taskMaxPer are MaxTasks and MaxTasksPerPrincipal with
 	// their defaults applied; taskMaxPer <= 0: no bound per principal.
 	taskMax, taskMaxPer int
-	taskReturned        func() // tests: called once a task's handler has returned
+	// resultBytes and resultBytesBy are the bytes of the results the
+	// default store holds, all and by principal, against
+	// MaxTaskResultMemory (resultMax; resultMax <= 0: no bound).
+	resultBytes   int64
+	resultBytesBy map[string]int64
+	resultMax     int64
+	taskReturned  func() // tests: called once a task's handler has returned
 
 	// lastClient is the last stateless client info and capabilities
 	// decoded, shared by the sessions of one request each (HTTP).
@@ -283,6 +297,11 @@ func NewServer(impl *Implementation, opts *ServerOptions) *Server {
 	s.taskMaxPer = s.opts.MaxTasksPerPrincipal
 	if s.taskMaxPer == 0 {
 		s.taskMaxPer = max(1, s.taskMax/4)
+	}
+	s.resultBytesBy = map[string]int64{}
+	s.resultMax = s.opts.MaxTaskResultMemory
+	if s.resultMax == 0 {
+		s.resultMax = DefaultMaxTaskResultMemory
 	}
 	s.sessionTasks = map[*ServerSession][]string{}
 	s.stateKey = s.opts.StateKey

@@ -76,6 +76,8 @@ type ServerSession struct {
 
 	// principal is who the session's requests come from (BindPrincipal).
 	principal string
+	// auth is what the transport verified of its latest request (SetAuth).
+	auth any
 }
 
 // statelessClient memoizes the decoding of a stateless request's client

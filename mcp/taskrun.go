@@ -3,18 +3,23 @@ package mcp
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 )
 
 // Defaults of the task options of ServerOptions.
 const (
-	DefaultTaskTTL          = time.Hour
-	DefaultTaskPollInterval = time.Second
+	DefaultTaskTTL             = time.Hour
+	DefaultTaskPollInterval    = time.Second
+	DefaultMaxTaskResultMemory = 256 << 20
 )
 
 // TaskFunc is the work of a task: what runs in the background once a tool
@@ -63,6 +68,9 @@ type taskRun struct {
 	// what keep the task counted against the task limits; under
 	// Server.taskMu.
 	working, kept bool
+	// held is the bytes of its result counted against
+	// MaxTaskResultMemory while kept; under Server.taskMu.
+	held int64
 
 	mu      sync.Mutex
 	task    Task           // the latest state, as last stored
@@ -89,7 +97,8 @@ func (s *Server) startTask(ctx context.Context, req *CallToolRequest, work TaskF
 	}
 	if !req.info.stateless {
 		// A legacy session's task is its own, and may ask for a shorter
-		// TTL than the server's.
+		// TTL than the server's. Its ID says so (see sessionTaskPrefix).
+		run.task.TaskID = sessionTaskPrefix + run.task.TaskID
 		run.owner, run.task.owner = req.Session, req.Session
 		if tm := req.Params.Task; tm != nil && tm.TTL != nil {
 			run.task.TTL = shorterTTL(run.task.TTL, *tm.TTL)
@@ -149,7 +158,7 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				t.srv.log.Error("mcp: task panicked", "task", t.task.TaskID, "panic", p, "stack", string(debug.Stack()))
+				t.srv.log.Error("mcp: task panicked", taskRef(t.id), "panic", p, "stack", string(debug.Stack()))
 				res, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error: the task panicked: %v", p)}
 			}
 		}()
@@ -185,6 +194,11 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 			t.task.Status, t.task.Error = TaskFailed, &Error{Code: CodeInternalError, Message: "encoding the result: " + merr.Error()}
 			break
 		}
+		if !t.srv.holdResult(t, int64(len(b))) {
+			t.task.Status, t.task.Error = TaskFailed, &Error{Code: CodeServerBusy,
+				Message: "server busy: the task's result of " + strconv.Itoa(len(b)) + " bytes does not fit in what the server holds of task results (MaxTaskResultMemory); retry once some tasks have expired"}
+			break
+		}
 		t.task.Status, t.task.Result = TaskCompleted, b
 	}
 	t.task.InputRequests = nil
@@ -197,7 +211,7 @@ func (t *taskRun) execute(ctx context.Context, req *CallToolRequest, work TaskFu
 func (t *taskRun) storeLocked() {
 	t.task.LastUpdatedAt = time.Now()
 	if err := t.srv.tasks.Put(context.Background(), &t.task); err != nil {
-		t.srv.log.Error("mcp: storing a task", "task", t.task.TaskID, "err", err)
+		t.srv.log.Error("mcp: storing a task", taskRef(t.id), "err", err)
 	}
 	t.noteLocked()
 }
@@ -329,6 +343,15 @@ func (s *Server) uncount(t *taskRun, returned, forgotten bool) {
 		return
 	}
 	t.working = t.working && !returned
+	if t.kept && forgotten && t.held > 0 {
+		s.resultBytes -= t.held
+		if t.principal != "" {
+			if s.resultBytesBy[t.principal] -= t.held; s.resultBytesBy[t.principal] <= 0 {
+				delete(s.resultBytesBy, t.principal)
+			}
+		}
+		t.held = 0
+	}
 	t.kept = t.kept && !forgotten
 	if t.working || t.kept {
 		return
@@ -339,6 +362,34 @@ func (s *Server) uncount(t *taskRun, returned, forgotten bool) {
 			delete(s.countedBy, t.principal)
 		}
 	}
+}
+
+// holdResult counts n bytes of t's result against MaxTaskResultMemory,
+// or reports false when they do not fit: in all, or, for an authorized
+// principal, in its quarter, so that one user cannot take the room of
+// all. Only the default store's results count; t.mu is held.
+func (s *Server) holdResult(t *taskRun, n int64) bool {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	if !t.kept || s.resultMax <= 0 {
+		return true
+	}
+	if s.resultBytes+n > s.resultMax || t.principal != "" && s.resultBytesBy[t.principal]+n > max(1, s.resultMax/4) {
+		return false
+	}
+	s.resultBytes += n
+	if t.principal != "" {
+		s.resultBytesBy[t.principal] += n
+	}
+	t.held = n
+	return true
+}
+
+// taskResultBytes is the bytes of results held (for tests).
+func (s *Server) taskResultBytes() int64 {
+	s.taskMu.Lock()
+	defer s.taskMu.Unlock()
+	return s.resultBytes
 }
 
 // tasksCounted is how many tasks count against MaxTasks (for tests).
@@ -456,4 +507,21 @@ func shorterTTL(server time.Duration, ms int64) time.Duration {
 		return time.Duration(ms) * time.Millisecond
 	}
 	return server
+}
+
+// sessionTaskPrefix starts the ID of a 2025-11-25 session's task, and no
+// other (rand.Text is upper case): the binding to its session lives in
+// this process only, and a store that serializes tasks returns the task
+// bound to no session, as a stateless one is. The ID keeps what the
+// store loses, and stateless requests never see a session's task.
+const sessionTaskPrefix = "s"
+
+// taskRef is how log lines name a task: a digest of its ID, never the ID.
+// Without authorization the ID is the only key to the task (its result,
+// its questions, its cancellation), so a log reader who saw it could take
+// the task over; 8 bytes of SHA-256 still tell tasks apart and match a
+// task whose ID one already knows.
+func taskRef(id string) slog.Attr {
+	sum := sha256.Sum256([]byte(id))
+	return slog.String("task", "sha256:"+hex.EncodeToString(sum[:8]))
 }

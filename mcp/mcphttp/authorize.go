@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -22,7 +21,7 @@ import (
 // token.
 type AuthInfo struct {
 	Subject  string         // the user or workload the token speaks for
-	ClientID string         // the OAuth client it was issued to
+	ClientID string         // the OAuth client it was issued to (one of the two is required)
 	Scopes   []string       // the scopes it grants
 	Expiry   time.Time      // zero: no expiry known
 	Extra    map[string]any // whatever else the verifier wants handlers to see
@@ -88,6 +87,13 @@ func AuthFromContext(ctx context.Context) *AuthInfo {
 // gets 403 error="insufficient_scope". Refused requests have their body
 // left unread and their connection closed. It panics without a Verifier.
 //
+// The verifier must name a Subject or, for a token with no user, a
+// ClientID: one naming neither is a 500, since everything is bound to
+// the pair. A token of anything but visible ASCII, or longer than 16 KiB,
+// is invalid_token without reaching the verifier. A request that opens a
+// stream with no end of its own (a GET, a subscriptions/listen) ends at
+// its token's Expiry, and the client reconnects with a fresh token.
+//
 // Put it around a Handler: the Handler then binds each session to the
 // subject and client that opened it, and refuses the session's requests
 // made with another's token (403), so a leaked session ID is not a way
@@ -102,14 +108,20 @@ func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
 		o := opts
 		if opts.ScopesFor != nil {
 			if hv, _ := headerValue(r, HeaderProtocolVersion); mcp.IsStateless(hv) {
-				method, _ := headerValue(r, HeaderMethod)
-				name, _ := headerValue(r, HeaderName)
+				// Read as checkStateless reads them to compare them with
+				// the body: these are then the body's method and name.
+				method, _, _ := strictHeaderValue(r, HeaderMethod)
+				name, _, _ := strictHeaderValue(r, HeaderName)
 				o.Scopes = append(slices.Clone(opts.Scopes), opts.ScopesFor(method, name)...)
 			}
 		}
 		tok, ok := bearer(r)
 		if !ok {
 			refuse(w, http.StatusUnauthorized, challenge(o, ""), "unauthorized: send Authorization: Bearer <access token>")
+			return
+		}
+		if !wellFormedToken(tok) {
+			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
 			return
 		}
 		info, err := opts.Verifier.VerifyToken(r.Context(), tok)
@@ -119,6 +131,12 @@ func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
 			return
 		case err != nil || info == nil:
 			refuse(w, http.StatusInternalServerError, "", "internal error: the access token could not be verified")
+			return
+		case info.Subject == "" && info.ClientID == "":
+			// Sessions and tasks are bound to the subject and client
+			// (a client credentials token may have only the client):
+			// every token naming neither would share them.
+			refuse(w, http.StatusInternalServerError, "", "internal error: the access token names no subject or client")
 			return
 		case !info.Expiry.IsZero() && time.Now().After(info.Expiry):
 			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token expired")
@@ -130,8 +148,54 @@ func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, info)))
+		ctx := context.WithValue(r.Context(), authKey{}, info)
+		if !info.Expiry.IsZero() && endless(r) {
+			// Checked only as it opened, a stream would go on serving
+			// its token's holder long after the token expired (or was
+			// meant to have been replaced): it ends with the token, and
+			// the client reconnects with a fresh one.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, info.Expiry)
+			defer cancel()
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// endless reports whether r opens a stream that has no end of its own:
+// a legacy session's GET stream, which lives as long as the session, or
+// a 2026-07-28 subscriptions/listen. Its Mcp-Method header is checked
+// against the body by the Handler; a request that names the method
+// falsely only shortens its own life.
+func endless(r *http.Request) bool {
+	if r.Method == http.MethodGet {
+		return true
+	}
+	m, _, _ := strictHeaderValue(r, HeaderMethod)
+	return m == "subscriptions/listen"
+}
+
+// maxTokenBytes bounds the access tokens handed to the verifier: a JWT
+// with many claims runs to a few KiB, and nothing longer (up to the
+// header limit, 1 MiB by default) should be parsed, or sent on to an
+// introspection endpoint, on behalf of a request not yet authorized.
+const maxTokenBytes = 16 << 10
+
+// wellFormedToken reports whether tok may be an access token: at most
+// maxTokenBytes of visible ASCII. RFC 6750's b64token is narrower still,
+// but authorization servers issue opaque tokens with other visible
+// characters; whitespace, control bytes and non-ASCII are no token's,
+// and a verifier that logs or forwards its input must not be handed them.
+func wellFormedToken(tok string) bool {
+	if len(tok) > maxTokenBytes {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // challenge is the WWW-Authenticate value of a refusal.
@@ -210,15 +274,11 @@ func ResourceMetadataPath(resource string) string {
 	return "/.well-known/oauth-protected-resource" + p
 }
 
-// sessionAuth maps a live *mcp.ServerSession to the AuthInfo that opened
-// it, for SessionAuth.
-var sessionAuth sync.Map
-
 // bindAuth records the identity of the request that opens s.
 func (s *httpSession) bindAuth(r *http.Request) {
 	if a := AuthFromContext(r.Context()); a != nil {
 		s.auth = a
-		sessionAuth.Store(s.ss, a)
+		s.ss.SetAuth(a)
 		s.ss.BindPrincipal(principalOf(a))
 	}
 }
@@ -242,7 +302,7 @@ func (s *httpSession) sameIdentity(r *http.Request) bool {
 	if a == nil || a.Subject != s.auth.Subject || a.ClientID != s.auth.ClientID {
 		return false
 	}
-	sessionAuth.Store(s.ss, a)
+	s.ss.SetAuth(a)
 	return true
 }
 
@@ -254,8 +314,13 @@ func (s *httpSession) sameIdentity(r *http.Request) bool {
 // req.Session:
 //
 //	info := mcphttp.SessionAuth(req.Session)
+//
+// It is kept with ss, not with its connection: the handler of a task
+// sees it after the request that started the task has ended.
 func SessionAuth(ss *mcp.ServerSession) *AuthInfo {
-	a, _ := sessionAuth.Load(ss)
-	info, _ := a.(*AuthInfo)
+	if ss == nil {
+		return nil
+	}
+	info, _ := ss.Auth().(*AuthInfo)
 	return info
 }

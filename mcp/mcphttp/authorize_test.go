@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,10 +100,16 @@ func TestResourceMetadataHandler(t *testing.T) {
 // the Bearer scheme with the one token the verifier accepts, whatever
 // else the header holds.
 func FuzzRequireAuth(f *testing.F) {
-	for _, s := range []string{"Bearer good", "bearer  good ", "Bearer good2", "Basic good", "Bearergood", "Bearer", "", "Bearer g\x00ood", "DPoP good"} {
+	for _, s := range []string{"Bearer good", "bearer  good ", "Bearer good2", "Basic good", "Bearergood", "Bearer", "", "Bearer g\x00ood", "DPoP good", "Bearer go od", "Bearer good\x7f", "Bearer g\u00f6od", "Bearer \tgood"} {
 		f.Add(s)
 	}
+	// malformed is set when the verifier is handed what is no token:
+	// empty, too long, or holding other than visible ASCII.
+	var malformed atomic.Bool
 	verifier := mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+		if tok == "" || len(tok) > mcphttp.MaxTokenBytes || strings.IndexFunc(tok, func(c rune) bool { return c < 0x21 || c > 0x7e }) >= 0 {
+			malformed.Store(true)
+		}
 		if tok == "good" {
 			return &mcphttp.AuthInfo{Subject: "u", Scopes: []string{"s"}}, nil
 		}
@@ -111,6 +118,11 @@ func FuzzRequireAuth(f *testing.F) {
 	h := mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: verifier, Scopes: []string{"s"}},
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }))
 	f.Fuzz(func(t *testing.T, auth string) {
+		defer func() {
+			if malformed.Swap(false) {
+				t.Fatalf("%q: the verifier was handed a malformed token", auth)
+			}
+		}()
 		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		req.Header["Authorization"] = []string{auth}
 		rec := httptest.NewRecorder()

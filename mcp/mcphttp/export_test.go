@@ -64,3 +64,6 @@ func (h *Handler) InFlight() int64 { return h.posts.Load() }
 // InFlightOf is how many POSTs count against MaxInFlightPerSubject for the
 // identity of a.
 func (h *Handler) InFlightOf(a *AuthInfo) int { return h.flights.of(ownerOf(a)) }
+
+// MaxTokenBytes is the longest access token RequireAuth hands its verifier.
+const MaxTokenBytes = maxTokenBytes

@@ -347,7 +347,6 @@ func (s *httpSession) untrack() {
 
 // end closes the session: its ServerSession, and through it this framer.
 func (s *httpSession) end() {
-	sessionAuth.Delete(s.ss)
 	_ = s.ss.Close()
 	_ = s.Close()
 }
