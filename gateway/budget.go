@@ -26,7 +26,8 @@ type identity struct {
 // calls are kept in besides its session's: over HTTP each such request is
 // a session of its own, which a session's count cannot bound. It is the
 // authenticated subject's (mcphttp.SessionAuth, set by RequireAuth), or
-// the one all anonymous stateless requests share, each over
+// for a token without a user its client's, or the one all anonymous
+// stateless requests share, each over
 // Policy.Stateless.Window; nil for a request of a legacy session. ok is
 // false when too many stateless callers are counted already.
 func (g *Gateway) identity(req *mcp.CallToolRequest, st *settings) (s *sessionState, ok bool) {
@@ -38,11 +39,19 @@ func (g *Gateway) identity(req *mcp.CallToolRequest, st *settings) (s *sessionSt
 		limit = DefaultAnonymousCalls
 	}
 	sid, who := "stateless:anonymous", "the stateless requests without an authenticated user (all together, in this window)"
-	if a := mcphttp.SessionAuth(req.Session); a != nil && a.Subject != "" {
+	switch a := mcphttp.SessionAuth(req.Session); {
+	case a == nil:
+	case a.Subject != "":
 		// The client too: one subject's token issued to two clients are
 		// two callers, as mcphttp binds sessions.
 		key, limit = "subject:"+a.Subject+"\x00"+a.ClientID, 0
 		sid, who = "stateless:"+a.Subject, "this user (in this window)"
+	case a.ClientID != "":
+		// A token for a client and no user (client credentials) is that
+		// client's: counted with the anonymous ones, two services would
+		// use up each other's calls, and the anonymous callers'.
+		key, limit = "client:"+a.ClientID, 0
+		sid, who = "stateless:client:"+a.ClientID, "this client (in this window)"
 	}
 	window := st.pol.Stateless.Window
 	if window <= 0 {

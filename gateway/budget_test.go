@@ -28,7 +28,8 @@ func statelessFacade(t *testing.T, pol *Policy, auth bool) (*Gateway, func(token
 }
 
 // serveFacade starts a gateway over pol and serves it over Streamable
-// HTTP, behind RequireAuth when auth is true (the token is the subject).
+// HTTP, behind RequireAuth when auth is true (the token is the subject,
+// or for "client-X" the client X of a token without a user).
 // It returns the gateway, its URL and a context for calls to it.
 func serveFacade(t *testing.T, pol *Policy, auth bool) (*Gateway, string, context.Context) {
 	t.Helper()
@@ -47,6 +48,9 @@ func serveFacade(t *testing.T, pol *Policy, auth bool) (*Gateway, string, contex
 	var srv http.Handler = h
 	if auth {
 		srv = mcphttp.RequireAuth(mcphttp.AuthOptions{Verifier: mcphttp.TokenVerifierFunc(func(_ context.Context, tok string) (*mcphttp.AuthInfo, error) {
+			if c, ok := strings.CutPrefix(tok, "client-"); ok {
+				return &mcphttp.AuthInfo{ClientID: c}, nil // client credentials: no user
+			}
 			return &mcphttp.AuthInfo{Subject: tok, ClientID: "test"}, nil
 		})}, h)
 	}
@@ -130,5 +134,24 @@ func TestStatelessBudgetPolicy(t *testing.T) {
 		if _, err := ParsePolicy([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", doc, err, want)
 		}
+	}
+}
+
+// TestStatelessBudgetPerClient: a token that speaks for a client and no
+// user (client credentials) is counted as that client, not in the pool
+// all anonymous requests share: two services do not use up each other's
+// calls, nor the anonymous callers'.
+func TestStatelessBudgetPerClient(t *testing.T) {
+	_, call := statelessFacade(t, mustPolicy(t, `{"budgets":{"callsPerSession":2},"stateless":{"anonymousCalls":1}}`), true)
+	for i := range 2 {
+		if code := call("client-svc"); code != CodeOK {
+			t.Fatalf("client svc, call %d: %s", i, code)
+		}
+	}
+	if code := call("client-svc"); code != CodeSessionBudget {
+		t.Errorf("client svc's 3rd call: %s, want %s", code, CodeSessionBudget)
+	}
+	if code := call("client-other"); code != CodeOK {
+		t.Errorf("client other: %s", code)
 	}
 }
