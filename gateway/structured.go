@@ -143,15 +143,20 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 		case big != "" && !e.outBigExact:
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content with member %s an integer of magnitude 2^53 or more, which the facade cannot check exactly against its output schema (it has multipleOf, or numbers a float64 does not hold)", big)
 		}
+		output := e.output
 		if e.outMul != nil {
-			switch err := e.outMul.check(b, "structuredContent member"); {
+			fix, err := e.outMul.check(b, "structuredContent member")
+			if fix != nil {
+				output, err = e.outMul.exactSchema(fix, false)
+			}
+			switch {
 			case errors.Is(err, errInexact):
 				return nil, CodeOutputSchema, fmt.Errorf("returned structured content the facade cannot check exactly against its output schema: %w", err)
 			case err != nil:
 				return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 			}
 		}
-		if err := e.output.Validate(v); err != nil {
+		if err := output.Validate(v); err != nil {
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 		}
 	}
