@@ -293,6 +293,9 @@ func compileSchema(raw json.RawMessage, input bool) (*jsonschema.Resolved, error
 	if input && s.Type != "object" && !(s.Type == "" && len(s.Types) == 0 && s.Properties != nil) {
 		return nil, fmt.Errorf("want type \"object\", got %q", s.Type)
 	}
+	if loop := refLoop(raw); loop != "" {
+		return nil, errRefLoop(loop) // refloop.go
+	}
 	return s.Resolve(nil)
 }
 
