@@ -126,6 +126,9 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		if d := duplicateMember(raw); d != "" {
 			return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
 		}
+		if got, d := e.inNames.alias(raw); got != "" {
+			return c.refuse(CodeInvalidArguments, "argument %q differs from the declared property %q only in case; send it as declared", got, d)
+		}
 		return g.afterValidation(ctx, req, st, sess, ident, c, e, raw, nil)
 	}
 	// Numbers decode exactly (decodeArgs): integers as int64 or uint64,
@@ -153,6 +156,10 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	}
 	if d := duplicateMember(raw); d != "" {
 		return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
+	}
+	if got, d := e.inNames.alias(raw); got != "" {
+		// casealias.go
+		return c.refuse(CodeInvalidArguments, "argument %q differs from the declared property %q only in case; send it as declared", got, d)
 	}
 	send := raw
 	if e.nulls != nil {

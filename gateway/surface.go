@@ -64,6 +64,9 @@ type exposed struct {
 	inNear, outNear schemaNumbers
 	// inMul and outMul judge the schemas' multipleOf exactly (multiple.go).
 	inMul, outMul *multiples
+	// inNames are the property names the input schema declares: a member
+	// that equals one only ignoring case is refused (casealias.go).
+	inNames *propNames
 	// outBigExact: output judges integers past 2^53 exactly.
 	outBigExact bool
 }
@@ -232,6 +235,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	e.flat = compileFlat(t.InputSchema)
 	e.bigExact = numbersExact(inSchema, inMul != nil && !inMul.unjudged)
 	e.inNear = numbersOf(t.InputSchema)
+	e.inNames = declaredNames(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
