@@ -416,6 +416,12 @@ func (a *answers) guarded(v []byte, where, what string, guard []*divisor) error 
 	return err
 }
 
+// maxExactSchemaBytes bounds the schemas exactSchema compiles: it does so
+// on a call, for a number the model chose, and an upstream's schema is
+// bounded only by its message (the listed one, cleaned, may be far
+// smaller). Past it, such a call is refused as inexact, as before.
+const maxExactSchemaBytes = 1 << 20
+
 // exactSchema returns the schema jsonschema-go compiles, m.schema, with
 // each divisor left in it on which float64 and the literals disagree for
 // this instance (fix) made to answer exactly: its multipleOf is replaced
@@ -424,6 +430,9 @@ func (a *answers) guarded(v []byte, where, what string, guard []*divisor) error 
 // float64 gets wrong, which an enum names. input says whether it is an
 // input schema (compileSchema).
 func (m *multiples) exactSchema(fix *answers, input bool) (*jsonschema.Resolved, error) {
+	if len(m.schema) > maxExactSchemaBytes {
+		return nil, fmt.Errorf("%w: the tool's schema is %d bytes, too large to compile again for the numbers of one call (at most %d)", errInexact, len(m.schema), maxExactSchemaBytes)
+	}
 	d := json.NewDecoder(bytes.NewReader(m.schema))
 	d.UseNumber()
 	var doc any

@@ -355,3 +355,17 @@ func TestMultipleOfExactUnderCombinators(t *testing.T) {
 		}
 	}
 }
+
+// TestMultipleOfExactSchemaBound: making a schema exact compiles it again
+// on the call; an upstream's schema is bounded only by its message, so
+// past maxExactSchemaBytes a call that needs it is refused as inexact,
+// as before, and the rest are judged as usual.
+func TestMultipleOfExactSchemaBound(t *testing.T) {
+	big := `{"type":"object","examples":["` + strings.Repeat("x", maxExactSchemaBytes) + `"],"properties":{"x":{"anyOf":[{"multipleOf":0.1}]}}}`
+	if err := judgeMultiple(big, `{"x":0.3}`); !errors.Is(err, errInexact) {
+		t.Errorf("0.3 against a %d-byte schema: %v, want a refusal as inexact", len(big), err)
+	}
+	if err := judgeMultiple(big, `{"x":0.5}`); err != nil {
+		t.Errorf("0.5 against a %d-byte schema: %v", len(big), err)
+	}
+}
