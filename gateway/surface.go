@@ -222,6 +222,17 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		e.paths = append(e.paths, ap)
 	}
 
+	// Compiling reads a schema several times (multipleOf, numbers, names,
+	// references, the cleaner), on every rebuild, and an upstream can ask
+	// for four rebuilds a second: 2.9 MB of enum took half a second. What
+	// is far past the listed cap is withheld before anything reads it
+	// (cleaning rarely shrinks a schema by much).
+	if n := len(t.InputSchema) + len(t.OutputSchema); n > rawSchemaFactor*st.limits.MaxSchemaBytes {
+		e.Withheld = fmt.Sprintf("its schemas are %d bytes as sent, past %d times limits.maxSchemaBytes (%d), withheld before they are compiled", n, rawSchemaFactor, st.limits.MaxSchemaBytes)
+		g.log.Warn("gateway: a tool whose schemas pass the cap is withheld", "server", u.name, "tool", t.Name, "bytes", n, "cap", rawSchemaFactor*st.limits.MaxSchemaBytes)
+		return e
+	}
+
 	// The upstream's own input schema is the one arguments are checked
 	// against; it must compile.
 	// multipleOf is judged by the facade where it can be (multiple.go).
@@ -283,6 +294,10 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	e.def = def
 	return e
 }
+
+// rawSchemaFactor times limits.maxSchemaBytes bounds a tool's schemas as
+// the upstream sent them, before they are compiled.
+const rawSchemaFactor = 4
 
 // compileSchema resolves an upstream schema for validation. Only local
 // references resolve: a schema that points elsewhere is not fetched.
