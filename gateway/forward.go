@@ -177,7 +177,10 @@ func (u *upstream) forwarders(o *client.Options) {
 	if r.Sampling != "deny" {
 		o.OnSamplingRaw = func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
 			return forward(ctx, u, "sampling/createMessage", "sampling", func(ctx context.Context, c *pending) (json.RawMessage, error) {
-				out := upstreamSampling(raw)
+				out, err := upstreamSampling(raw)
+				if err != nil {
+					return nil, refuseForward("sampling/createMessage: %v", err)
+				}
 				if err := fitsForward("sampling/createMessage", out, c); err != nil {
 					return nil, err
 				}

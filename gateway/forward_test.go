@@ -79,6 +79,23 @@ func askerServer() int {
 		}
 		return text(string(sampled) + "\n" + string(elicited)), nil
 	})
+	// Sampling of tool_result blocks nested past the bound: 10 MiB nested
+	// as deep as JSON decoders allow, and just past 64 levels.
+	for name, params := range map[string]string{
+		"sample_deep":   deepSamplingParams(4000, 2600),
+		"sample_deep65": deepSamplingParams(31, 0),
+		"sample_deep63": deepSamplingParams(30, 0),
+		// Deep in a text block's _meta, which the client decodes at any
+		// depth: the facade's own bound.
+		"sample_deep_meta": `{"messages":[{"role":"user","content":{"type":"text","text":"x","_meta":{"k":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}}}],"maxTokens":1}`,
+	} {
+		s.AddTool(&mcp.Tool{Name: name, Annotations: ro, InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if _, err := req.CreateMessageRaw(ctx, json.RawMessage(params)); err != nil {
+				return text("error: " + err.Error()), nil
+			}
+			return text("sampled"), nil
+		})
+	}
 	// Sampling that asks the client to add the context of this server,
 	// which through the facade is every upstream's.
 	for _, ic := range []string{"thisServer", "allServers"} {

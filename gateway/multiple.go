@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
 
@@ -27,15 +29,21 @@ import (
 // and checked by the facade on the bytes of the instance (multiples.check).
 // A divisor under anyOf, oneOf, not, if/then/else, contains,
 // patternProperties, $defs and the like decides which branch holds, and
-// the verdict of the branch depends on jsonschema-go's; it stays in the
-// schema, and a number on which float64 and the literals would disagree
-// against such a divisor is refused as one the facade cannot check
-// exactly (errInexact), as near.go does for the bounds: every number at or
-// below the location of the deciding keyword, or, for a divisor under
-// $defs, every number of the instance. Every divisor stays and is guarded
-// so when the schema refers to a part of itself other than $defs or
-// definitions ($ref "#/properties/x"): a divisor taken out would be
-// missing where that part is referred to.
+// the verdict of the branch is jsonschema-go's; it stays in the schema
+// and is guarded: each number at or below the location of the deciding
+// keyword (for a divisor under $defs, every number of the instance) is
+// divided exactly and in float64. Where the two agree, jsonschema-go's
+// answer is the exact one. Where they disagree (0.3 against 0.1), the
+// instance is validated against a copy of the schema in which that
+// divisor also answers exactly for the numbers of this instance
+// (exactSchema): the exact answer decides under anyOf as at the top. Only
+// when two numbers of the instance read as the same float64 and get
+// different exact answers (0.3 and 0.30000000000000000001 against 0.1)
+// can jsonschema-go not tell them apart, and the arguments are refused as
+// ones the facade cannot check exactly (errInexact). Every divisor stays
+// and is guarded so when the schema refers to a part of itself other than
+// $defs or definitions ($ref "#/properties/x"): a divisor taken out would
+// be missing where that part is referred to.
 
 // multiples is the facade's multipleOf check of a schema.
 type multiples struct {
@@ -48,6 +56,12 @@ type multiples struct {
 	// multipleOf is neither taken out nor guarded (not a positive number
 	// read exactly), so jsonschema-go alone judges it.
 	stripped, unjudged bool
+	// schema is the schema jsonschema-go compiles (the divisors taken
+	// out), which exactSchema rewrites for an instance.
+	schema []byte
+	// left are the divisors left in the schema and guarded, with where
+	// they are in the decoded schema the walk saw.
+	left []*divisor
 }
 
 // divisor is a multipleOf of a schema: its exact value and its literal,
@@ -55,6 +69,10 @@ type multiples struct {
 type divisor struct {
 	r   *bigpkg.Rat
 	lit string
+	// node and key: the schema object the divisor is a member of, and the
+	// member's name, for a divisor left in the schema.
+	node map[string]any
+	key  string
 }
 
 // mulNode is what applies at one instance location: the divisors taken
@@ -93,15 +111,27 @@ func compileMultiples(schema []byte) ([]byte, *multiples) {
 		return schema, nil
 	}
 	if !m.stripped {
+		m.schema = schema
 		return schema, m
 	}
+	b, err := encodeSchema(doc)
+	if err != nil {
+		return schema, nil
+	}
+	m.schema = b
+	return b, m
+}
+
+// encodeSchema encodes a schema decoded with UseNumber, numbers as
+// written.
+func encodeSchema(doc any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(doc) != nil {
-		return schema, nil
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), m
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // refersInside reports whether a $ref or $dynamicRef anywhere in v points
@@ -144,7 +174,7 @@ func divisorOf(v any) *divisor {
 	if !ok || r.Sign() <= 0 {
 		return nil
 	}
-	return &divisor{r, string(n)}
+	return &divisor{r: r, lit: string(n)}
 }
 
 // walk builds the node of schema v. At a location the schema names
@@ -182,7 +212,9 @@ func (m *multiples) walk(v any, strip bool, guard *[]*divisor) *mulNode {
 				delete(s, k)
 				m.stripped, checks = true, true
 			default:
+				r.node, r.key = s, k
 				*guard = append(*guard, r)
+				m.left = append(m.left, r)
 			}
 		case "properties":
 			props, _ := x.(map[string]any)
@@ -263,50 +295,206 @@ var errNotMultiple = errors.New("not a multiple")
 // decodeExact): the divisors taken out at their locations, and the guards
 // on the numbers below theirs. An error wraps errInexact or
 // errNotMultiple; what names the value in it ("argument",
-// "structuredContent member").
-func (m *multiples) check(raw []byte, what string) error {
+// "structuredContent member"). When jsonschema-go would divide a number
+// otherwise than it is written by a divisor left in the schema, it
+// returns those answers (fix, not nil): the instance is to be validated
+// against m.exactSchema(fix).
+func (m *multiples) check(raw []byte, what string) (fix *answers, err error) {
+	a := &answers{}
 	if len(m.guard) > 0 {
-		if err := guarded(raw, "", what, m.guard); err != nil {
-			return err
+		if err := a.guarded(raw, "", what, m.guard); err != nil {
+			return nil, err
 		}
 	}
-	return m.root.check(raw, "", what)
+	if err := m.root.check(raw, "", what, a); err != nil {
+		return nil, err
+	}
+	return a.fix(what)
 }
 
-// guarded refuses a number in v on which float64 and the literals
-// disagree against a divisor left in the schema: jsonschema-go would
-// judge it otherwise than it is written.
-func guarded(v []byte, where, what string, guard []*divisor) error {
+// answers are the exact answers of the numbers of an instance against
+// the divisors left in a schema, by divisor value.
+type answers struct {
+	by map[string]*divAnswers // by divisor, exactly (big.Rat.RatString)
+}
+
+// divAnswers are the answers against one divisor value, by the float64
+// each number reads as: jsonschema-go, which judges the float64, can
+// only be told the exact answer of a float64.
+type divAnswers struct {
+	d        *divisor
+	multiple map[float64]bool
+	differ   bool   // float64 division disagrees with the literals somewhere
+	clash    string // a number whose float64 another number with another answer shares
+}
+
+// note records the exact answer of the number s (read as inst) against d.
+func (a *answers) note(d *divisor, inst any, s, where, what string, exact, differ bool) {
+	if a.by == nil {
+		a.by = map[string]*divAnswers{}
+	}
+	key := d.r.RatString()
+	da := a.by[key]
+	if da == nil {
+		da = &divAnswers{d: d, multiple: map[float64]bool{}}
+		a.by[key] = da
+	}
+	f := floatOf(inst)
+	if prev, seen := da.multiple[f]; seen && prev != exact && da.clash == "" {
+		da.clash = fmt.Sprintf("%s %s is %s", what, placeOf(where), shortNumber(s))
+	}
+	da.multiple[f] = exact
+	da.differ = da.differ || differ
+}
+
+// fix returns a, or nil when jsonschema-go answers as the literals do.
+func (a *answers) fix(what string) (*answers, error) {
+	var out *answers
+	for _, da := range a.by {
+		if !da.differ {
+			continue
+		}
+		if da.clash != "" {
+			return nil, fmt.Errorf("%w: %s, and another %s reads as the same float64 but is not as divisible by multipleOf %s: the facade's validator cannot tell them apart",
+				errInexact, da.clash, what, shortNumber(da.d.lit))
+		}
+		out = a
+	}
+	return out, nil
+}
+
+// floatOf is the float64 jsonschema-go divides for inst.
+func floatOf(inst any) float64 {
+	switch v := inst.(type) {
+	case int64:
+		return float64(v)
+	case uint64:
+		return float64(v)
+	case float64:
+		return v
+	}
+	return 0
+}
+
+// guarded divides each number in v exactly and in float64 by the divisors
+// left in the schema, and notes the answers. A number it cannot divide
+// exactly, and an integer of magnitude 2^53 or more that float64 divides
+// otherwise (jsonschema-go is told a float64's answer, and such an
+// integer does not read as its own float64), are refused.
+func (a *answers) guarded(v []byte, where, what string, guard []*divisor) error {
 	var err error
 	switch {
 	case len(v) == 0:
 	case v[0] == '{':
 		_ = jsonscan.MembersBytes(v, func(k, mv []byte) bool {
-			err = guarded(mv, where+"."+string(k), what, guard)
+			err = a.guarded(mv, where+"."+string(k), what, guard)
 			return err == nil
 		})
 	case v[0] == '[':
 		i := 0
 		_ = jsonscan.Elements(v, func(e []byte) bool {
-			err = guarded(e, where+"["+strconv.Itoa(i)+"]", what, guard)
+			err = a.guarded(e, where+"["+strconv.Itoa(i)+"]", what, guard)
 			i++
 			return err == nil
 		})
 	case v[0] == '-' || v[0] >= '0' && v[0] <= '9':
 		s := string(v)
-		inst, _, nerr := exactNumber(s)
+		inst, big, nerr := exactNumber(s)
 		if nerr != nil {
 			return nil // refused by the decoding
 		}
 		for _, d := range guard {
 			exact, ok := isMultiple(s, d.r)
-			if !ok || exact != floatMultiple(inst, d.r) {
+			differ := ok && exact != floatMultiple(inst, d.r)
+			if !ok || differ && big {
 				return fmt.Errorf("%w: %s %s is %s, which the facade's validator would not divide by multipleOf %s as written (it divides in float64)",
 					errInexact, what, placeOf(where), shortNumber(s), shortNumber(d.lit))
 			}
+			a.note(d, inst, s, where, what, exact, differ)
 		}
 	}
 	return err
+}
+
+// maxExactSchemaBytes bounds the schemas exactSchema compiles: it does so
+// on a call, for a number the model chose, and an upstream's schema is
+// bounded only by its message (the listed one, cleaned, may be far
+// smaller). Past it, such a call is refused as inexact, as before.
+const maxExactSchemaBytes = 1 << 20
+
+// exactSchema returns the schema jsonschema-go compiles, m.schema, with
+// each divisor left in it on which float64 and the literals disagree for
+// this instance (fix) made to answer exactly: its multipleOf is replaced
+// by an allOf member (appended, so that no reference into an allOf list
+// moves) that holds "multipleOf" except for the numbers whose answer
+// float64 gets wrong, which an enum names. input says whether it is an
+// input schema (compileSchema).
+func (m *multiples) exactSchema(fix *answers, input bool) (*jsonschema.Resolved, error) {
+	if len(m.schema) > maxExactSchemaBytes {
+		return nil, fmt.Errorf("%w: the tool's schema is %d bytes, too large to compile again for the numbers of one call (at most %d)", errInexact, len(m.schema), maxExactSchemaBytes)
+	}
+	d := json.NewDecoder(bytes.NewReader(m.schema))
+	d.UseNumber()
+	var doc any
+	if err := d.Decode(&doc); err != nil {
+		return nil, err
+	}
+	// The same walk over a fresh copy finds the same divisors left, and
+	// where they are in it.
+	w := &multiples{}
+	w.walk(doc, !refersInside(doc), &w.guard)
+	for _, dv := range w.left {
+		da := fix.by[dv.r.RatString()]
+		if da == nil || !da.differ {
+			continue
+		}
+		if _, still := dv.node[dv.key]; !still {
+			continue // walked twice (walkAll): done already
+		}
+		var yes, no []any // the numbers float64 gets wrong, by answer
+		for f, multiple := range da.multiple {
+			if multiple != floatMultiple(f, dv.r) {
+				n := json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+				if multiple {
+					yes = append(yes, n)
+				} else {
+					no = append(no, n)
+				}
+			}
+		}
+		div := map[string]any{"multipleOf": dv.node[dv.key]}
+		if no != nil {
+			div["not"] = map[string]any{"enum": no}
+		}
+		exact := map[string]any{"anyOf": []any{div}}
+		if yes != nil {
+			exact["anyOf"] = []any{div, map[string]any{"enum": yes}}
+		}
+		delete(dv.node, dv.key)
+		var allOf string
+		for k := range dv.node {
+			if strings.EqualFold(k, "allOf") {
+				if allOf != "" {
+					return nil, fmt.Errorf("%w: the schema has allOf twice", errInexact)
+				}
+				allOf = k
+			}
+		}
+		if allOf == "" {
+			dv.node["allOf"] = []any{exact}
+			continue
+		}
+		list, ok := dv.node[allOf].([]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: the schema's allOf is not a list", errInexact)
+		}
+		dv.node[allOf] = append(list, exact)
+	}
+	b, err := encodeSchema(doc)
+	if err != nil {
+		return nil, err
+	}
+	return compileSchema(b, input)
 }
 
 // floatMultiple is jsonschema-go's verdict: the instance as it sees it
@@ -340,18 +528,19 @@ func isMultiple(s string, d *bigpkg.Rat) (multiple, ok bool) {
 	return r.Quo(r, d).IsInt(), true
 }
 
-// check judges v at the location of n.
-func (n *mulNode) check(v []byte, where, what string) error {
+// check judges v at the location of n, noting the answers of the
+// guarded divisors in ans.
+func (n *mulNode) check(v []byte, where, what string, ans *answers) error {
 	if n == nil || len(v) == 0 {
 		return nil
 	}
 	if len(n.guard) > 0 {
-		if err := guarded(v, where, what, n.guard); err != nil {
+		if err := ans.guarded(v, where, what, n.guard); err != nil {
 			return err
 		}
 	}
 	for _, a := range n.all {
-		if err := a.check(v, where, what); err != nil {
+		if err := a.check(v, where, what, ans); err != nil {
 			return err
 		}
 	}
@@ -363,7 +552,7 @@ func (n *mulNode) check(v []byte, where, what string) error {
 			if !listed {
 				c = n.addl
 			}
-			err = c.check(mv, where+"."+string(k), what)
+			err = c.check(mv, where+"."+string(k), what, ans)
 			return err == nil
 		})
 	case v[0] == '[' && (n.prefix != nil || n.items != nil):
@@ -373,7 +562,7 @@ func (n *mulNode) check(v []byte, where, what string) error {
 			if i < len(n.prefix) {
 				c = n.prefix[i]
 			}
-			err = c.check(e, where+"["+strconv.Itoa(i)+"]", what)
+			err = c.check(e, where+"["+strconv.Itoa(i)+"]", what, ans)
 			i++
 			return err == nil
 		})

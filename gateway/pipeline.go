@@ -126,6 +126,9 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		if d := duplicateMember(raw); d != "" {
 			return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
 		}
+		if got, d := e.inNames.alias(raw); got != "" {
+			return c.refuse(CodeInvalidArguments, "argument %q differs from the declared property %q only in case; send it as declared", got, d)
+		}
 		return g.afterValidation(ctx, req, st, sess, ident, c, e, raw, nil)
 	}
 	// Numbers decode exactly (decodeArgs): integers as int64 or uint64,
@@ -154,6 +157,10 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	if d := duplicateMember(raw); d != "" {
 		return c.refuse(CodeInvalidArguments, "argument %s is given twice; send each member once", d[1:])
 	}
+	if got, d := e.inNames.alias(raw); got != "" {
+		// casealias.go
+		return c.refuse(CodeInvalidArguments, "argument %q differs from the declared property %q only in case; send it as declared", got, d)
+	}
 	send := raw
 	if e.nulls != nil {
 		// openai-strict made optional properties required-and-nullable:
@@ -176,18 +183,23 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		}
 		send = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
+	input := e.input
 	if e.inMul != nil {
 		// Judged on the literals, not in float64 (multiple.go).
-		switch err := e.inMul.check(raw, "argument"); {
+		fix, err := e.inMul.check(raw, "argument")
+		if fix != nil {
+			input, err = e.inMul.exactSchema(fix, true)
+		}
+		switch {
 		case errors.Is(err, errInexact):
 			return c.refuse(CodeInvalidArguments, "%v (the facade refuses numbers it cannot check exactly)", err)
 		case err != nil:
 			return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v", name, err)
 		}
 	}
-	if e.flat != nil && e.flat.valid(args.(map[string]any)) {
+	if input == e.input && e.flat != nil && e.flat.valid(args.(map[string]any)) {
 		// The common shape, valid: the full validator would agree.
-	} else if err := e.input.Validate(args); err != nil {
+	} else if err := input.Validate(args); err != nil {
 		return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v (values are not converted: a number must be sent as a JSON number, not a string)", name, err)
 	}
 

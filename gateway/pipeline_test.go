@@ -544,14 +544,20 @@ func TestStepScopeCaseFolded(t *testing.T) {
 	pol := &Policy{Roots: []string{`C:\work`}, Tools: map[string]*ToolRule{"up/open": {PathArgs: []string{"path", "opts.cwd"}}, "up/loose": {PathArgs: []string{"opts.cwd"}}},
 		Approval: Approval{Default: "never"}}
 	f := start(t, &Options{Servers: map[string]*mcp.Server{"up": s}, Policy: pol, PathMapper: &winexec.PathMapper{MountRoot: mount, Distro: "U"}}, nil)
-	for _, args := range []string{
-		`{"PATH":"/etc/passwd"}`,
-		`{"opts":{"CWD":"/etc"}}`,
-		`{"OPTS":{"cwd":"/etc"}}`,
+	for _, c := range []struct {
+		tool, args string
+		want       Code
+	}{
+		// A name that equals a declared property only ignoring case is
+		// refused before the paths are looked at (TestCaseAliasRefused).
+		{"up__open", `{"PATH":"/etc/passwd"}`, CodeInvalidArguments},
+		{"up__open", `{"OPTS":{"cwd":"/etc"}}`, CodeInvalidArguments},
+		{"up__open", `{"opts":{"CWD":"/etc"}}`, CodePathOutsideRoots},
+		{"up__loose", `{"OPTS":{"CWD":"/etc"}}`, CodePathOutsideRoots},
 	} {
-		res, code := f.call(t, "up__open", json.RawMessage(args))
-		if code != CodePathOutsideRoots {
-			t.Errorf("%s: got %s (%s), want %s", args, code, res.TextOf(), CodePathOutsideRoots)
+		res, code := f.call(t, c.tool, json.RawMessage(c.args))
+		if code != c.want {
+			t.Errorf("%s: got %s (%s), want %s", c.args, code, res.TextOf(), c.want)
 		}
 	}
 	// Two members that a struct field both matches are refused before

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
@@ -32,8 +33,23 @@ var (
 )
 
 // upstreamSampling returns the params of an upstream's sampling request
-// as the facade forwards them.
-func upstreamSampling(raw []byte) []byte {
+// as the facade forwards them, or an error when a message's content block
+// nests deeper than a tool result's may (maxRawBlockDepth): the walk of
+// upstreamRawBlock reads a tool_result's whole text again for each
+// tool_result inside it, and without the bound a message of them nested
+// thousands deep cost the square of its size (10 MB: minutes of CPU).
+func upstreamSampling(raw []byte) ([]byte, error) {
+	var err error
+	block := func(b []byte) ([]byte, bool) {
+		if err != nil {
+			return nil, false
+		}
+		if jsonscan.NestsDeeper(b, maxRawBlockDepth) {
+			err = fmt.Errorf("a message's content block nests deeper than %d levels", maxRawBlockDepth)
+			return nil, false
+		}
+		return upstreamRawBlock(b)
+	}
 	out, _ := editMembers(raw, func(k, v []byte) ([]byte, bool) {
 		switch {
 		case bytes.EqualFold(k, metaName):
@@ -51,9 +67,9 @@ func upstreamSampling(raw []byte) []byte {
 					case bytes.EqualFold(k, metaName):
 						return upstreamRawMeta(v)
 					case bytes.EqualFold(k, contentName) && len(v) > 0 && v[0] == '[':
-						return editElements(v, upstreamRawBlock)
+						return editElements(v, block)
 					case bytes.EqualFold(k, contentName):
-						return upstreamRawBlock(v)
+						return block(v)
 					}
 					return nil, false
 				})
@@ -70,7 +86,10 @@ func upstreamSampling(raw []byte) []byte {
 		}
 		return nil, false
 	})
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // upstreamElicitation returns the params of an upstream's elicitation

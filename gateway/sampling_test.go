@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/mcp"
@@ -123,12 +125,103 @@ func TestUpstreamSamplingInPlace(t *testing.T) {
 			`"tools":[{"name":"t","inputSchema":{"default":1e999999},"_meta":{}}],"maxTokens":1}`,
 		`{"messages":[{"role":"user","content":[{"type":"tool_result","toolUseId":"u","content":[{"type":"resource","resource":{"uri":"a","_meta":{"progressToken":1}}}]}]}],"maxTokens":1}`: `{"messages":[{"role":"user","content":[{"type":"tool_result","toolUseId":"u","content":[{"type":"resource","resource":{"uri":"a","_meta":{}}}]}]}],"maxTokens":1}`,
 	} {
-		if got := string(upstreamSampling([]byte(in))); got != want {
-			t.Errorf("%s\nbecame %s\nwant   %s", in, got, want)
+		got, err := upstreamSampling([]byte(in))
+		if err != nil || string(got) != want {
+			t.Errorf("%s\nbecame %s (%v)\nwant   %s", in, got, err, want)
 		}
 	}
 	in := `{"message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"number","default":0.10000000000000000001}}},"_Meta":{"mcp.x/y":1}}`
 	if got, want := string(upstreamElicitation([]byte(in))), strings.Replace(in, `{"mcp.x/y":1}`, `{}`, 1); got != want {
 		t.Errorf("%s\nbecame %s\nwant   %s", in, got, want)
+	}
+}
+
+// nestedToolResult is a tool_result block with levels tool_results in
+// it, one in another, each with pad bytes of _meta, around a text block
+// with a reserved _meta key. It nests 2*levels+3 deep.
+func nestedToolResult(levels, pad int) string {
+	var b strings.Builder
+	p := strings.Repeat("x", pad)
+	for range levels + 1 {
+		b.WriteString(`{"type":"tool_result","toolUseId":"u","_meta":{"k":"` + p + `"},"content":[`)
+	}
+	b.WriteString(`{"type":"text","text":"x","_meta":{"progressToken":1}}`)
+	for range levels + 1 {
+		b.WriteString(`]}`)
+	}
+	return b.String()
+}
+
+// deepSamplingParams is a sampling request of one message whose block
+// is nestedToolResult(levels, pad).
+func deepSamplingParams(levels, pad int) string {
+	return `{"messages":[{"role":"user","content":[` + nestedToolResult(levels, pad) + `]}],"maxTokens":1}`
+}
+
+// TestUpstreamSamplingDepth: the reserved _meta keys were looked for in
+// each tool_result level of a sampling message again, with no bound on
+// the levels, where a tool result's blocks may nest 64 deep: 10 MB of
+// tool_results nested 5000 deep cost minutes of CPU. A block nested
+// deeper than 64 is refused, whatever its type, and at once.
+func TestUpstreamSamplingDepth(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool // forwarded
+	}{
+		{deepSamplingParams(30, 0), true}, // 63 deep
+		{deepSamplingParams(31, 0), false},
+		{`{"messages":[{"role":"user","content":` + nestedToolResult(31, 0) + `}],"maxTokens":1}`, false}, // one block, not a list
+		{`{"messages":[{"role":"user","content":{"type":"text","text":"x","_meta":{"k":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}}}],"maxTokens":1}`, false},
+		{`{"messages":[{"role":"user","content":{"type":"text","text":"x","_meta":{"k":` + strings.Repeat("[", 62) + strings.Repeat("]", 62) + `}}}],"maxTokens":1}`, true},
+		{`{"MESSAGES":[{"role":"user","CONTENT":[{"type":"text","text":"x"},` + nestedToolResult(40, 0) + `]}],"maxTokens":1}`, false},
+	} {
+		out, err := upstreamSampling([]byte(tc.in))
+		if got := err == nil; got != tc.want {
+			t.Errorf("%.80s…: forwarded %v (%v), want %v", tc.in, got, err, tc.want)
+		}
+		if err == nil && strings.Contains(string(out), "progressToken") {
+			t.Errorf("%.80s…: forwarded with its reserved key", tc.in)
+		}
+		if err != nil && !strings.Contains(err.Error(), "deeper than 64 levels") {
+			t.Errorf("refused with %q, which does not say why", err)
+		}
+	}
+	// 10 MiB nested as deep as a JSON decoder allows is refused in the
+	// time of 64 brackets, not read once per level.
+	deep := []byte(deepSamplingParams(4900, 2000))
+	start := time.Now()
+	if _, err := upstreamSampling(deep); err == nil {
+		t.Fatal("10 MiB of nested tool_results forwarded")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("refusing 10 MiB of nested tool_results took %v", d)
+	}
+}
+
+// TestDeepSamplingRefused: through the facade, an upstream's sampling
+// request of tool_results nested past 64 levels is refused and the
+// client is never asked; 10 MiB of them are refused in moments (the
+// client's decoding of them, before the facade's walk, cost minutes as
+// well), and 63 levels still go through.
+func TestDeepSamplingRefused(t *testing.T) {
+	var asked atomic.Int64
+	f := start(t, &Options{Config: askerConfig(t)}, askingClient(&asked))
+	for _, tc := range []struct{ tool, want string }{
+		{"ask__sample_deep", "deeper than 64 levels"},
+		{"ask__sample_deep65", "deeper than 64 levels"},
+		{"ask__sample_deep_meta", "deeper than 64 levels"},
+		{"ask__sample_deep63", "sampled"},
+	} {
+		begin := time.Now()
+		res, code := f.call(t, tc.tool, nil)
+		if code != CodeOK || !strings.Contains(res.TextOf(), tc.want) {
+			t.Errorf("%s: %s %.200q, want %q", tc.tool, code, res.TextOf(), tc.want)
+		}
+		if d := time.Since(begin); d > 20*time.Second {
+			t.Errorf("%s took %v", tc.tool, d)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the client was asked %d times, want 1", n)
 	}
 }

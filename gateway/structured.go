@@ -143,15 +143,20 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 		case big != "" && !e.outBigExact:
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content with member %s an integer of magnitude 2^53 or more, which the facade cannot check exactly against its output schema (it has multipleOf, or numbers a float64 does not hold)", big)
 		}
+		output := e.output
 		if e.outMul != nil {
-			switch err := e.outMul.check(b, "structuredContent member"); {
+			fix, err := e.outMul.check(b, "structuredContent member")
+			if fix != nil {
+				output, err = e.outMul.exactSchema(fix, false)
+			}
+			switch {
 			case errors.Is(err, errInexact):
 				return nil, CodeOutputSchema, fmt.Errorf("returned structured content the facade cannot check exactly against its output schema: %w", err)
 			case err != nil:
 				return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 			}
 		}
-		if err := e.output.Validate(v); err != nil {
+		if err := output.Validate(v); err != nil {
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 		}
 	}
@@ -181,7 +186,7 @@ func checkRawBlocks(blocks []mcp.Content) error {
 			return fmt.Errorf("content block %d is not valid JSON in UTF-8", i)
 		case dupIn(u.Raw) != "":
 			return fmt.Errorf("content block %d gives member %s twice (parsers disagree on which one counts)", i, placeOf(dupIn(u.Raw)))
-		case nestsDeeper(u.Raw, maxRawBlockDepth):
+		case jsonscan.NestsDeeper(u.Raw, maxRawBlockDepth):
 			return fmt.Errorf("content block %d nests deeper than %d levels", i, maxRawBlockDepth)
 		}
 	}
@@ -193,24 +198,3 @@ func checkRawBlocks(blocks []mcp.Content) error {
 // each tool_result inside it: 1.2 MB of them nested 5000 deep took 28 s
 // of CPU. Blocks of any use nest a few levels.
 const maxRawBlockDepth = 64
-
-// nestsDeeper reports whether the valid JSON v nests objects and arrays
-// more than limit deep, reading it once.
-func nestsDeeper(v []byte, limit int) bool {
-	depth := 0
-	for i := 0; i < len(v); {
-		switch v[i] {
-		case '"':
-			i = jsonscan.Skip(v, i)
-			continue
-		case '{', '[':
-			if depth++; depth > limit {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-		i++
-	}
-	return false
-}

@@ -64,6 +64,9 @@ type exposed struct {
 	inNear, outNear schemaNumbers
 	// inMul and outMul judge the schemas' multipleOf exactly (multiple.go).
 	inMul, outMul *multiples
+	// inNames are the property names the input schema declares: a member
+	// that equals one only ignoring case is refused (casealias.go).
+	inNames *propNames
 	// outBigExact: output judges integers past 2^53 exactly.
 	outBigExact bool
 }
@@ -219,6 +222,17 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		e.paths = append(e.paths, ap)
 	}
 
+	// Compiling reads a schema several times (multipleOf, numbers, names,
+	// references, the cleaner), on every rebuild, and an upstream can ask
+	// for four rebuilds a second: 2.9 MB of enum took half a second. What
+	// is far past the listed cap is withheld before anything reads it
+	// (cleaning rarely shrinks a schema by much).
+	if n := len(t.InputSchema) + len(t.OutputSchema); n > rawSchemaFactor*st.limits.MaxSchemaBytes {
+		e.Withheld = fmt.Sprintf("its schemas are %d bytes as sent, past %d times limits.maxSchemaBytes (%d), withheld before they are compiled", n, rawSchemaFactor, st.limits.MaxSchemaBytes)
+		g.log.Warn("gateway: a tool whose schemas pass the cap is withheld", "server", u.name, "tool", t.Name, "bytes", n, "cap", rawSchemaFactor*st.limits.MaxSchemaBytes)
+		return e
+	}
+
 	// The upstream's own input schema is the one arguments are checked
 	// against; it must compile.
 	// multipleOf is judged by the facade where it can be (multiple.go).
@@ -232,6 +246,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	e.flat = compileFlat(t.InputSchema)
 	e.bigExact = numbersExact(inSchema, inMul != nil && !inMul.unjudged)
 	e.inNear = numbersOf(t.InputSchema)
+	e.inNames = declaredNames(t.InputSchema)
 	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
 	if err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
@@ -280,6 +295,10 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	return e
 }
 
+// rawSchemaFactor times limits.maxSchemaBytes bounds a tool's schemas as
+// the upstream sent them, before they are compiled.
+const rawSchemaFactor = 4
+
 // compileSchema resolves an upstream schema for validation. Only local
 // references resolve: a schema that points elsewhere is not fetched.
 func compileSchema(raw json.RawMessage, input bool) (*jsonschema.Resolved, error) {
@@ -292,6 +311,9 @@ func compileSchema(raw json.RawMessage, input bool) (*jsonschema.Resolved, error
 	}
 	if input && s.Type != "object" && !(s.Type == "" && len(s.Types) == 0 && s.Properties != nil) {
 		return nil, fmt.Errorf("want type \"object\", got %q", s.Type)
+	}
+	if loop := refLoop(raw); loop != "" {
+		return nil, errRefLoop(loop) // refloop.go
 	}
 	return s.Resolve(nil)
 }

@@ -252,8 +252,22 @@ func (l *contentList) unmarshalSlow(b []byte) error {
 	return nil
 }
 
+// MaxToolResultDepth bounds how deep a tool_result block nests (objects
+// and arrays, counted from the block). Each tool_result level is decoded
+// on its own, and encoding/json reads the whole text below it again: a
+// sampling request of tool_results nested thousands deep cost the square
+// of its size (10 MB took minutes of CPU). Blocks of any use nest a few
+// levels.
+const MaxToolResultDepth = 64
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *ToolResultContent) UnmarshalJSON(b []byte) error {
+	// Checked before anything reads b: a block too deep is told apart in
+	// the time of MaxToolResultDepth brackets, and the levels below a
+	// block that passes are bounded.
+	if jsonscan.NestsDeeper(b, MaxToolResultDepth) {
+		return fmt.Errorf("nests deeper than %d levels", MaxToolResultDepth)
+	}
 	type plain ToolResultContent
 	var v struct {
 		*plain

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -309,5 +310,45 @@ func TestCallToolResultIsError(t *testing.T) {
 	b, _ := json.Marshal(&CallToolResult{IsError: true})
 	if string(b) != `{"content":[],"isError":true}` {
 		t.Errorf("got %s", b)
+	}
+}
+
+// TestToolResultDepth: each tool_result level was decoded on its own,
+// and encoding/json read the whole text below it again: a sampling
+// request of 10 MB of tool_results nested 2000 deep took minutes of CPU
+// to decode. A tool_result block nested deeper than MaxToolResultDepth
+// is refused, at once, in a sampling message and a tool result alike.
+func TestToolResultDepth(t *testing.T) {
+	nested := func(levels, pad int) string {
+		p := strings.Repeat("x", pad)
+		return strings.Repeat(`{"type":"tool_result","toolUseId":"u","_meta":{"k":"`+p+`"},"content":[`, levels) +
+			`{"type":"text","text":"x"}` + strings.Repeat(`]}`, levels)
+	}
+	for _, tc := range []struct {
+		levels int
+		ok     bool
+	}{{31, true}, {32, false}} { // 2*levels+1 deep
+		var p CreateMessageParams
+		err := json.Unmarshal([]byte(`{"messages":[{"role":"user","content":`+nested(tc.levels, 0)+`}],"maxTokens":1}`), &p)
+		if (err == nil) != tc.ok {
+			t.Errorf("sampling, %d levels: %v, want ok %v", tc.levels, err, tc.ok)
+		}
+		var r CallToolResult
+		err = json.Unmarshal([]byte(`{"content":[`+nested(tc.levels, 0)+`]}`), &r)
+		if (err == nil) != tc.ok {
+			t.Errorf("tool result, %d levels: %v, want ok %v", tc.levels, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "deeper than 64 levels") {
+			t.Errorf("refused with %q, which does not say why", err)
+		}
+	}
+	big := []byte(`{"messages":[{"role":"user","content":` + nested(2000, 5000) + `}],"maxTokens":1}`)
+	start := time.Now()
+	var p CreateMessageParams
+	if err := json.Unmarshal(big, &p); err == nil {
+		t.Fatal("10 MB of nested tool_results decoded")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing 10 MB of nested tool_results took %v", d)
 	}
 }

@@ -118,6 +118,29 @@ func Member(b []byte, key string) ([]byte, bool) {
 	return out, found
 }
 
+// NestsDeeper reports whether b nests objects and arrays more than limit
+// deep. It reads b once and stops at the first bracket past limit, so a
+// value nested a million deep is told apart in the time of limit
+// brackets: callers bound recursive walks with it before they start.
+func NestsDeeper(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+			continue
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+		i++
+	}
+	return false
+}
+
 // Skip returns the index just past the value that starts at b[i].
 func Skip(b []byte, i int) int {
 	if i >= len(b) {

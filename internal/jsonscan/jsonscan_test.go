@@ -99,3 +99,24 @@ func TestMemberLastDuplicateWins(t *testing.T) {
 		t.Fatalf("got %s, want the last duplicate as encoding/json", v)
 	}
 }
+
+func TestNestsDeeper(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  bool
+	}{
+		{`1`, 0, false},
+		{`{}`, 0, true},
+		{`{}`, 1, false},
+		{`[[{"a":[1]}]]`, 4, false},
+		{`[[{"a":[1]}]]`, 3, true},
+		{`["[[[[", "\"[[["]`, 1, false}, // brackets in strings do not count
+		{`[{},{},{},[]]`, 2, false},     // siblings do not add up
+		{`"unterminated [[[`, 0, false},
+	} {
+		if got := NestsDeeper([]byte(tc.in), tc.limit); got != tc.want {
+			t.Errorf("NestsDeeper(%s, %d) = %v, want %v", tc.in, tc.limit, got, tc.want)
+		}
+	}
+}
