@@ -27,6 +27,9 @@ var allowed = []string{
 	// The debugger's own extension modules.
 	"!ext.heap -s", "!exts.handle", "!uext.vadump", "!kext.x", "!ntsdexts.locks", "!kdexts.process", "!dbghelp.sym noisy",
 	"!wow64exts.sw", "!wmitrace.strdump", "!wdfkd.wdfdriverinfo", "!rcdrkd.rcdrcrashdump x",
+	// A length after l, and an extension command whose arguments hold
+	// dots.
+	"db @rsp l+10", "dd @rsp l 0x20", "l-s", "!ext.heap -p -a 0x1.0", "!sos.dumpobj 0x1; !ext.heap", ".srcnoisy 1", "kp",
 }
 
 func TestAllowed(t *testing.T) {
@@ -293,6 +296,36 @@ var bypasses = []struct {
 	// name check cannot read.
 	{`!"c:\x\evil".cmd`, Host},
 	{`k; ! 'evil'.cmd`, Host},
+	// Where dbgeng ends a module name is not documented: a byte that ends
+	// the name here may be part of it there, and !ext,evil.x load
+	// "ext,evil.dll". The name is read up to a blank or ';' as well.
+	{"!ext,evil.x", Host},
+	{"!ext=evil.x", Host},
+	{"!ext(evil).x", Host},
+	{"!ext*evil.x", Host},
+	{"!ext!evil.x", Host},
+	{"!ext`evil.x", Host},
+	{"!ext'evil'.x", Host},
+	{"~*e!ext?evil.x", Host},
+	{`bp app!main "!ext,evil.x"`, Host},
+	// Source listings: with a source path holding srv* (the operator's
+	// -cdb-args, or _NT_SOURCE_PATH), loading a source file runs the
+	// command its symbol file names to fetch it (SrcSrv, the "Using
+	// SrcSrv" page), so lsa on a function of a hostile PDB runs a
+	// program. The source options make stepping load sources too.
+	{"lsa app!main", Host},
+	{"lsa 0x1000", Host},
+	{"ls", Host},
+	{"ls 10, 20", Host},
+	{"k; lsa .", Host},
+	{"~0lsa app!main", Host},
+	{"j1lsa x", Host},
+	{`bp app!main "lsa @rip"`, Host},
+	{"l+s", Host},
+	{"l+t", Host},
+	{"l + *", Host},
+	{"l+ost", Host},
+	{"~*e l+s", Host},
 }
 
 func TestBypasses(t *testing.T) {
