@@ -90,3 +90,23 @@ func TestDirectRefusesWSLENVSyntax(t *testing.T) {
 		t.Fatalf("err = %v (child saw WSLENV %q), want ErrInvalidEnv", err, out)
 	}
 }
+
+// TestDirectEnvDropsRequestWSLENV: WSLENV is interop's own control
+// variable. A request that sets it (ALLOW_ENV=WSLENV) must not choose
+// which of the server's variables cross to Windows: the environment holds
+// one WSLENV, naming the request's other variables only.
+func TestDirectEnvDropsRequestWSLENV(t *testing.T) {
+	t.Setenv("WSLENV", "USERPROFILE/p")
+	for _, name := range []string{"WSLENV", "wslenv", "WslEnv"} {
+		env := directEnv(map[string]string{name: "HOME/p:PATH/l", "X": "1"}, nil, nil)
+		var got []string
+		for _, kv := range env {
+			if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, "WSLENV") {
+				got = append(got, kv)
+			}
+		}
+		if len(got) != 1 || got[0] != "WSLENV=X" {
+			t.Errorf("request %s=HOME/p:PATH/l: WSLENV entries %q, want [WSLENV=X]", name, got)
+		}
+	}
+}

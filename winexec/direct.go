@@ -244,6 +244,10 @@ func (d *Direct) dir(cwd string) (string, error) {
 // exactly them in WSLENV, which is how WSL interop decides what a Windows
 // process sees; an inherited WSLENV is replaced so nothing else leaks. Wine
 // has no such filter: a wine program sees the whole Linux environment.
+// A WSLENV the request sets (ALLOW_ENV listing it by name) is dropped, in
+// any case of its name: it would choose which of the server's variables
+// cross (WSLENV=HOME/p:PATH/l), and which one of two entries reaches
+// interop should not depend on how the environment is deduplicated.
 func directEnv(extra map[string]string, hide, pass []string) []string {
 	inherited := inheritedEnv(hide, pass)
 	env := make([]string, 0, len(inherited)+len(extra)+1)
@@ -254,6 +258,9 @@ func directEnv(extra map[string]string, hide, pass []string) []string {
 	}
 	names := make([]string, 0, len(extra))
 	for k, v := range extra {
+		if asciiLower(k) == "wslenv" {
+			continue
+		}
 		env = append(env, k+"="+v)
 		names = append(names, k)
 	}
