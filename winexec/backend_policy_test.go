@@ -110,3 +110,22 @@ func TestDirectEnvDropsRequestWSLENV(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectNameIsWindowsProgram: under WSL interop a name entry allows
+// the name without ".exe" (find.exe allows "find"), and interop finds it
+// on the Linux PATH, whose Linux directories come first: "find" ran
+// /usr/bin/find, whose -exec runs any program. Direct gives a name
+// without an extension the ".exe" CreateProcess would.
+func TestDirectNameIsWindowsProgram(t *testing.T) {
+	t.Setenv("WSL_DISTRO_NAME", "test")
+	for exe, want := range map[string]string{"find": "find.exe", "FIND": "FIND.exe", "hdc.exe": "hdc.exe", "x.com": "x.com", "/usr/bin/find": "/usr/bin/find"} {
+		argv, _, err := (&Direct{}).argv(&Request{Exe: exe, Args: []string{"/", "-exec", "sh", ";"}})
+		if err != nil || argv[0] != want {
+			t.Errorf("%s: argv %q, %v; want the program %s", exe, argv, err, want)
+		}
+	}
+	// A launcher (wine) searches the Windows way itself.
+	if argv, _, _ := (&Direct{Launcher: []string{"wine"}}).argv(&Request{Exe: "find"}); argv[1] != "find" {
+		t.Errorf("under wine: argv %q", argv)
+	}
+}

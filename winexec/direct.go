@@ -147,7 +147,7 @@ func (d *Direct) argv(req *Request) (argv []string, searched string, err error) 
 		if err != nil {
 			return nil, "", &StartError{Exe: d.JobHelper, Err: err}
 		}
-		prog, err := d.windowsExe(req.Exe)
+		prog, err := d.windowsExe(d.interopName(req.Exe))
 		if err != nil {
 			return nil, "", &StartError{Exe: req.Exe, Err: err}
 		}
@@ -182,7 +182,20 @@ func (d *Direct) linuxExe(exe string) (string, error) {
 	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
 		return d.Paths.WinToWSL(exe)
 	}
-	return exe, nil
+	return d.interopName(exe), nil
+}
+
+// interopName gives a program name without an extension the ".exe" that
+// CreateProcess would give it, under WSL interop (no launcher). The
+// policy allows "find" for the entry find.exe, and the Linux PATH, which
+// interop searches, holds Linux programs before the Windows directories:
+// "find" ran /usr/bin/find, whose -exec runs anything (as do timeout,
+// sort --compress-program, tar --to-command).
+func (d *Direct) interopName(exe string) string {
+	if len(d.Launcher) > 0 || !IsWSL() || strings.ContainsAny(exe, `\/.`) {
+		return exe
+	}
+	return exe + ".exe"
 }
 
 // windowsExe is the program as CreateProcess sees it in the job helper's
