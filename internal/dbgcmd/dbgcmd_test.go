@@ -308,6 +308,15 @@ var bypasses = []struct {
 	{"!ext'evil'.x", Host},
 	{"~*e!ext?evil.x", Host},
 	{`bp app!main "!ext,evil.x"`, Host},
+	// !! may be a shell escape (older console debuggers had one); the
+	// documentation says nothing either way.
+	{"!!calc", Host},
+	{"!! calc", Host},
+	{"k;!!calc", Host},
+	{"~*e!!calc", Host},
+	{".block{!!calc}", Host},
+	{`sxe -c "!!calc" av`, Host},
+	{"! !calc", Host},
 	// Source listings: with a source path holding srv* (the operator's
 	// -cdb-args, or _NT_SOURCE_PATH), loading a source file runs the
 	// command its symbol file names to fetch it (SrcSrv, the "Using

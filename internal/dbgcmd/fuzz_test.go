@@ -21,7 +21,7 @@ func refusedTokens() []string {
 	toks = append(toks, "q", "qq", "qd", "as", "lsf", "!for_each_module", "!pykd.py", "${x}", "$u0", "r $.u0=x",
 		"$$<f", "$$>a<f", `\\h\s`, "//h/s", "dx Debugger.Utility", "dx @$scripts", "dx @$debuggerRootNamespace",
 		`.printf /d "%clink"`, `.printf/d "%ma"`, `.printf -d "\x25y"`, "!zz.x", "!ext.dll.x",
-		"lsa", "ls", "l+s", "l +t", "!ext,zz.x", "!ext(zz).x")
+		"lsa", "ls", "l+s", "l +t", "!ext,zz.x", "!ext(zz).x", "!!calc")
 	slices.Sort(toks) // map order is random; sorted, a seed means the same token every run
 	return toks
 }

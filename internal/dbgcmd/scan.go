@@ -505,6 +505,12 @@ func scanLine(s string, h *hits) {
 			// files\x".cmd); whether dbgeng reads quotes there is not
 			// documented, and the quoted text is no name this check can
 			// compare.
+			// !! may be read as a shell escape, as older console
+			// debuggers had one; the documentation says nothing either
+			// way, so it is refused as .shell is.
+			if full == "" && start && j < len(s) && s[j] == '!' {
+				h.add(i, rule{Host, "may run a command shell on this machine (a shell escape of older console debuggers, as .shell)"}, "!!")
+			}
 			if full == "" && start && j < len(s) && (s[j] == '"' || s[j] == '\'') {
 				h.add(i, rule{Host, "names an extension in quotes, which may be a DLL path"}, "!"+s[j:j+1])
 			}
