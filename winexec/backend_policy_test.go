@@ -118,7 +118,7 @@ func TestDirectEnvDropsRequestWSLENV(t *testing.T) {
 // without an extension the ".exe" CreateProcess would.
 func TestDirectNameIsWindowsProgram(t *testing.T) {
 	t.Setenv("WSL_DISTRO_NAME", "test")
-	for exe, want := range map[string]string{"find": "find.exe", "FIND": "FIND.exe", "hdc.exe": "hdc.exe", "x.com": "x.com", "/usr/bin/find": "/usr/bin/find"} {
+	for exe, want := range map[string]string{"find": "find.exe", "FIND": "FIND.exe", "hdc.exe": "hdc.exe", "HDC.EXE": "HDC.EXE", "chcp.com": "chcp.com", "python3.11": "python3.11.exe", "/usr/bin/find": "/usr/bin/find"} {
 		argv, _, err := (&Direct{}).argv(&Request{Exe: exe, Args: []string{"/", "-exec", "sh", ";"}})
 		if err != nil || argv[0] != want {
 			t.Errorf("%s: argv %q, %v; want the program %s", exe, argv, err, want)

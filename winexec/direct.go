@@ -185,14 +185,18 @@ func (d *Direct) linuxExe(exe string) (string, error) {
 	return d.interopName(exe), nil
 }
 
-// interopName gives a program name without an extension the ".exe" that
-// CreateProcess would give it, under WSL interop (no launcher). The
-// policy allows "find" for the entry find.exe, and the Linux PATH, which
-// interop searches, holds Linux programs before the Windows directories:
-// "find" ran /usr/bin/find, whose -exec runs anything (as do timeout,
-// sort --compress-program, tar --to-command).
+// interopName gives a program name that does not end in .exe or .com
+// the ".exe" it needs to be a Windows program, under WSL interop (no
+// launcher). The policy allows "find" for the entry find.exe, and the
+// Linux PATH, which interop searches, holds Linux programs before the
+// Windows directories: "find" ran /usr/bin/find, whose -exec runs
+// anything (as do timeout, sort --compress-program, tar --to-command),
+// and "python3.11" (for python3.11.exe) a Linux Python.
 func (d *Direct) interopName(exe string) string {
-	if len(d.Launcher) > 0 || !IsWSL() || strings.ContainsAny(exe, `\/.`) {
+	if len(d.Launcher) > 0 || !IsWSL() || strings.ContainsAny(exe, `\/`) {
+		return exe
+	}
+	if ext := asciiLower(exe[max(0, len(exe)-4):]); ext == ".exe" || ext == ".com" {
 		return exe
 	}
 	return exe + ".exe"
