@@ -437,3 +437,22 @@ func TestNote(t *testing.T) {
 		t.Errorf("everything allowed: %s", n)
 	}
 }
+
+// TestOwnModuleByNameAllowed pins a known gap (docs/WINDBG.md, What it
+// cannot see): the check compares module names, not files, so !ext.x and
+// !sos.x pass whichever ext.dll or sos.dll the debugger's extension path
+// finds first, a planted one included. What moves that path or names a
+// file is refused.
+func TestOwnModuleByNameAllowed(t *testing.T) {
+	for _, c := range []string{"!ext.heap -s", "!sos.dumpheap -stat"} {
+		if err := (Policy{}).Check(c); err != nil {
+			t.Errorf("%q: %v", c, err)
+		}
+	}
+	for _, c := range []string{".extpath+ c:\\x", ".load c:\\x\\ext.dll", ".loadby sos clr", "!load c:\\x\\ext", "!c:\\x\\ext.heap", `!"c:\x\ext".heap`, ".setdll c:\\x\\ext", "!ext.load c:\\x\\y"} {
+		var e *Error
+		if err := (Policy{}).Check(c); !errors.As(err, &e) || e.Class != Host {
+			t.Errorf("%q: %v, want a Host refusal", c, err)
+		}
+	}
+}
