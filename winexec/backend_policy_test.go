@@ -90,3 +90,42 @@ func TestDirectRefusesWSLENVSyntax(t *testing.T) {
 		t.Fatalf("err = %v (child saw WSLENV %q), want ErrInvalidEnv", err, out)
 	}
 }
+
+// TestDirectEnvDropsRequestWSLENV: WSLENV is interop's own control
+// variable. A request that sets it (ALLOW_ENV=WSLENV) must not choose
+// which of the server's variables cross to Windows: the environment holds
+// one WSLENV, naming the request's other variables only.
+func TestDirectEnvDropsRequestWSLENV(t *testing.T) {
+	t.Setenv("WSLENV", "USERPROFILE/p")
+	for _, name := range []string{"WSLENV", "wslenv", "WslEnv"} {
+		env := directEnv(map[string]string{name: "HOME/p:PATH/l", "X": "1"}, nil, nil)
+		var got []string
+		for _, kv := range env {
+			if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, "WSLENV") {
+				got = append(got, kv)
+			}
+		}
+		if len(got) != 1 || got[0] != "WSLENV=X" {
+			t.Errorf("request %s=HOME/p:PATH/l: WSLENV entries %q, want [WSLENV=X]", name, got)
+		}
+	}
+}
+
+// TestDirectNameIsWindowsProgram: under WSL interop a name entry allows
+// the name without ".exe" (find.exe allows "find"), and interop finds it
+// on the Linux PATH, whose Linux directories come first: "find" ran
+// /usr/bin/find, whose -exec runs any program. Direct gives a name
+// without an extension the ".exe" CreateProcess would.
+func TestDirectNameIsWindowsProgram(t *testing.T) {
+	t.Setenv("WSL_DISTRO_NAME", "test")
+	for exe, want := range map[string]string{"find": "find.exe", "FIND": "FIND.exe", "hdc.exe": "hdc.exe", "HDC.EXE": "HDC.EXE", "chcp.com": "chcp.com", "python3.11": "python3.11.exe", "/usr/bin/find": "/usr/bin/find"} {
+		argv, _, err := (&Direct{}).argv(&Request{Exe: exe, Args: []string{"/", "-exec", "sh", ";"}})
+		if err != nil || argv[0] != want {
+			t.Errorf("%s: argv %q, %v; want the program %s", exe, argv, err, want)
+		}
+	}
+	// A launcher (wine) searches the Windows way itself.
+	if argv, _, _ := (&Direct{Launcher: []string{"wine"}}).argv(&Request{Exe: "find"}); argv[1] != "find" {
+		t.Errorf("under wine: argv %q", argv)
+	}
+}

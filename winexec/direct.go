@@ -147,7 +147,7 @@ func (d *Direct) argv(req *Request) (argv []string, searched string, err error) 
 		if err != nil {
 			return nil, "", &StartError{Exe: d.JobHelper, Err: err}
 		}
-		prog, err := d.windowsExe(req.Exe)
+		prog, err := d.windowsExe(d.interopName(req.Exe))
 		if err != nil {
 			return nil, "", &StartError{Exe: req.Exe, Err: err}
 		}
@@ -182,7 +182,24 @@ func (d *Direct) linuxExe(exe string) (string, error) {
 	if len(d.Launcher) == 0 && IsWindowsPath(exe) {
 		return d.Paths.WinToWSL(exe)
 	}
-	return exe, nil
+	return d.interopName(exe), nil
+}
+
+// interopName gives a program name that does not end in .exe or .com
+// the ".exe" it needs to be a Windows program, under WSL interop (no
+// launcher). The policy allows "find" for the entry find.exe, and the
+// Linux PATH, which interop searches, holds Linux programs before the
+// Windows directories: "find" ran /usr/bin/find, whose -exec runs
+// anything (as do timeout, sort --compress-program, tar --to-command),
+// and "python3.11" (for python3.11.exe) a Linux Python.
+func (d *Direct) interopName(exe string) string {
+	if len(d.Launcher) > 0 || !IsWSL() || strings.ContainsAny(exe, `\/`) {
+		return exe
+	}
+	if ext := asciiLower(exe[max(0, len(exe)-4):]); ext == ".exe" || ext == ".com" {
+		return exe
+	}
+	return exe + ".exe"
 }
 
 // windowsExe is the program as CreateProcess sees it in the job helper's
@@ -244,6 +261,10 @@ func (d *Direct) dir(cwd string) (string, error) {
 // exactly them in WSLENV, which is how WSL interop decides what a Windows
 // process sees; an inherited WSLENV is replaced so nothing else leaks. Wine
 // has no such filter: a wine program sees the whole Linux environment.
+// A WSLENV the request sets (ALLOW_ENV listing it by name) is dropped, in
+// any case of its name: it would choose which of the server's variables
+// cross (WSLENV=HOME/p:PATH/l), and which one of two entries reaches
+// interop should not depend on how the environment is deduplicated.
 func directEnv(extra map[string]string, hide, pass []string) []string {
 	inherited := inheritedEnv(hide, pass)
 	env := make([]string, 0, len(inherited)+len(extra)+1)
@@ -254,6 +275,9 @@ func directEnv(extra map[string]string, hide, pass []string) []string {
 	}
 	names := make([]string, 0, len(extra))
 	for k, v := range extra {
+		if asciiLower(k) == "wslenv" {
+			continue
+		}
 		env = append(env, k+"="+v)
 		names = append(names, k)
 	}

@@ -170,12 +170,25 @@ func (p Policy) check(command string) error {
 		return nil
 	}
 	if !p.AllowHostCommands {
+		// Only the first refused module is reported: every one is a Host
+		// hit, and a message per '!' of a long line would cost quadratic
+		// time.
 		for _, b := range hits.bangs {
+			if !b.start {
+				continue
+			}
 			// A module given by path is refused on its own (scanLine).
-			if b.start && strings.Contains(b.full, ".") && !strings.ContainsAny(b.module, `\/:`) && !p.moduleAllowed(b.module) {
+			if strings.Contains(b.full, ".") && !strings.ContainsAny(b.module, `\/:`) && !p.moduleAllowed(b.module) {
 				hits.add(b.pos, rule{Host, fmt.Sprintf(
 					"calls extension module %q, which the debugger loads (LoadLibrary) from its extension path, every PATH directory among them, if it is not loaded yet; only its own modules (%s) and those %s pass",
 					b.module, ownModuleList(), p.extensionOption())}, "!"+b.full)
+				break
+			}
+			if b.wide != "" && !p.moduleAllowed(b.wide) {
+				hits.add(b.pos, rule{Host, fmt.Sprintf(
+					"may call extension module %q: where the debugger ends a module name is not documented, and it loads a module that is not loaded yet from its extension path; only its own modules (%s) and those %s pass",
+					b.wide, ownModuleList(), p.extensionOption())}, "!"+b.wide)
+				break
 			}
 		}
 	}
@@ -254,7 +267,7 @@ func (p Policy) Note() string {
 		refused = append(refused, "commands that end the session (q, qd, .kill, .detach, .restart)")
 	}
 	if !p.AllowHostCommands {
-		refused = append(refused, "commands that reach this machine or the network (.shell, .create, .load, .logopen, .writemem, .dump, .sympath, .srcpath, .server, network paths, !module.command for a module other than the debugger's own: "+ownModuleList()+")")
+		refused = append(refused, "commands that reach this machine or the network (.shell, .create, .load, .logopen, .writemem, .dump, .sympath, .srcpath, source listings (ls, lsa, l+s), .server, network paths, !module.command for a module other than the debugger's own: "+ownModuleList()+")")
 	}
 	var note string
 	if len(refused) == 0 {

@@ -27,6 +27,9 @@ var allowed = []string{
 	// The debugger's own extension modules.
 	"!ext.heap -s", "!exts.handle", "!uext.vadump", "!kext.x", "!ntsdexts.locks", "!kdexts.process", "!dbghelp.sym noisy",
 	"!wow64exts.sw", "!wmitrace.strdump", "!wdfkd.wdfdriverinfo", "!rcdrkd.rcdrcrashdump x",
+	// A length after l, and an extension command whose arguments hold
+	// dots.
+	"db @rsp l+10", "dd @rsp l 0x20", "l-s", "!ext.heap -p -a 0x1.0", "!sos.dumpobj 0x1; !ext.heap", ".srcnoisy 1", "kp",
 }
 
 func TestAllowed(t *testing.T) {
@@ -293,6 +296,45 @@ var bypasses = []struct {
 	// name check cannot read.
 	{`!"c:\x\evil".cmd`, Host},
 	{`k; ! 'evil'.cmd`, Host},
+	// Where dbgeng ends a module name is not documented: a byte that ends
+	// the name here may be part of it there, and !ext,evil.x load
+	// "ext,evil.dll". The name is read up to a blank or ';' as well.
+	{"!ext,evil.x", Host},
+	{"!ext=evil.x", Host},
+	{"!ext(evil).x", Host},
+	{"!ext*evil.x", Host},
+	{"!ext!evil.x", Host},
+	{"!ext`evil.x", Host},
+	{"!ext'evil'.x", Host},
+	{"~*e!ext?evil.x", Host},
+	{`bp app!main "!ext,evil.x"`, Host},
+	// !! may be a shell escape (older console debuggers had one); the
+	// documentation says nothing either way.
+	{"!!calc", Host},
+	{"!! calc", Host},
+	{"k;!!calc", Host},
+	{"~*e!!calc", Host},
+	{".block{!!calc}", Host},
+	{`sxe -c "!!calc" av`, Host},
+	{"! !calc", Host},
+	// Source listings: with a source path holding srv* (the operator's
+	// -cdb-args, or _NT_SOURCE_PATH), loading a source file runs the
+	// command its symbol file names to fetch it (SrcSrv, the "Using
+	// SrcSrv" page), so lsa on a function of a hostile PDB runs a
+	// program. The source options make stepping load sources too.
+	{"lsa app!main", Host},
+	{"lsa 0x1000", Host},
+	{"ls", Host},
+	{"ls 10, 20", Host},
+	{"k; lsa .", Host},
+	{"~0lsa app!main", Host},
+	{"j1lsa x", Host},
+	{`bp app!main "lsa @rip"`, Host},
+	{"l+s", Host},
+	{"l+t", Host},
+	{"l + *", Host},
+	{"l+ost", Host},
+	{"~*e l+s", Host},
 }
 
 func TestBypasses(t *testing.T) {
@@ -393,5 +435,24 @@ func TestNote(t *testing.T) {
 	}
 	if n := (Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}).Note(); n != "Every debugger command is allowed. !mcp controls this server and is always refused." {
 		t.Errorf("everything allowed: %s", n)
+	}
+}
+
+// TestOwnModuleByNameAllowed pins a known gap (docs/WINDBG.md, What it
+// cannot see): the check compares module names, not files, so !ext.x and
+// !sos.x pass whichever ext.dll or sos.dll the debugger's extension path
+// finds first, a planted one included. What moves that path or names a
+// file is refused.
+func TestOwnModuleByNameAllowed(t *testing.T) {
+	for _, c := range []string{"!ext.heap -s", "!sos.dumpheap -stat"} {
+		if err := (Policy{}).Check(c); err != nil {
+			t.Errorf("%q: %v", c, err)
+		}
+	}
+	for _, c := range []string{".extpath+ c:\\x", ".load c:\\x\\ext.dll", ".loadby sos clr", "!load c:\\x\\ext", "!c:\\x\\ext.heap", `!"c:\x\ext".heap`, ".setdll c:\\x\\ext", "!ext.load c:\\x\\y"} {
+		var e *Error
+		if err := (Policy{}).Check(c); !errors.As(err, &e) || e.Class != Host {
+			t.Errorf("%q: %v, want a Host refusal", c, err)
+		}
 	}
 }

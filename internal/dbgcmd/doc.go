@@ -13,6 +13,9 @@
 //     the network: run programs (.shell, .create, .dbgdbg), load code
 //     (.load, .loadby, .cordll, extension DLLs by path), write or read
 //     host files (.logopen, .writemem, .dump, .readmem, lsf, .settings,
+//     the source listings ls and lsa and the source options l+s, l+t,
+//     which with a srv* source path run the fetch command a symbol file
+//     names (SrcSrv),
 //     and options of allowed extension commands such as !analyze -xmf
 //     and -load, !chkimg -mmw), change the paths the engine searches
 //     (.sympath, .srcpath, .extpath, .symfix, ...), open the session to
@@ -20,7 +23,9 @@
 //     (\\host\share, //host, \??\), and !module.command for a module
 //     that is neither the debugger's own nor in Policy.ExtensionModules
 //     (the debugger loads it from its extension path, which holds every
-//     PATH directory). An extension command named after
+//     PATH directory), the module read both up to the bytes that end a
+//     name here and up to a blank or ';' (!ext,evil.x), as where dbgeng
+//     ends it is not documented. An extension command named after
 //     a dispatcher (SOS's !ext logopen f) is checked as that command.
 //   - Indirect: constructs that build a command at run time or hide it,
 //     so that no check of the line can see what runs: alias definition

@@ -20,7 +20,8 @@ func refusedTokens() []string {
 	}
 	toks = append(toks, "q", "qq", "qd", "as", "lsf", "!for_each_module", "!pykd.py", "${x}", "$u0", "r $.u0=x",
 		"$$<f", "$$>a<f", `\\h\s`, "//h/s", "dx Debugger.Utility", "dx @$scripts", "dx @$debuggerRootNamespace",
-		`.printf /d "%clink"`, `.printf/d "%ma"`, `.printf -d "\x25y"`, "!zz.x", "!ext.dll.x")
+		`.printf /d "%clink"`, `.printf/d "%ma"`, `.printf -d "\x25y"`, "!zz.x", "!ext.dll.x",
+		"lsa", "ls", "l+s", "l +t", "!ext,zz.x", "!ext(zz).x", "!!calc")
 	slices.Sort(toks) // map order is random; sorted, a seed means the same token every run
 	return toks
 }
@@ -78,7 +79,7 @@ func refRefused(s string) string {
 			continue
 		}
 		switch w {
-		case "q", "qq", "qd", "as", "lsf":
+		case "q", "qq", "qd", "as", "lsf", "ls", "lsa":
 			return w
 		}
 	}

@@ -231,6 +231,10 @@ type bang struct {
 	full, name string
 	// module is what full names before its last '.', "" for !name.
 	module string
+	// wide is the module a wider reading of the name gives, up to a
+	// blank or ';' (!ext,evil.x: "ext,evil"), when it runs past full
+	// and holds a '.'; else "".
+	wide string
 	// pos is where the '!' stands; start says whether it may start a
 	// command there rather than end a symbol's module (app!Foo.Bar).
 	pos   int
@@ -445,6 +449,9 @@ func scanLine(s string, h *hits) {
 	scanConstructs(s, h)
 	dmlPrintf(s, h)
 	opts := findOptions(s)
+	// runEnd and runDot are the end of the run of bytes (up to a blank or
+	// ';') that the last extension name read stood in, and its last '.'.
+	runEnd, runDot := -1, -1
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '.':
@@ -474,11 +481,36 @@ func scanLine(s string, h *hits) {
 				module, name = full[:d], full[d+1:]
 			}
 			start := bangStartsCommand(s, i)
-			h.bangs = append(h.bangs, bang{full: full, name: name, module: module, pos: i, start: start})
+			// Where dbgeng ends a module name is not documented: the
+			// name may run on past the bytes that end it here
+			// (!ext,evil.x may load "ext,evil.dll"), up to a blank or
+			// ';'.
+			// The end and the last '.' of the run are found once per
+			// run, so that a run of '!' is read in linear time.
+			if runEnd < k {
+				runEnd, runDot = k, -1
+				for runEnd < len(s) && !isBlank(s[runEnd]) && s[runEnd] != ';' {
+					if s[runEnd] == '.' {
+						runDot = runEnd
+					}
+					runEnd++
+				}
+			}
+			wide := ""
+			if runEnd > k && runDot >= k {
+				wide = s[j:runDot]
+			}
+			h.bangs = append(h.bangs, bang{full: full, name: name, module: module, wide: wide, pos: i, start: start})
 			// A quoted name may be a module path with blanks ("c:\program
 			// files\x".cmd); whether dbgeng reads quotes there is not
 			// documented, and the quoted text is no name this check can
 			// compare.
+			// !! may be read as a shell escape, as older console
+			// debuggers had one; the documentation says nothing either
+			// way, so it is refused as .shell is.
+			if full == "" && start && j < len(s) && s[j] == '!' {
+				h.add(i, rule{Host, "may run a command shell on this machine (a shell escape of older console debuggers, as .shell)"}, "!!")
+			}
 			if full == "" && start && j < len(s) && (s[j] == '"' || s[j] == '\'') {
 				h.add(i, rule{Host, "names an extension in quotes, which may be a DLL path"}, "!"+s[j:j+1])
 			}
@@ -578,7 +610,6 @@ func scanRun(s string, a, b int, h *hits) {
 		h.add(a, rl, r)
 	}
 	prev := prevNonBlank(s, a)
-	next := nextNonBlank(s, b)
 	if symbolPattern(s, a) {
 		return // a symbol (app!q, *!*q*) or an extension command, seen above
 	}
@@ -593,7 +624,7 @@ func scanRun(s string, a, b int, h *hits) {
 	// unless the '.' is the current thread or process of a prefix (~.q,
 	// |.q). No command starts with '-' or '>', so ->queue is a field.
 	if prev < 0 || s[prev] != '.' && !(s[prev] == '>' && prev > 0 && s[prev-1] == '-') || currentMarker(s, prev) {
-		letterCommand(r, a, next, h)
+		letterCommand(r, a, s[b:], h)
 	}
 	if !prefixContext(s, prev) {
 		// j1q: j's condition is an expression, which the evaluator may
@@ -601,7 +632,7 @@ func scanRun(s string, a, b int, h *hits) {
 		// may follow a digit with nothing between.
 		for p := 1; p < len(r); p++ {
 			if isDigit(r[p-1]) && 'a' <= r[p] && r[p] <= 'z' {
-				letterCommand(r[p:], a+p, next, h)
+				letterCommand(r[p:], a+p, s[b:], h)
 			}
 		}
 		return
@@ -612,7 +643,7 @@ func scanRun(s string, a, b int, h *hits) {
 	// radix prefix (0n, 0t, 0y), so every position of the word is taken
 	// as a possible start of the command.
 	for p := 1; p < len(r); p++ {
-		letterCommand(r[p:], a+p, next, h)
+		letterCommand(r[p:], a+p, s[b:], h)
 	}
 }
 
@@ -640,6 +671,11 @@ func dotStartsCommand(s string, i int) bool {
 	// without its verb (~0e.shellx, ~0.shellx), may end right before a
 	// command.
 	run := s[k:i]
+	// After '!' the word is a module name, even one of digits (!0.hh is
+	// command hh of module 0, as !ext.hh is).
+	if p := prevNonBlank(s, k); p >= 0 && s[p] == '!' {
+		return false
+	}
 	if isDigit(run[0]) || (run[0] == 'j' || run[0] == 'z') && len(run) > 1 && isDigit(run[1]) {
 		return true
 	}
@@ -673,7 +709,8 @@ func prefixContext(s string, prev int) bool {
 // letterCommand checks a word that may stand where a command starts.
 // Regular commands are parsed by their first letters with anything glued
 // to them (qd, kb5, db@rsp), so a prefix is enough.
-func letterCommand(w string, pos int, next byte, h *hits) {
+func letterCommand(w string, pos int, rest string, h *hits) {
+	next := nextNonBlank(rest, 0)
 	switch {
 	case w == "q" || w == "qq" || w == "qd":
 		h.add(pos, rule{SessionEnd, "ends the debugging session"}, w)
@@ -690,7 +727,28 @@ func letterCommand(w string, pos int, next byte, h *hits) {
 		h.add(pos, rule{Host, "loads a source file of this machine"}, w)
 	case strings.HasPrefix(w, "lse"):
 		h.add(pos, rule{Host, "starts a source editor on this machine"}, w)
+	case strings.HasPrefix(w, "ls"):
+		// ls, lsa, lsc, lsp: ls and lsa load a source file by the name the
+		// symbol file gives, and a source path holding srv* (set by the
+		// operator, or in _NT_SOURCE_PATH) fetches it by running the
+		// command the symbol file names (SrcSrv). Which of them load a
+		// file is not worth telling apart.
+		h.add(pos, rule{Host, "is a source listing command (ls and lsa load a source file, which a source path with srv* fetches by running a command the symbol file names: SrcSrv)"}, w)
+	case w == "l" && sourceOptions(rest):
+		h.add(pos, rule{Host, "turns on source display or source mode, in which stepping and scope changes load source files, which a source path with srv* fetches by running a command the symbol file names (SrcSrv)"}, "l+")
 	}
+}
+
+// sourceOptions reports whether rest, what follows the command l, turns
+// source options on: l+s, l+t, l+o, l+l, l+*. A number (db x l+10, a
+// length) does not.
+func sourceOptions(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, "+") {
+		return false
+	}
+	rest = strings.TrimLeft(rest[1:], " \t")
+	return rest != "" && (rest[0] == '*' || 'a' <= rest[0] && rest[0] <= 'z')
 }
 
 // sessionsOnly reports whether rest, what follows the word Debugger, is
