@@ -238,7 +238,9 @@ func TestStatusOfDirect(t *testing.T) {
 	for _, id := range ids {
 		for _, res := range results {
 			resp := directResponse(t, []byte(id), []byte(res), 0)
-			if g, w := statusOfDirect(resp), statusOf(resp); g != w || g != http.StatusOK && len(resp) > 0 && strings.Contains(string(resp), `"result"`) {
+			// 1e3 and null are not ids: the transport answers those itself.
+			result := id != `1e3` && id != `null`
+			if g, w := statusOfDirect(resp), statusOf(resp); g != w || result && g != http.StatusOK {
 				t.Errorf("%s: statusOfDirect %d, statusOf %d", resp, g, w)
 			}
 		}
