@@ -55,6 +55,27 @@ func (e *inEnvelope) readVersion() {
 	}
 }
 
+// directResultHead begins every response the transport writes for a
+// request handed to ServeDirect (transport.DirectRequest): a result is
+// {"jsonrpc":"2.0","id":ID,"result":R} and nothing more, an error
+// {"jsonrpc":"2.0","id":ID,"error":E}.
+const directResultHead = `{"jsonrpc":"2.0","id":`
+
+// statusOfDirect is statusOf for the response ServeDirect handed over for
+// a stateless request. A result is 200 once its head says it is one:
+// the transport writes no member after the result, so there is no error
+// to find, and statusOf's walk through the whole result (the content of a
+// tool call, however long) is not needed. Anything else is statusOf's.
+func statusOfDirect(resp []byte) int {
+	if len(resp) > len(directResultHead) && string(resp[:len(directResultHead)]) == directResultHead {
+		i := jsonscan.Skip(resp, len(directResultHead)) // the id
+		if rest := resp[i:]; len(rest) > len(`,"result":`) && string(rest[:len(`,"result":`)]) == `,"result":` {
+			return http.StatusOK
+		}
+	}
+	return statusOf(resp)
+}
+
 // statusOf is the HTTP status of a stateless JSON response: errors the
 // transport specification pins (unknown method 404; bad params, headers,
 // versions 400) and internal errors 500; everything else 200.

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -205,4 +206,92 @@ func TestParseMessageAllocs(t *testing.T) {
 	if m.method != "tools/call" || len(m.params) != 3 || len(m.meta) != 5 {
 		t.Fatalf("parseMessage: %+v", m)
 	}
+}
+
+// directResponse is what the transport hands over for the request
+// {"jsonrpc":"2.0","id":id,"method":"m"} answered with result, or with an
+// error of code when result is nil, as ServeDirect hands it to mcphttp.
+func directResponse(t testing.TB, id, result []byte, code int64) []byte {
+	t.Helper()
+	frame := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"method":"m"}`...)
+	var resp []byte
+	r, ok := transport.DirectRequest(frame, func(b []byte) { resp = b })
+	if !ok {
+		t.Fatalf("%s: not taken", frame)
+	}
+	if r != nil {
+		var c *transport.Conn // a direct request's answers never touch it
+		if result != nil {
+			_ = c.Reply(context.Background(), r, json.RawMessage(result))
+		} else {
+			_ = c.ReplyError(context.Background(), r, &transport.Error{Code: code, Message: "m"})
+		}
+	}
+	return resp
+}
+
+// TestStatusOfDirect checks the shortcut for results against statusOf, on
+// what the transport writes for results and errors under ids of each kind.
+func TestStatusOfDirect(t *testing.T) {
+	ids := []string{`1`, `-0`, `1e3`, `"x"`, `"a\"b,\"result\":"`, `"\u00e9"`, `null`}
+	results := []string{`{}`, `{"error":{"code":-32601}}`, `"error"`, `[{"code":-32601}]`, `null`, `{"content":[{"type":"text","text":"hi"}]}`}
+	for _, id := range ids {
+		for _, res := range results {
+			resp := directResponse(t, []byte(id), []byte(res), 0)
+			// 1e3 and null are not ids: the transport answers those itself.
+			result := id != `1e3` && id != `null`
+			if g, w := statusOfDirect(resp), statusOf(resp); g != w || result && g != http.StatusOK {
+				t.Errorf("%s: statusOfDirect %d, statusOf %d", resp, g, w)
+			}
+		}
+		for _, code := range []int64{mcp.CodeMethodNotFound, mcp.CodeInvalidParams, mcp.CodeInternalError, 1} {
+			resp := directResponse(t, []byte(id), nil, code)
+			if g, w := statusOfDirect(resp), statusOf(resp); g != w {
+				t.Errorf("%s: statusOfDirect %d, statusOf %d", resp, g, w)
+			}
+		}
+	}
+}
+
+// FuzzStatusOfDirect checks statusOfDirect against encoding/json's reading
+// (statusOfJSON) for whatever the transport answers a request with: a
+// result, an error, or its own error for a malformed request.
+func FuzzStatusOfDirect(f *testing.F) {
+	f.Add([]byte(`1`), []byte(`{}`), int64(0), true)
+	f.Add([]byte(`"x"`), []byte(`{"error":{"code":-32601}}`), int64(0), true)
+	f.Add([]byte(`"a\",\"result\":{}}`), []byte(`1`), int64(-32601), false)
+	f.Add([]byte(`{}`), []byte(`2`), int64(-32602), false)
+	f.Fuzz(func(t *testing.T, id, result []byte, code int64, ok bool) {
+		if !json.Valid(result) || !utf8.Valid(id) {
+			return
+		}
+		if !ok {
+			result = nil
+		}
+		resp := directResponse(t, id, result, code)
+		if resp == nil {
+			return
+		}
+		if g, w := statusOfDirect(resp), statusOfJSON(resp); g != w {
+			t.Fatalf("%s: statusOfDirect %d, encoding/json %d", resp, g, w)
+		}
+	})
+}
+
+func BenchmarkStatusOfDirect(b *testing.B) {
+	resp := directResponse(b, []byte(`7`), []byte(`{"content":[{"type":"text","text":"hello world"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"winbridge-bench","version":"1.0.0"}}}`), 0)
+	b.Run("statusOf", func(b *testing.B) {
+		for b.Loop() {
+			if statusOf(resp) != http.StatusOK {
+				b.Fatal("not 200")
+			}
+		}
+	})
+	b.Run("statusOfDirect", func(b *testing.B) {
+		for b.Loop() {
+			if statusOfDirect(resp) != http.StatusOK {
+				b.Fatal("not 200")
+			}
+		}
+	})
 }

@@ -579,7 +579,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *httpSession,
 	case resp := <-p.resp:
 		status := http.StatusOK
 		if s.id == "" {
-			status = statusOf(resp)
+			status = statusOfDirect(resp)
 		}
 		writeJSON(w, status, resp)
 	case <-r.Context().Done():
@@ -602,7 +602,7 @@ func (h *Handler) answerAlone(w http.ResponseWriter, r *http.Request, es *eventS
 		switch {
 		case final:
 			es.markSent(ev.n)
-			writeJSON(w, statusOf(ev.data), ev.data)
+			writeJSON(w, statusOfDirect(ev.data), ev.data)
 			return true
 		case some || closed:
 			return false
