@@ -1,15 +1,10 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/winbridge/winbridge/transport"
 )
 
 // jsonTaskStore keeps tasks as JSON, as a store shared by replicas does:
@@ -41,39 +36,7 @@ func (s *jsonTaskStore) Delete(ctx context.Context, id string) error       { ret
 // them.
 func TestSessionTaskNotStatelessInSerializingStore(t *testing.T) {
 	srv, release, returned := stubbornTasks(t, &ServerOptions{TaskStore: &jsonTaskStore{}})
-	a, b := net.Pipe()
-	legacy := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	r := bufio.NewReader(a)
-	exchange := func(line string) string {
-		t.Helper()
-		a.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := a.Write([]byte(line + "\n")); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			got, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(got, `"method":"notifications/`) {
-				return got
-			}
-		}
-	}
-	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	a.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-	var created struct {
-		Result struct {
-			Task struct {
-				TaskID string `json:"taskId"`
-			} `json:"task"`
-		} `json:"result"`
-	}
-	got := exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{},"task":{}}}`)
-	if json.Unmarshal([]byte(got), &created); created.Result.Task.TaskID == "" {
-		t.Fatalf("legacy task: %s", got)
-	}
-	id := created.Result.Task.TaskID
+	a, legacy, id := legacyHoldTask(t, srv)
 	ss := stateSession(t, srv, "")
 	if got := getTask(t, ss, id); !strings.Contains(got, `"code":-32602`) {
 		t.Errorf("a stateless tasks/get of a session's task: %s; want -32602", got)

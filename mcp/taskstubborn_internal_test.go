@@ -150,44 +150,13 @@ func TestStubbornTaskCountsPastTTL(t *testing.T) {
 // leaving a goroutine behind.
 func TestStubbornTaskCountsPastSessionEnd(t *testing.T) {
 	srv, release, returned := stubbornTasks(t, &ServerOptions{MaxTasks: 1})
-	a, b := net.Pipe()
-	legacy := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
-	r := bufio.NewReader(a)
-	exchange := func(line string) string {
-		t.Helper()
-		a.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := a.Write([]byte(line + "\n")); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			got, err := r.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(got, `"method":"notifications/`) {
-				return got
-			}
-		}
-	}
-	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	a.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-	var created struct {
-		Result struct {
-			Task struct {
-				TaskID string `json:"taskId"`
-			} `json:"task"`
-		} `json:"result"`
-	}
-	got := exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{},"task":{}}}`)
-	if json.Unmarshal([]byte(got), &created); created.Result.Task.TaskID == "" {
-		t.Fatalf("legacy task: %s", got)
-	}
+	a, legacy, id := legacyHoldTask(t, srv)
 	a.Close()
 	<-legacy.Done()
 	// Its tasks are cancelled and forgotten just after Done: polling for
 	// the store to drop it under a deadline, not synchronising.
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if _, err := srv.tasks.Get(context.Background(), created.Result.Task.TaskID); err != nil {
+		if _, err := srv.tasks.Get(context.Background(), id); err != nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -243,4 +212,44 @@ func TestStubbornTaskCancelledResultDropped(t *testing.T) {
 	if n := srv.tasksCounted(); n != 1 {
 		t.Fatalf("%d tasks counted; want the cancelled one, kept until its TTL", n)
 	}
+}
+
+// legacyHoldTask starts the tool "hold" of stubbornTasks' srv as a task
+// in a legacy session over a pipe, and returns the pipe's client end, the
+// session and the task's id.
+func legacyHoldTask(t *testing.T, srv *Server) (conn net.Conn, legacy *ServerSession, id string) {
+	t.Helper()
+	a, b := net.Pipe()
+	legacy = srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
+	r := bufio.NewReader(a)
+	exchange := func(line string) string {
+		t.Helper()
+		a.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := a.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			got, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, `"method":"notifications/`) {
+				return got
+			}
+		}
+	}
+	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	a.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	var created struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	got := exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{},"task":{}}}`)
+	if json.Unmarshal([]byte(got), &created); created.Result.Task.TaskID == "" {
+		t.Fatalf("legacy task: %s", got)
+	}
+	return a, legacy, created.Result.Task.TaskID
 }
