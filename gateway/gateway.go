@@ -84,6 +84,8 @@ type Gateway struct {
 	sessions map[*mcp.ServerSession]*sessionState
 	nextSess atomic.Uint64
 
+	schemas *schemaCache // compiled schemas, shared by rebuilds and profiles
+
 	identMu    sync.Mutex
 	identities map[string]*identity // stateless callers (budget.go)
 	now        func() time.Time     // the windows' clock; tests move it
@@ -103,7 +105,8 @@ type sessionState struct {
 // New checks the configuration and policy and returns a Gateway; nothing
 // starts before Start.
 func New(opts *Options) (*Gateway, error) {
-	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, identities: map[string]*identity{}, ups: map[string]*upstream{}, now: time.Now}
+	g := &Gateway{conc: map[string]*atomic.Int32{}, sessions: map[*mcp.ServerSession]*sessionState{}, identities: map[string]*identity{}, ups: map[string]*upstream{}, now: time.Now,
+		schemas: newSchemaCache(maxCachedSchemas, maxCachedSchemaBytes)}
 	if opts != nil {
 		g.opts = *opts
 	}

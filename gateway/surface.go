@@ -226,7 +226,8 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	// references, the cleaner), on every rebuild, and an upstream can ask
 	// for four rebuilds a second: 2.9 MB of enum took half a second. What
 	// is far past the listed cap is withheld before anything reads it
-	// (cleaning rarely shrinks a schema by much).
+	// (cleaning rarely shrinks a schema by much). jsonschema-go's part,
+	// the costliest, is done once per distinct schema (schemacache.go).
 	if n := len(t.InputSchema) + len(t.OutputSchema); n > rawSchemaFactor*st.limits.MaxSchemaBytes {
 		e.Withheld = fmt.Sprintf("its schemas are %d bytes as sent, past %d times limits.maxSchemaBytes (%d), withheld before they are compiled", n, rawSchemaFactor, st.limits.MaxSchemaBytes)
 		g.log.Warn("gateway: a tool whose schemas pass the cap is withheld", "server", u.name, "tool", t.Name, "bytes", n, "cap", rawSchemaFactor*st.limits.MaxSchemaBytes)
@@ -237,7 +238,9 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	// against; it must compile.
 	// multipleOf is judged by the facade where it can be (multiple.go).
 	inSchema, inMul := compileMultiples(t.InputSchema)
-	in, err := compileSchema(inSchema, true)
+	// The bytes compiled depend on the schema alone, not on the profile:
+	// what the profile changes (cleaning, the caps) is done after.
+	in, err := g.schemas.compile(inSchema, true)
 	if err != nil {
 		e.Withheld = "input schema: " + err.Error()
 		return e
@@ -257,7 +260,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
 		outSchema, outMul := compileMultiples(t.OutputSchema)
-		if out, err := compileSchema(outSchema, false); err == nil {
+		if out, err := g.schemas.compile(outSchema, false); err == nil {
 			e.output, e.outMul = out, outMul.orNil()
 			e.outBigExact = numbersExact(outSchema, outMul != nil && !outMul.unjudged)
 			e.outNear = numbersOf(t.OutputSchema)
