@@ -59,6 +59,10 @@ func newCollector(marker, command string, max int) *collector {
 	return &collector{marker: marker, command: command, max: max}
 }
 
+// lineTail is what feed keeps of a line too long to be kept whole: room
+// for a prompt, ".echo " and the marker, which may end the line.
+const lineTail = 256
+
 // feed takes output and consumes its complete lines; it returns what
 // follows the last newline (kept for the next read), or, once the marker
 // line is seen, whatever follows it.
@@ -66,6 +70,14 @@ func (c *collector) feed(data []byte) (rest []byte) {
 	for !c.done {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
+			if len(data) > c.max+lineTail {
+				// The line cannot fit under the cap, so it will be dropped
+				// anyway; count it now rather than hold it. Without this a
+				// command printing without newlines (.printf in a .for loop)
+				// grew the server's memory for as long as it ran.
+				c.dropped += len(data) - lineTail
+				data = append([]byte(nil), data[len(data)-lineTail:]...)
+			}
 			return data
 		}
 		c.line(string(data[:i]))

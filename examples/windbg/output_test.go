@@ -73,3 +73,31 @@ func TestCheckCommand(t *testing.T) {
 		}
 	}
 }
+
+// A command can print without newlines for as long as it runs (.printf in
+// a .for loop, a long %ma string): the unfinished line must not grow the
+// server's memory past the cap, and the marker after it must still end
+// the command.
+func TestCollectorBoundsLongLine(t *testing.T) {
+	const m = "WINDBG_MCP_DONE_x"
+	c := newCollector(m, "x", 1024)
+	chunk := []byte(strings.Repeat("A", 32<<10))
+	var pending []byte
+	total := 0
+	for range 2048 { // 64 MiB in cdb's read size
+		pending = c.feed(append(pending, chunk...))
+		total += len(chunk)
+		if len(pending) > 1024+len(chunk)+4096 {
+			t.Fatalf("after %d bytes the unfinished line holds %d bytes", total, len(pending))
+		}
+	}
+	// The line ends with the prompt and the marker, split across reads.
+	pending = c.feed(append(pending, "0:000> WINDBG_"...))
+	rest := c.feed(append(pending, "MCP_DONE_x\n0:000> "...))
+	if !c.done || string(rest) != "0:000> " {
+		t.Fatalf("the marker after a long line was missed: done=%v rest=%q", c.done, rest)
+	}
+	if c.text() != "" || c.dropped != total+1 {
+		t.Errorf("text %q dropped %d; want none kept and %d dropped", c.text(), c.dropped, total+1)
+	}
+}
