@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,6 +107,13 @@ func (c *Config) Argv() ([]string, error) {
 	case c.Dump != "":
 		argv = append(argv, "-z", c.Dump)
 	case c.PID != 0:
+		// -pd: cdb detaches however the session ends. Without it a cdb
+		// killed because a command did not come back within the grace
+		// period (or a q the operator allowed) ended the attached process,
+		// which the refusal of session-ending commands is there to prevent.
+		if !slices.Contains(c.Args, "-pd") {
+			argv = append(argv, "-pd")
+		}
 		argv = append(argv, "-p", strconv.Itoa(c.PID))
 	case c.Remote != "":
 		argv = append(argv, "-remote", c.Remote)

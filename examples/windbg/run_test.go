@@ -78,7 +78,9 @@ func TestRunReportsMissingCDB(t *testing.T) {
 func TestConfigArgvAndQuit(t *testing.T) {
 	c := Config{CDB: "/opt/cdb.exe", Launcher: []string{"wine"}, Args: []string{"-y", "srv"}, PID: 42}
 	argv, err := c.Argv()
-	if err != nil || !slices.Equal(argv, []string{"wine", "/opt/cdb.exe", "-y", "srv", "-p", "42"}) {
+	// -pd: a cdb killed at a timeout (or ended by q) detaches from the
+	// process instead of ending it.
+	if err != nil || !slices.Equal(argv, []string{"wine", "/opt/cdb.exe", "-y", "srv", "-pd", "-p", "42"}) {
 		t.Errorf("Argv: %q %v", argv, err)
 	}
 	if c.QuitCommand() != "qd" {
