@@ -70,7 +70,7 @@ func (c *collector) feed(data []byte) (rest []byte) {
 	for !c.done {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			if len(data) > c.max+lineTail {
+			if len(data)-lineTail > c.max { // not c.max+lineTail, which a huge -max-output overflows
 				// The line cannot fit under the cap, so it will be dropped
 				// anyway; count it now rather than hold it. Without this a
 				// command printing without newlines (.printf in a .for loop)
