@@ -24,10 +24,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"syscall"
-	"unicode"
 
 	"github.com/winbridge/winbridge/internal/httpserve"
 )
@@ -84,21 +81,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return 1
 	}
 	return 0
-}
-
-// terminalText spells out the control characters of s but newlines and
-// tabs, so that text from the target (a dump's comment, a module name)
-// shown on the operator's terminal cannot move its cursor, retitle it or
-// clear it with escape sequences.
-func terminalText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r) // '\x1b', '\u009b'
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // The collector strips prompts and echoes and stops at the marker, however
@@ -99,5 +101,16 @@ func TestCollectorBoundsLongLine(t *testing.T) {
 	}
 	if c.text() != "" || c.dropped != total+1 {
 		t.Errorf("text %q dropped %d; want none kept and %d dropped", c.text(), c.dropped, total+1)
+	}
+}
+
+// The target's memory reaches the tool result (.printf "%ma" prints a
+// string's bytes as they are), and the host may show the result on a
+// terminal: control characters are spelled out, lines and tabs kept.
+func TestToolResultSpellsOutControls(t *testing.T) {
+	res := toolResult(ToolName, Config{MaxOutput: 1 << 20}, &Result{Output: "a\x1b]0;pwned\x07\tb\x1b[2J\u009bc\x7f\nd\x08"})
+	want := `a\x1b]0;pwned\a` + "\t" + `b\x1b[2J\u009bc\x7f` + "\n" + `d\b`
+	if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
