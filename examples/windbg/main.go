@@ -3,7 +3,7 @@
 // endpoint at /mcp (loopback by default).
 //
 // The session is opened on a dump (-dump, cdb -z), an attached process
-// (-pid, cdb -p) or a remote debugging server (-remote, cdb -remote) and
+// (-pid, cdb -pd -p) or a remote debugging server (-remote, cdb -remote) and
 // kept open: each call runs one command line in it, one at a time, and
 // returns the text cdb printed. Completion is detected by a unique marker
 // echoed after each command; a command past the timeout returns its
