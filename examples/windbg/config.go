@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ type Config struct {
 	Launcher []string
 	// Args are extra cdb options placed before the target, e.g. -y PATH.
 	Args []string
-	// Exactly one target: Dump (cdb -z), PID (cdb -p) or Remote (cdb
+	// Exactly one target: Dump (cdb -z), PID (cdb -pd -p) or Remote (cdb
 	// -remote, e.g. "tcp:server=host,port=5005").
 	Dump   string
 	PID    int
@@ -106,6 +107,13 @@ func (c *Config) Argv() ([]string, error) {
 	case c.Dump != "":
 		argv = append(argv, "-z", c.Dump)
 	case c.PID != 0:
+		// -pd: cdb detaches however the session ends. Without it a cdb
+		// killed because a command did not come back within the grace
+		// period (or a q the operator allowed) ended the attached process,
+		// which the refusal of session-ending commands is there to prevent.
+		if !slices.Contains(c.Args, "-pd") {
+			argv = append(argv, "-pd")
+		}
 		argv = append(argv, "-p", strconv.Itoa(c.PID))
 	case c.Remote != "":
 		argv = append(argv, "-remote", c.Remote)
@@ -213,7 +221,7 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (*s
 	*extra = getenv("WINDBG_CDB_ARGS")
 	fs.Var(redactedFlag{extra}, "cdb-args", "extra cdb `options` before the target, space-separated, e.g. \"-y srv*C:\\symbols\" [WINDBG_CDB_ARGS]")
 	fs.StringVar(&c.Dump, "dump", getenv("WINDBG_DUMP"), "open this dump `file` (cdb -z), as cdb names it, e.g. C:\\dumps\\app.dmp [WINDBG_DUMP]")
-	fs.IntVar(&c.PID, "pid", envInt("WINDBG_PID"), "attach to this Windows process `id` (cdb -p); shutdown detaches with qd [WINDBG_PID]")
+	fs.IntVar(&c.PID, "pid", envInt("WINDBG_PID"), "attach to this Windows process `id` (cdb -pd -p: a killed cdb detaches); shutdown detaches with qd [WINDBG_PID]")
 	c.Remote = getenv("WINDBG_REMOTE")
 	fs.Var(redactedFlag{&c.Remote}, "remote", "connect to a debugging `server` (cdb -remote), e.g. tcp:server=host,port=5005; a password in it is never shown [WINDBG_REMOTE]")
 	fs.DurationVar(&c.Timeout, "timeout", envDur("WINDBG_TIMEOUT", defaultTimeout), "`limit` of one command; partial output is returned after it [WINDBG_TIMEOUT]")

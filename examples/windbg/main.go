@@ -3,7 +3,7 @@
 // endpoint at /mcp (loopback by default).
 //
 // The session is opened on a dump (-dump, cdb -z), an attached process
-// (-pid, cdb -p) or a remote debugging server (-remote, cdb -remote) and
+// (-pid, cdb -pd -p) or a remote debugging server (-remote, cdb -remote) and
 // kept open: each call runs one command line in it, one at a time, and
 // returns the text cdb printed. Completion is detected by a unique marker
 // echoed after each command; a command past the timeout returns its
@@ -70,7 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	ln := ep.Listener
 	sess := NewSession(s.cfg, log)
 	if err := sess.Open(ctx); err != nil {
-		fmt.Fprintln(stderr, "windbg:", err)
+		// The error holds what cdb printed, which a dump controls.
+		fmt.Fprintln(stderr, "windbg:", terminalText(err.Error()))
 		ln.Close()
 		return 1
 	}

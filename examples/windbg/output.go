@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // newMarker returns a line no command can print by chance: cdb echoes it
@@ -59,6 +61,10 @@ func newCollector(marker, command string, max int) *collector {
 	return &collector{marker: marker, command: command, max: max}
 }
 
+// lineTail is what feed keeps of a line too long to be kept whole: room
+// for a prompt, ".echo " and the marker, which may end the line.
+const lineTail = 256
+
 // feed takes output and consumes its complete lines; it returns what
 // follows the last newline (kept for the next read), or, once the marker
 // line is seen, whatever follows it.
@@ -66,6 +72,14 @@ func (c *collector) feed(data []byte) (rest []byte) {
 	for !c.done {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
+			if len(data)-lineTail > c.max { // not c.max+lineTail, which a huge -max-output overflows
+				// The line cannot fit under the cap, so it will be dropped
+				// anyway; count it now rather than hold it. Without this a
+				// command printing without newlines (.printf in a .for loop)
+				// grew the server's memory for as long as it ran.
+				c.dropped += len(data) - lineTail
+				data = append([]byte(nil), data[len(data)-lineTail:]...)
+			}
 			return data
 		}
 		c.line(string(data[:i]))
@@ -121,3 +135,21 @@ func (c *collector) add(text string) {
 
 // text is the output collected, one line per line, without a final newline.
 func (c *collector) text() string { return strings.Join(c.lines, "\n") }
+
+// terminalText spells out the control characters of s but newlines and
+// tabs. Text from the target (a dump's comment, a string in its memory)
+// ends up on a terminal, the operator's or the one where the model's host
+// shows tool results, and must not move its cursor, retitle it or clear it
+// with escape sequences.
+func terminalText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r) // '\x1b', '\u009b'
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // The collector strips prompts and echoes and stops at the marker, however
@@ -71,5 +73,44 @@ func TestCheckCommand(t *testing.T) {
 		if err := c.CheckCommand(ok); err != nil {
 			t.Errorf("%q refused with everything allowed: %v", ok, err)
 		}
+	}
+}
+
+// A command can print without newlines for as long as it runs (.printf in
+// a .for loop, a long %ma string): the unfinished line must not grow the
+// server's memory past the cap, and the marker after it must still end
+// the command.
+func TestCollectorBoundsLongLine(t *testing.T) {
+	const m = "WINDBG_MCP_DONE_x"
+	c := newCollector(m, "x", 1024)
+	chunk := []byte(strings.Repeat("A", 32<<10))
+	var pending []byte
+	total := 0
+	for range 2048 { // 64 MiB in cdb's read size
+		pending = c.feed(append(pending, chunk...))
+		total += len(chunk)
+		if len(pending) > 1024+len(chunk)+4096 {
+			t.Fatalf("after %d bytes the unfinished line holds %d bytes", total, len(pending))
+		}
+	}
+	// The line ends with the prompt and the marker, split across reads.
+	pending = c.feed(append(pending, "0:000> WINDBG_"...))
+	rest := c.feed(append(pending, "MCP_DONE_x\n0:000> "...))
+	if !c.done || string(rest) != "0:000> " {
+		t.Fatalf("the marker after a long line was missed: done=%v rest=%q", c.done, rest)
+	}
+	if c.text() != "" || c.dropped != total+1 {
+		t.Errorf("text %q dropped %d; want none kept and %d dropped", c.text(), c.dropped, total+1)
+	}
+}
+
+// The target's memory reaches the tool result (.printf "%ma" prints a
+// string's bytes as they are), and the host may show the result on a
+// terminal: control characters are spelled out, lines and tabs kept.
+func TestToolResultSpellsOutControls(t *testing.T) {
+	res := toolResult(ToolName, Config{MaxOutput: 1 << 20}, &Result{Output: "a\x1b]0;pwned\x07\tb\x1b[2J\u009bc\x7f\nd\x08"})
+	want := `a\x1b]0;pwned\a` + "\t" + `b\x1b[2J\u009bc\x7f` + "\n" + `d\b`
+	if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

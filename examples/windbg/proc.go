@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 )
 
@@ -38,6 +39,7 @@ func startProc(argv []string) (*proc, error) {
 		return nil, fmt.Errorf("output pipe: %w", err)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = childEnv(os.Environ())
 	cmd.Stdout, cmd.Stderr = w, w
 	prepareTree(cmd)
 	stdin, err := cmd.StdinPipe()
@@ -64,6 +66,24 @@ func startProc(argv []string) (*proc, error) {
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// childEnv is env without the server's own settings (WINDBG_*), which
+// cdb does not read: WINDBG_HTTP_TOKEN opens the server to whoever holds
+// it and WINDBG_REMOTE may carry a password, and cdb passes its
+// environment on to every program it starts (a SrcSrv fetch command, an
+// extension's helper, .create where allowed); under wine a Windows process
+// sees the whole Unix environment. The rest (PATH, _NT_SYMBOL_PATH, wine's
+// variables) is cdb's.
+func childEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		// Any case: Windows' variable names are case-insensitive.
+		if len(kv) < len("WINDBG_") || !strings.EqualFold(kv[:len("WINDBG_")], "WINDBG_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // read forwards the output until end of file or release.

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -78,7 +81,9 @@ func TestRunReportsMissingCDB(t *testing.T) {
 func TestConfigArgvAndQuit(t *testing.T) {
 	c := Config{CDB: "/opt/cdb.exe", Launcher: []string{"wine"}, Args: []string{"-y", "srv"}, PID: 42}
 	argv, err := c.Argv()
-	if err != nil || !slices.Equal(argv, []string{"wine", "/opt/cdb.exe", "-y", "srv", "-p", "42"}) {
+	// -pd: a cdb killed at a timeout (or ended by q) detaches from the
+	// process instead of ending it.
+	if err != nil || !slices.Equal(argv, []string{"wine", "/opt/cdb.exe", "-y", "srv", "-pd", "-p", "42"}) {
 		t.Errorf("Argv: %q %v", argv, err)
 	}
 	if c.QuitCommand() != "qd" {
@@ -91,5 +96,28 @@ func TestConfigArgvAndQuit(t *testing.T) {
 	s, err := parseSettings([]string{"-remote", "tcp:server=h,port=1", "-quit", "ctrl-b"}, func(string) string { return "" }, &bytes.Buffer{})
 	if err != nil || s.cfg.QuitCommand() != ctrlB {
 		t.Errorf("-quit ctrl-b: %v %q", err, s.cfg.QuitCommand())
+	}
+}
+
+// What cdb printed before it failed reaches the operator's terminal; a
+// hostile dump (its comment, a module name) must not drive that terminal
+// with escape sequences.
+func TestRunEscapesCDBOutput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs a shell script as cdb")
+	}
+	cdb := filepath.Join(t.TempDir(), "cdb")
+	script := "#!/bin/sh\nprintf 'Comment: \\033]0;pwned\\007\\033[2J\\302\\233 end\\n'\nexit 3\n"
+	if err := os.WriteFile(cdb, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"-dump", "a.dmp", "-cdb", cdb, "-http", "127.0.0.1:0"}, func(string) string { return "" }, &out)
+	got := out.String()
+	if code != 1 || !strings.Contains(got, "Comment: ") || !strings.Contains(got, " end") {
+		t.Fatalf("exit %d: %q", code, got)
+	}
+	if strings.ContainsAny(got, "\x1b\x07\u009b") {
+		t.Errorf("control characters reached the terminal: %q", got)
 	}
 }

@@ -98,7 +98,7 @@ func commandArg(tool string, raw json.RawMessage, cfg *Config) (string, error) {
 // output). A timeout or an ended session is a tool error.
 func toolResult(tool string, cfg Config, res *Result) *mcp.CallToolResult {
 	var b strings.Builder
-	b.WriteString(res.Output)
+	b.WriteString(terminalText(res.Output))
 	note := func(format string, args ...any) {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
