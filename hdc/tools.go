@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/winbridge/winbridge/internal/termtext"
 
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/winexec"
@@ -411,25 +412,7 @@ func fail(r Result, format string, a ...any) (*mcp.CallToolResult, Result, error
 	// hdc or the device wrote (an option's value, a device's serial, its
 	// output): escape sequences or a bidi override there would act on the
 	// reader's terminal. structuredContent keeps the bytes.
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: visible(b.String())}}}, r, nil
-}
-
-// visible escapes, Go-style, every rune of s a terminal acts on rather
-// than shows (control characters, ESC, U+202E, a lone CR that would
-// overwrite its line), keeping line breaks and tabs.
-func visible(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
-		case !unicode.IsPrint(r): // U+00A0 too: it looks like a space
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: termtext.Escape(b.String())}}}, r, nil
 }
 
 // quoteAll spells argv for a message: an element that a shell would split
@@ -437,7 +420,7 @@ func visible(s string) string {
 func quoteAll(a []string) []string {
 	out := make([]string, len(a))
 	for i, s := range a {
-		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") || visible(s) != s {
+		if s == "" || strings.ContainsAny(s, " \t\"'\\$|&;<>()*?`\n") || termtext.Escape(s) != s {
 			s = strconv.Quote(s)
 		}
 		out[i] = s

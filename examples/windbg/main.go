@@ -26,6 +26,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/winbridge/winbridge/internal/termtext"
+
 	"github.com/winbridge/winbridge/internal/httpserve"
 )
 
@@ -71,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	sess := NewSession(s.cfg, log)
 	if err := sess.Open(ctx); err != nil {
 		// The error holds what cdb printed, which a dump controls.
-		fmt.Fprintln(stderr, "windbg:", terminalText(err.Error()))
+		fmt.Fprintln(stderr, "windbg:", termtext.Escape(err.Error()))
 		ln.Close()
 		return 1
 	}

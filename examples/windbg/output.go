@@ -5,9 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"regexp"
-	"strconv"
 	"strings"
-	"unicode"
 )
 
 // newMarker returns a line no command can print by chance: cdb echoes it
@@ -135,21 +133,3 @@ func (c *collector) add(text string) {
 
 // text is the output collected, one line per line, without a final newline.
 func (c *collector) text() string { return strings.Join(c.lines, "\n") }
-
-// terminalText spells out the control characters of s but newlines and
-// tabs. Text from the target (a dump's comment, a string in its memory)
-// ends up on a terminal, the operator's or the one where the model's host
-// shows tool results, and must not move its cursor, retitle it or clear it
-// with escape sequences.
-func terminalText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r) // '\x1b', '\u009b'
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/winbridge/winbridge/internal/termtext"
+
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -98,7 +100,7 @@ func commandArg(tool string, raw json.RawMessage, cfg *Config) (string, error) {
 // output). A timeout or an ended session is a tool error.
 func toolResult(tool string, cfg Config, res *Result) *mcp.CallToolResult {
 	var b strings.Builder
-	b.WriteString(terminalText(res.Output))
+	b.WriteString(termtext.Escape(res.Output))
 	note := func(format string, args ...any) {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")

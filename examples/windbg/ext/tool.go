@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/winbridge/winbridge/internal/termtext"
 
 	mcpapi "github.com/winbridge/winbridge/mcp"
 )
@@ -81,7 +81,7 @@ func commandArg(tool string, raw json.RawMessage, p Policy) (string, error) {
 // know: dropped output, an engine failure, a timeout.
 func toolResult(tool string, cfg *Config, res *evalResult) *mcpapi.CallToolResult {
 	var b strings.Builder
-	b.WriteString(terminalText(strings.ReplaceAll(res.Output, "\r\n", "\n")))
+	b.WriteString(termtext.Escape(strings.ReplaceAll(res.Output, "\r\n", "\n")))
 	note := func(format string, args ...any) {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
@@ -106,22 +106,4 @@ func toolResult(tool string, cfg *Config, res *evalResult) *mcpapi.CallToolResul
 		IsError: res.TimedOut || res.Err != nil,
 		Content: []mcpapi.Content{&mcpapi.TextContent{Text: b.String()}},
 	}
-}
-
-// terminalText spells out the control characters of s but newlines and
-// tabs: a string in the target's memory (printed by .printf "%ma") reaches
-// the tool result, and the model's host may show it on a terminal, whose
-// cursor, title or screen escape sequences must not reach. (The cdb
-// server has the same function.)
-func terminalText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r) // '\x1b', '\u009b'
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
 }
