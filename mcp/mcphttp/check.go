@@ -174,11 +174,32 @@ const (
 	acceptBothSSEFirst = "text/event-stream, application/json"
 )
 
-// isJSON reports whether the Content-Type is application/json (any
-// parameters, such as charset, allowed).
+// isJSON reports whether the Content-Type is application/json in UTF-8:
+// parameters are allowed, but a charset other than UTF-8 is not, since the
+// body is read as UTF-8 whatever it declares (RFC 8259 requires it), and a
+// proxy or filter that honoured the charset would read another message.
 func isJSON(r *http.Request) bool {
-	mt, _, err := parseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mt == "application/json"
+	mt, params, err := parseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8")
+}
+
+// unencoded reports whether the body has no content coding (or only
+// identity). The handler decodes none: a body declared gzip would be read
+// as the bytes sent, and what a proxy or filter in front decoded would not
+// be what was served.
+func unencoded(r *http.Request) bool {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // parseMediaType is mime.ParseMediaType with a fast path for what every

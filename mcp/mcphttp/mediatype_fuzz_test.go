@@ -8,7 +8,7 @@ import (
 // FuzzParseMediaType checks the fast path against mime.ParseMediaType.
 func FuzzParseMediaType(f *testing.F) {
 	for _, s := range []string{"application/json", "text/event-stream", "*/*", "application/*", "Application/JSON",
-		"application/json; charset=utf-8", "application/json;q=0", "a/b/c", "/json", "json/", "", "te xt/plain", "a/b\x00"} {
+		"application/json; charset=utf-8", "application/json; charset=utf-16", `application/json;charset="UTF-8"`, "application/json;q=0", "a/b/c", "/json", "json/", "", "te xt/plain", "a/b\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {

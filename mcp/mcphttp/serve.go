@@ -40,7 +40,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !isJSON(r) {
-		writeHTTPError(w, httpErr(http.StatusUnsupportedMediaType, mcp.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json"))
+		writeHTTPError(w, httpErr(http.StatusUnsupportedMediaType, mcp.CodeInvalidRequest, "unsupported media type: Content-Type must be application/json (in UTF-8)"))
+		return
+	}
+	if !unencoded(r) {
+		// RFC 7694: the codings the server takes.
+		w.Header().Set("Accept-Encoding", "identity")
+		writeHTTPError(w, httpErr(http.StatusUnsupportedMediaType, mcp.CodeInvalidRequest, "unsupported media type: the body must have no Content-Encoding"))
 		return
 	}
 	body, e := h.readBody(w, r)

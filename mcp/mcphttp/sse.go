@@ -270,20 +270,35 @@ func startSSE(w http.ResponseWriter, sessionID string) *sseWriter {
 	return sw
 }
 
-// event writes one event. Messages are single-line JSON; a line break, were
-// there one, would still be framed correctly as several data lines.
+// event writes one event. Messages are single-line JSON, but data is
+// framed whatever it holds: each of its lines becomes a data line, and a
+// line ends at LF, CR LF or a lone CR, as an SSE client splits them. Were
+// a lone CR written as it is, a client would end the line there and read
+// what follows as a field of its own ("id:", or an empty line ending the
+// event): events read back from HandlerOptions.Events come from a store
+// other processes write to.
 func (sw *sseWriter) event(id string, data []byte) error {
 	var b bytes.Buffer
 	if id != "" {
 		b.WriteString("id: " + id + "\n")
 	}
 	b.WriteString("event: message\n")
-	for line := range bytes.SplitSeq(data, []byte("\n")) {
+	for {
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			break
+		}
 		b.WriteString("data: ")
-		b.Write(bytes.TrimSuffix(line, []byte("\r")))
+		b.Write(data[:i])
 		b.WriteByte('\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
 	}
-	b.WriteByte('\n')
+	b.WriteString("data: ")
+	b.Write(data)
+	b.WriteString("\n\n")
 	return sw.write(b.Bytes())
 }
 
