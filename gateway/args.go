@@ -71,11 +71,7 @@ func dupIn(v []byte) string {
 			end := jsonscan.Skip(v, i)
 			if wantName {
 				wantName = false
-				k := v[i+1 : end-1]
-				if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
-					s, _ := jsonscan.Unquote(v[i:end]) // as encoding/json decodes it
-					k = []byte(s)
-				}
+				k := memberName(v, i, end)
 				top := &stack[len(stack)-1]
 				if top.repeats(names[top.first:], k) {
 					return dupPath(stack, k)
@@ -360,4 +356,16 @@ func numbersExact(schema []byte, multipleOfJudged bool) bool {
 			}
 		}
 	}
+}
+
+// memberName is the name of the member whose quoted name is v[i:end], as
+// encoding/json decodes it: the bytes between the quotes, unless escapes
+// or invalid UTF-8 make it another string.
+func memberName(v []byte, i, end int) []byte {
+	k := v[i+1 : end-1]
+	if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
+		s, _ := jsonscan.Unquote(v[i:end])
+		k = []byte(s)
+	}
+	return k
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
 )
@@ -97,11 +96,7 @@ func (n *propNames) alias(v []byte) (got, declared string) {
 			end := jsonscan.Skip(v, i)
 			if wantName {
 				wantName = false
-				k := v[i+1 : end-1]
-				if bytes.IndexByte(k, '\\') >= 0 || !utf8.Valid(k) {
-					s, _ := jsonscan.Unquote(v[i:end]) // as encoding/json decodes it
-					k = []byte(s)
-				}
+				k := memberName(v, i, end)
 				if !n.exact[string(k)] {
 					if d, ok := n.folded[foldName(k)]; ok {
 						return string(k), d
