@@ -41,16 +41,7 @@ const tasksMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2
 // the answer and the task's ID ("" when refused).
 func startHold(t *testing.T, ss *ServerSession) (string, string) {
 	t.Helper()
-	var got string
-	ss.ServeDirect(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hold","arguments":{},`+tasksMeta+`}}`),
-		func(b []byte) { got = string(b) })
-	var v struct {
-		Result struct {
-			TaskID string `json:"taskId"`
-		} `json:"result"`
-	}
-	_ = json.Unmarshal([]byte(got), &v)
-	return got, v.Result.TaskID
+	return startTool(t, ss, "hold")
 }
 
 func getTask(t *testing.T, ss *ServerSession, id string) string {
