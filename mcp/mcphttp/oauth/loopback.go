@@ -176,6 +176,14 @@ func (l *Loopback) Close() error {
 }
 
 func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
+	// The browser sends the Host of RedirectURL, 127.0.0.1. A page that
+	// rebinds its own name to 127.0.0.1 reaches this port under that
+	// name: it cannot guess a state, but it has no business here, so it
+	// is answered before any state is looked at.
+	if !loopbackHost(r.Host) {
+		http.Error(w, "this listener answers only at 127.0.0.1", http.StatusMisdirectedRequest)
+		return
+	}
 	q := r.URL.Query()
 	// The state is used up under the lock Authorize removes it under: a
 	// callback is taken once, and only while the authorization it
@@ -200,6 +208,15 @@ func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintln(w, "Authorization received. You can close this window.")
+}
+
+// loopbackHost reports whether host, a request's Host header, names the
+// address the listener is on (with or without its port).
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return host == "127.0.0.1"
 }
 
 // Authorize implements UserAgent: it shows authURL and waits for the

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,5 +190,58 @@ func TestLoopbackConcurrentAuthorizations(t *testing.T) {
 		if r.err != nil || r.q.Get("state") != s || r.q.Get("code") != "for-"+s {
 			t.Fatalf("authorization %s got %v, %v", s, r.q, r.err)
 		}
+	}
+}
+
+// A page that rebinds its own name to 127.0.0.1 reaches the listener with
+// its name in Host. It is refused before its state is looked at, so even a
+// right state neither ends the authorization nor uses it up.
+func TestLoopbackRefusesReboundHost(t *testing.T) {
+	l, err := oauth.ListenLoopback(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	get := func(host, q string) int {
+		req, err := http.NewRequest(http.MethodGet, l.RedirectURL()+"?"+q, nil)
+		if err != nil {
+			t.Error(err) // not Fatal: get runs on Show's goroutine
+			return -1
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return -1
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	port := strings.TrimPrefix(strings.TrimSuffix(l.RedirectURL(), "/callback"), "http://127.0.0.1:")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	codes := make(chan []int, 1)
+	l.Show = func(string) {
+		go func() {
+			var got []int
+			for _, h := range []string{"rebind.example:" + port, "localhost:" + port, "127.0.0.1.nip.io:" + port, "[::1]:" + port, "127.0.0.2:" + port} {
+				got = append(got, get(h, "code=evil&state=s1"))
+			}
+			got = append(got, get("127.0.0.1:"+port, "code=good&state=s1"))
+			codes <- got
+		}()
+	}
+	q, err := l.Authorize(ctx, "https://as.example/authorize?state=s1")
+	if err != nil || q.Get("code") != "good" {
+		t.Fatalf("Authorize = %v, %v; want the callback sent at 127.0.0.1", q, err)
+	}
+	got := <-codes
+	for i, c := range got[:len(got)-1] {
+		if c != http.StatusMisdirectedRequest {
+			t.Errorf("callback %d under another Host: status %d, want %d", i, c, http.StatusMisdirectedRequest)
+		}
+	}
+	if c := got[len(got)-1]; c != http.StatusOK {
+		t.Errorf("callback at 127.0.0.1: status %d, want 200", c)
 	}
 }
