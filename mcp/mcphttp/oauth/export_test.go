@@ -13,3 +13,11 @@ func SetLoopbackLimits(t testing.TB, conns int, header, read time.Duration) {
 	loopbackLimits.conns, loopbackLimits.header, loopbackLimits.read = conns, header, read
 	t.Cleanup(func() { loopbackLimits = old })
 }
+
+// SetEndpointTimeout sets the bound of one request to an endpoint, for one
+// test.
+func SetEndpointTimeout(t testing.TB, d time.Duration) {
+	old := endpointTimeout
+	endpointTimeout = d
+	t.Cleanup(func() { endpointTimeout = old })
+}

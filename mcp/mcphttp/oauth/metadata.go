@@ -124,6 +124,7 @@ func secureRedirects(c *http.Client, rc reach) *http.Client {
 		}
 		return nil
 	}
+	bounded(&cc)
 	return &cc
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/winbridge/winbridge/mcp/mcphttp/oauth"
 )
@@ -102,5 +103,40 @@ func TestMetadataRedirectStaysSecure(t *testing.T) {
 				t.Fatal("the flow reached the authorization server")
 			}
 		})
+	}
+}
+
+// An application's own HTTPClient may have no Timeout, and the request
+// being authorized may have no deadline: an endpoint that never answers
+// (a hostile MCP server's resource_metadata, say) still ends the flow
+// within the endpoint bound, not with the caller's deadline.
+func TestOwnClientWithoutTimeoutIsBounded(t *testing.T) {
+	oauth.SetEndpointTimeout(t, 200*time.Millisecond)
+	f := newFake(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	net := &fakeNet{hosts: map[string]http.HandlerFunc{
+		"hang.test": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		},
+	}}
+	f.mcp = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://hang.test/prm"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}
+	start := time.Now()
+	_, err := f.get(t, &oauth.Config{HTTPClient: &http.Client{Transport: net}})
+	if err == nil {
+		t.Fatal("the flow went on past an endpoint that never answered")
+	}
+	// f.get's own deadline is 10 s; the endpoint's bound is 200 ms.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("the flow waited %v for an endpoint that never answers: %v", d, err)
+	}
+	if f.authorizes.Load() != 0 || f.tokens.Load() != 0 {
+		t.Fatal("the flow reached the authorization server")
 	}
 }

@@ -52,7 +52,9 @@ type Config struct {
 	// endpoints; nil means a client with a 30-second timeout that follows
 	// at most 5 redirects of a GET. Whatever the client, a POST follows
 	// none (a 307 would carry the client's secret elsewhere) and a GET
-	// none to a less secure URL.
+	// none to a less secure URL; a client without a Timeout gets 30
+	// seconds per request (an endpoint that never answers would otherwise
+	// hold every request of the MCP server waiting for the flow).
 	HTTPClient *http.Client
 	// InsecureHTTP lets the flow use plain-http authorization servers and
 	// metadata off loopback, and tokens go to plain-http MCP servers off
@@ -436,7 +438,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	f := &flow{cfg: cfg, st: s, log: t.logger(), server: server, creds: creds}
 	f.hc = cfg.HTTPClient
 	if f.hc == nil {
-		f.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: getRedirectsOnly}
+		f.hc = &http.Client{Timeout: endpointTimeout, CheckRedirect: getRedirectsOnly}
 	}
 	// A challenge's resource_metadata is remembered: a refresh before
 	// expiry has no challenge, and the metadata may be only there.
@@ -655,7 +657,21 @@ func getRedirectsOnly(req *http.Request, via []*http.Request) error {
 func noRedirects(c *http.Client) *http.Client {
 	cc := *c
 	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	bounded(&cc)
 	return &cc
+}
+
+// endpointTimeout bounds one request to an authorization server or
+// metadata endpoint (a variable for the tests).
+var endpointTimeout = 30 * time.Second
+
+// bounded gives c, a copy of the Config's client, a Timeout if it has
+// none: the caller's context may have no deadline, and the flow holds the
+// requests of its MCP server while it runs.
+func bounded(c *http.Client) {
+	if c.Timeout == 0 {
+		c.Timeout = endpointTimeout
+	}
 }
 
 func newPost(ctx context.Context, u string) (*http.Request, error) {
