@@ -22,7 +22,7 @@ func TestErrorsDoNotDriveTheTerminal(t *testing.T) {
 	if strings.ContainsAny(errs, "\x1b\x07\u202e") {
 		t.Errorf("the error drives the terminal: %q", errs)
 	}
-	if !strings.Contains(errs, `\u001b]0;owned\u0007`) || !strings.Contains(errs, "starting\n") {
+	if !strings.Contains(errs, `\x1b]0;owned\a`) || !strings.Contains(errs, "starting\n") {
 		t.Errorf("the server's stderr, escaped, line by line, is missing from %q", errs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/winbridge/winbridge/internal/termtext"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -30,16 +31,16 @@ func TestResultJSONIsTerminalSafe(t *testing.T) {
 	}
 }
 
-// unsafeForTerminal reports what terminalSafeJSON must escape.
+// unsafeForTerminal reports what terminalSafeJSON must escape: what
+// termtext would, but the white space of the JSON's indentation.
 func unsafeForTerminal(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r < 0xa0) ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029
+	return r != '\t' && r != '\n' && r != '\r' && r != utf8.RuneError && !termtext.Printable(r)
 }
 
 // FuzzTerminalSafeJSON: whatever a value holds, its escaped JSON decodes
 // to what the JSON did, and holds nothing a terminal acts on.
 func FuzzTerminalSafeJSON(f *testing.F) {
-	for _, s := range []string{"plain", bidiText, "\u202e\u2069\u0080\u009f\x7f\x00\t\n", "中文 \u2028", "\xff\xfe"} {
+	for _, s := range []string{"plain", bidiText, "\u202e\u2069\u0080\u009f\x7f\x00\t\n", "中文 \u2028", "\xff\xfe", "zero\u200b\u00a0\ufeff", "tag\U000E0041\U0001D173"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -60,10 +60,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/cli"
+	"github.com/winbridge/winbridge/internal/termtext"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -399,22 +401,14 @@ func printProgress(w io.Writer, p *mcp.ProgressParams) {
 	io.WriteString(w, b.String())
 }
 
-// printable escapes what a terminal would act on: control characters,
-// escape sequences, bidirectional overrides, invalid UTF-8. At most max
-// bytes are shown.
+// printable is s shown on one line (termtext.EscapeLine): what a terminal
+// would act on or hide, line breaks and bytes that are not UTF-8 escaped.
+// At most max bytes of s are shown.
 func printable(s string, max int) string {
 	if len(s) > max {
-		s = s[:max] + "..."
+		return termtext.EscapeLine(s[:max]) + "..."
 	}
-	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return termtext.EscapeLine(s)
 }
 
 // writeJSON prints v as indented JSON on w, escaped for a terminal
@@ -433,10 +427,10 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // terminalSafeJSON escapes as \uXXXX, in the JSON text b, what a terminal
-// acts on or reorders that encoding/json leaves as it is: DEL, the C1
-// controls (U+0080 to U+009F; 0x9b is a CSI to many terminals), the
-// bidirectional embeddings, overrides and isolates (U+202A to U+202E,
-// U+2066 to U+2069), and any C0 control but the tab, CR and LF of its
+// acts on, hides or reorders that encoding/json leaves as it is (the runes
+// termtext.Printable refuses: DEL, the C1 controls, bidirectional
+// overrides and isolates, zero-width and other format characters, spaces
+// but U+0020), and any C0 control but the tab, CR and LF of its
 // indentation. Valid JSON has them only inside strings, where \uXXXX is
 // the same character: the value printed is unchanged, and a right-to-left
 // override in a result no longer reorders what the user sees (a file
@@ -449,14 +443,14 @@ func terminalSafeJSON(b []byte) []byte {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			out = append(out, `\ufffd`...)
-		case r < 0x20 && r != '\t' && r != '\n' && r != '\r',
-			r >= 0x7f && r < 0xa0,
-			r == 0x2028 || r == 0x2029,
-			r >= 0x202a && r <= 0x202e,
-			r >= 0x2066 && r <= 0x2069:
-			out = fmt.Appendf(out, `\u%04x`, r)
-		default:
+		case r == '\t' || r == '\n' || r == '\r' || termtext.Printable(r) || r == utf8.RuneError:
 			out = append(out, b[i:i+n]...)
+		case r > 0xffff:
+			// Past the BMP, JSON's \u escape is a surrogate pair.
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
 		}
 		i += n
 	}

@@ -233,7 +233,7 @@ func TestProgressOnStderr(t *testing.T) {
 	if strings.ContainsAny(errs, "\x1b\x07\u202e") {
 		t.Errorf("a control sequence reached the terminal: %q", errs)
 	}
-	if !strings.Contains(errs, `\u001b[2J`) {
+	if !strings.Contains(errs, `\x1b[2J`) {
 		t.Errorf("the escaped message is missing: %q", errs)
 	}
 	// Off by default when stderr is not a terminal.
@@ -309,8 +309,9 @@ func TestNpxNoticeWhenSlow(t *testing.T) {
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain 中文":               "plain 中文",
-		"\x1b[31mred":            `\u001b[31mred`,
-		"a\rb\nc\td":             `a\u000db\u000ac\u0009d`,
+		"\x1b[31mred":            `\x1b[31mred`,
+		"a\rb\nc\td":             `a\rb\nc\td`,
+		"zero\u200bwidth\u00a0":  `zero\u200bwidth\u00a0`,
 		"\xff":                   "\uFFFD",
 		"\u202eevil\u2066":       `\u202eevil\u2066`,
 		"\u009b31m":              `\u009b31m`,

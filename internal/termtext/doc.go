@@ -4,7 +4,7 @@
 // sequences that move the cursor, retitle or clear the terminal, or a
 // bidirectional override that reorders what the reader sees.
 //
-// Why a package: three tools (hdc, the cdb server, the WinDbg extension)
-// show such text, and each had its own copy of the rule, one weaker than
-// the others.
+// Why a package: four programs (hdc, the cdb server, the WinDbg extension,
+// mcpc) show such text, and each had its own copy of the rule, some weaker
+// than others.
 package termtext

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 func TestEscape(t *testing.T) {
@@ -25,6 +26,20 @@ func TestEscape(t *testing.T) {
 	}
 }
 
+func TestEscapeLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, 中文":        "plain text, 中文",
+		"a\rb\nc\td":            `a\rb\nc\td`,
+		"line\r\nmcpc: forged": `line\r\nmcpc: forged`,
+		"\x1b[31mred":           `\x1b[31mred`,
+		"zero\u200bwidth":       `zero\u200bwidth`,
+	} {
+		if got := EscapeLine(in); got != want {
+			t.Errorf("EscapeLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // FuzzEscape: nothing a terminal acts on survives, and text that needs no
 // escaping comes back as the same string.
 func FuzzEscape(f *testing.F) {
@@ -38,6 +53,13 @@ func FuzzEscape(f *testing.F) {
 		}
 		if Escape(v) != v {
 			t.Fatalf("Escape(%q) = %q, which Escape changes again", s, v)
+		}
+		l := EscapeLine(s)
+		if strings.IndexFunc(l, func(r rune) bool { return !Printable(r) && r != utf8.RuneError }) >= 0 {
+			t.Fatalf("EscapeLine(%q) = %q holds what a line may not", s, l)
+		}
+		if EscapeLine(l) != l {
+			t.Fatalf("EscapeLine(%q) = %q, which EscapeLine changes again", s, l)
 		}
 	})
 }
