@@ -161,8 +161,10 @@ func TestRequireAuthStreamEndsAtExpiry(t *testing.T) {
 		t.Fatalf("the GET stream outlived its token by 10s: %v", err)
 	}
 
-	// A 2026-07-28 subscriptions/listen ends too (the stream closes; the
-	// request's end is the client's cue to listen again).
+	// A 2026-07-28 subscriptions/listen ends too, with its final result
+	// written while the token holds: the client's cue that the server
+	// ended it, and that it may listen again (before, the stream closed
+	// without one, as a failed connection does).
 	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -180,6 +182,9 @@ func TestRequireAuthStreamEndsAtExpiry(t *testing.T) {
 	}
 	if !strings.Contains(string(body), "notifications/subscriptions/acknowledged") {
 		t.Errorf("subscriptions/listen: %d %s", listen.StatusCode, body)
+	}
+	if !strings.Contains(string(body), `{"jsonrpc":"2.0","id":1,"result":{`) || !strings.Contains(string(body), `"io.modelcontextprotocol/subscriptionId":1`) {
+		t.Errorf("subscriptions/listen ended without its final result: %s", body)
 	}
 }
 

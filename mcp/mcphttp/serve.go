@@ -438,7 +438,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 			return
 		default:
 		}
-		s.ss.ServeDirect(s.handlerContext(r), m.raw, func([]byte) {})
+		hctx, cancel := s.handlerContext(r, m)
+		s.ss.ServeDirect(hctx, m.raw, func([]byte) {})
+		cancel()
 		if settle != nil {
 			settle(true)
 		}
@@ -489,10 +491,12 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *httpSessio
 	// server's ShutdownTimeout, not as for an HTTP request.
 	h.addBusy(-1)
 	busy := false
-	s.ss.ServeDirect(s.handlerContext(r), m.raw, func(resp []byte) {
+	hctx, cancel := s.handlerContext(r, m)
+	s.ss.ServeDirect(hctx, m.raw, func(resp []byte) {
 		busy = settle != nil && refusedBusy(resp)
 		s.answer(key, resp)
 	})
+	cancel()
 	if settle != nil {
 		settle(!busy)
 	}
@@ -527,19 +531,36 @@ func (h *Handler) abandoned(s *httpSession, st *streamer, es *eventStream, owner
 	}
 }
 
-// handlerContext is the context a request's handler runs in. A stateless
-// request's session is the request, so the client going away cancels it;
-// in a legacy session it does not (the client may send
-// notifications/cancelled), and the session's end does.
-func (s *httpSession) handlerContext(r *http.Request) context.Context {
+// handlerContext is the context a request's handler runs in, and the
+// function that releases it. A stateless request's session is the
+// request, so the client going away cancels it; in a legacy session it
+// does not (the client may send notifications/cancelled), and the
+// session's end does.
+//
+// A subscriptions/listen behind RequireAuth is ended listenEndMargin
+// (or a quarter of the token's remaining life, if less) before its token
+// expires: RequireAuth closes the stream at the expiry,
+// and ended by the server the request is answered with its final result
+// while the token still holds, which tells the client the subscription
+// ended (rather than the connection failed) and that it may listen
+// again.
+func (s *httpSession) handlerContext(r *http.Request, m *rpcMessage) (context.Context, context.CancelFunc) {
 	if s.id == "" {
-		return r.Context()
+		if a := AuthFromContext(r.Context()); a != nil && !a.Expiry.IsZero() && m.method == "subscriptions/listen" {
+			margin := min(listenEndMargin, time.Until(a.Expiry)/4)
+			return context.WithDeadline(r.Context(), a.Expiry.Add(-margin))
+		}
+		return r.Context(), func() {}
 	}
 	// A legacy request outlives its POST once running (the client may
 	// still cancel it), but one still waiting for an in-flight slot is
 	// dropped with its POST, as when it queued on the session's stream.
-	return mcp.DetachAfterAdmit(r.Context())
+	return mcp.DetachAfterAdmit(r.Context()), func() {}
 }
+
+// listenEndMargin is how long before its token's expiry a
+// subscriptions/listen is ended, for its final result to be written.
+const listenEndMargin = time.Second
 
 // answer writes what a request produced: the response as JSON, or an SSE
 // stream of its messages that ends with the response. A legacy session's
