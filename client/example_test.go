@@ -23,7 +23,7 @@ func ExampleConnect() {
 	a, b := transport.Pipe(nil)
 	srv.Connect(b)
 
-	c, err := client.Connect(context.Background(), a, nil)
+	c, err := client.Connect(context.Background(), a, nil) // or client.ConnectServer(ctx, srv, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,6 +36,32 @@ func ExampleConnect() {
 	}
 	fmt.Println(c.ProtocolVersion(), res.StructuredContent)
 	// Output: 2026-07-28 map[sum:42]
+}
+
+// Call a server of this process without wiring a transport: a test of
+// one's own server, or a program that hands its tools to code expecting
+// a client.
+func ExampleConnectServer() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1.0.0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.CallToolRequest, v struct {
+		Name string `json:"name"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello, " + v.Name}}}, nil, nil
+	})
+	ctx := context.Background()
+	c, err := client.ConnectServer(ctx, srv, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close() // ends the server's session
+	res, err := c.CallTool(ctx, "greet", map[string]string{"name": "gopher"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.TextOf())
+	// Output: hello, gopher
 }
 
 // Load an mcpServers configuration as Claude Desktop and others write it.

@@ -10,7 +10,6 @@ import (
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/gateway"
 	"github.com/winbridge/winbridge/mcp"
-	"github.com/winbridge/winbridge/transport"
 )
 
 // notesServer is the upstream of the examples: an *mcp.Server in this
@@ -44,14 +43,6 @@ func notesServer() *mcp.Server {
 	return srv
 }
 
-// connect serves the gateway's downstream server to a client in memory,
-// as ExampleNew does.
-func connect(ctx context.Context, g *gateway.Gateway) (*client.Client, error) {
-	a, b := transport.Pipe(nil)
-	g.Server().Connect(a)
-	return client.Connect(ctx, b, nil)
-}
-
 // A Gateway over an upstream server in this process. The model sees
 // names that every host accepts ("read.note" has a dot, so its name takes
 // a hash suffix) and descriptions that start with the tool's risk.
@@ -72,9 +63,7 @@ func ExampleNew() {
 
 	// A client in memory; a host serves g.Server() on stdio (Run) or
 	// HTTP (mcphttp) instead.
-	a, b := transport.Pipe(nil)
-	g.Server().Connect(a)
-	c, err := client.Connect(ctx, b, nil)
+	c, err := client.ConnectServer(ctx, g.Server(), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -129,7 +118,7 @@ func ExampleNew_policy() {
 		fmt.Println(err)
 		return
 	}
-	c, err := connect(ctx, g)
+	c, err := client.ConnectServer(ctx, g.Server(), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
