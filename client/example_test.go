@@ -64,6 +64,33 @@ func ExampleConnectServer() {
 	// Output: hello, gopher
 }
 
+// Code that only calls tools takes a ToolCaller: a *Client, a *Process or
+// a *Manager.
+func ExampleToolCaller() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, v struct {
+		Text string `json:"text"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: v.Text}}}, nil, nil
+	})
+	ask := func(ctx context.Context, tc client.ToolCaller, text string) string {
+		res, err := tc.CallTool(ctx, "echo", map[string]string{"text": text})
+		if err != nil {
+			return err.Error()
+		}
+		return res.TextOf()
+	}
+	ctx := context.Background()
+	c, err := client.ConnectServer(ctx, srv, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	fmt.Println(ask(ctx, c, "any caller"))
+	// Output: any caller
+}
+
 // Load an mcpServers configuration as Claude Desktop and others write it.
 func ExampleParseConfig() {
 	cfg, err := client.ParseConfig([]byte(`{"mcpServers": {
