@@ -53,11 +53,37 @@ type serverTool struct {
 // a warning on the server's Logger: Claude Desktop withholds the whole
 // tool list for one such name, and OpenAI and Codex reject it.
 func (s *Server) AddTool(t *Tool, h ToolHandler) {
-	st := newServerTool(t, h)
-	if err := st.compile(); err != nil {
+	if err := s.addUntyped(t, h); err != nil {
 		panic(err.Error())
 	}
+}
+
+// ErrInvalidTool is wrapped by TryAddTool's errors: a tool that AddTool
+// would panic on.
+var ErrInvalidTool = errors.New("invalid tool")
+
+// TryAddTool is AddTool for tools that come from data (a plug-in, a
+// configuration, another server): instead of panicking on an invalid
+// tool (name, title or description, input schema, nil handler), it
+// returns an error wrapping ErrInvalidTool and registers nothing.
+func (s *Server) TryAddTool(t *Tool, h ToolHandler) error {
+	if err := s.addUntyped(t, h); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidTool, err)
+	}
+	return nil
+}
+
+// addUntyped registers an untyped tool, or says why it cannot.
+func (s *Server) addUntyped(t *Tool, h ToolHandler) error {
+	st, err := newServerTool(t, h)
+	if err == nil {
+		err = st.compile()
+	}
+	if err != nil {
+		return err
+	}
 	s.addTool(st)
+	return nil
 }
 
 // AddTool registers a typed tool, replacing any tool of the same name. The
@@ -84,7 +110,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 	}
 	structured := tt.OutputSchema != nil
 	decoder := sync.OnceValue(func() *argDecoder { return newArgDecoder(reflect.TypeFor[In]()) })
-	st := newServerTool(&tt, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+	st, err := newServerTool(&tt, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		args := req.Params.Arguments
 		if len(args) == 0 || string(args) == "null" {
@@ -127,33 +153,36 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandlerFor[In, Out]) {
 		}
 		return res, nil
 	})
-	if !inferred {
-		if err := st.compile(); err != nil {
-			panic(err.Error())
-		}
+	if err == nil && !inferred {
+		err = st.compile()
+	}
+	if err != nil {
+		panic(err.Error())
 	}
 	s.addTool(st)
 }
 
-func newServerTool(t *Tool, h ToolHandler) *serverTool {
+// newServerTool checks t and h as registration does: an error is what
+// AddTool panics on.
+func newServerTool(t *Tool, h ToolHandler) (*serverTool, error) {
 	if t == nil {
-		panic("mcp: AddTool: nil tool")
+		return nil, errors.New("mcp: AddTool: nil tool")
 	}
 	if err := checkToolName(t.Name); err != nil {
-		panic("mcp: AddTool: " + err.Error())
+		return nil, fmt.Errorf("mcp: AddTool: %w", err)
 	}
 	if !utf8.ValidString(t.Title) || !utf8.ValidString(t.Description) {
 		// JSON would carry U+FFFD instead: the model would read another text.
-		panic("mcp: AddTool " + t.Name + ": the title or description is not valid UTF-8")
+		return nil, errors.New("mcp: AddTool " + t.Name + ": the title or description is not valid UTF-8")
 	}
 	if h == nil {
-		panic("mcp: AddTool: nil handler for tool " + t.Name)
+		return nil, errors.New("mcp: AddTool: nil handler for tool " + t.Name)
 	}
 	tt := *t
 	if tt.InputSchema == nil {
 		tt.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	return &serverTool{tool: &tt, handler: h}
+	return &serverTool{tool: &tt, handler: h}, nil
 }
 
 // compile compiles the input schema into its validator, once.

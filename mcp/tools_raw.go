@@ -17,7 +17,10 @@ import (
 // against a schema other than the one they list. A nil InputSchema is
 // listed as any object.
 func (s *Server) AddToolRaw(t *Tool, h ToolHandler) {
-	st := newServerTool(t, h)
+	st, err := newServerTool(t, h)
+	if err != nil {
+		panic(err.Error())
+	}
 	st.raw = true
 	st.once.Do(func() {}) // nothing to compile
 	s.addTool(st)

@@ -111,3 +111,50 @@ func TestCallToolFor(t *testing.T) {
 		}
 	}
 }
+
+// TryAddTool refuses what AddTool panics on, with an error wrapping
+// ErrInvalidTool, and registers nothing; a valid tool it registers.
+func TestTryAddTool(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}
+	for name, tc := range map[string]struct {
+		tool *mcp.Tool
+		h    mcp.ToolHandler
+	}{
+		"nil tool":        {nil, h},
+		"empty name":      {&mcp.Tool{Name: ""}, h},
+		"name with space": {&mcp.Tool{Name: "a b"}, h},
+		"invalid UTF-8":   {&mcp.Tool{Name: "t", Description: "\xff"}, h},
+		"nil handler":     {&mcp.Tool{Name: "t"}, nil},
+		"not an object":   {&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"string"}`)}, h},
+		"schema not JSON": {&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":`)}, h},
+		"bad pattern":     {&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`)}, h},
+	} {
+		err := srv.TryAddTool(tc.tool, tc.h)
+		if !errors.Is(err, mcp.ErrInvalidTool) {
+			t.Errorf("%s: %v, want ErrInvalidTool", name, err)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: AddTool did not panic on what TryAddTool refuses", name)
+				}
+			}()
+			srv.AddTool(tc.tool, tc.h)
+		}()
+	}
+	if err := srv.TryAddTool(&mcp.Tool{Name: "t"}, h); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.ConnectServer(context.Background(), srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tools, err := c.ListTools(context.Background())
+	if err != nil || len(tools) != 1 || tools[0].Name != "t" {
+		t.Fatalf("tools after the refusals: %v, %v; want only t", tools, err)
+	}
+}
