@@ -43,9 +43,16 @@ func (r *Request) IsNotification() bool { return r.ID.IsZero() }
 
 // A Handler receives a Conn's incoming requests and notifications. Handle is
 // called on the connection's read loop, one message at a time in arrival
-// order, so it must not block: it answers a request with Conn.Reply,
-// Conn.ReplyError or Conn.Release, from any goroutine, once. The context is
-// cancelled when the connection closes.
+// order: it answers a request with Conn.Reply, Conn.ReplyError or
+// Conn.Release, from any goroutine, once. The context is cancelled when the
+// connection closes.
+//
+// While Handle runs, nothing more is read from the peer. A handler should
+// hand long work to another goroutine and return; blocking is how it
+// applies back-pressure, on purpose: mcp's server session blocks here while
+// the session has as many requests in flight as it allows, so that a peer
+// that floods requests, or does not read its replies, holds up only its
+// own connection. A handler that blocks must still return once ctx ends.
 type Handler interface {
 	Handle(ctx context.Context, c *Conn, r *Request)
 }
