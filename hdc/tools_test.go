@@ -111,18 +111,33 @@ func (f *fixture) call(t *testing.T, name string, args any) (*mcp.CallToolResult
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := f.c.CallTool(ctx, name, args)
-	if err != nil {
-		t.Fatalf("%s %v: %v", name, args, err)
-	}
-	var out hdc.Result
-	if res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, &out); err != nil {
-			t.Fatalf("%s: structured content %s: %v", name, b, err)
+	for attempt := 1; ; attempt++ {
+		res, err := f.c.CallTool(ctx, name, args)
+		if err != nil {
+			t.Fatalf("%s %v: %v", name, args, err)
 		}
+		var out hdc.Result
+		if res.StructuredContent != nil {
+			b, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(b, &out); err != nil {
+				t.Fatalf("%s: structured content %s: %v", name, b, err)
+			}
+		}
+		// The fake hdc never exits 1 (its Main returns 0; a panic is 2),
+		// and it says something on every command that could fail. Exit
+		// 1 with no output under wine is wine failing to start it, seen
+		// once in a loaded -race run of the whole module: tried once
+		// more, and logged; a second time fails the test as it is.
+		host := out.ExitCode
+		if name == hdc.ToolShell {
+			host = out.HostExitCode
+		}
+		if f.wine && attempt == 1 && res.IsError && host == 1 && out.Stdout == "" && out.Stderr == "" {
+			t.Logf("%s %v: wine exited 1 without output; trying once more", name, args)
+			continue
+		}
+		return res, out
 	}
-	return res, out
 }
 
 // ok calls a tool that must succeed.
