@@ -319,6 +319,8 @@ func metaField(params any) *mcp.Meta {
 		return &p.Meta
 	case *mcp.UpdateTaskParams:
 		return &p.Meta
+	case *mcp.SubscriptionsListenParams:
+		return &p.Meta
 	}
 	return nil
 }

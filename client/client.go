@@ -59,6 +59,10 @@ type Options struct {
 	// coalescing: a server may send list changes without end.
 	OnLog func(*mcp.LoggingMessageParams)
 	// OnToolsChanged is called when the server says its tool list changed.
+	// In 2026-07-28 that comes only on a subscriptions/listen the client
+	// holds open while a callback or a Subscribe needs one (listen.go);
+	// after a listen had to be opened again, each list callback it serves
+	// is called once, for what may have changed in between.
 	OnToolsChanged func()
 	// OnResourcesChanged and OnPromptsChanged likewise, for resources and
 	// prompts.
@@ -175,6 +179,13 @@ type Client struct {
 	tokens   atomic.Uint64
 	mu       sync.Mutex
 	progress map[string]func(*mcp.ProgressParams)
+
+	// listen holds a 2026-07-28 subscriptions/listen open (listen.go).
+	listen listenState
+	// cbMu keeps the list and update callbacks one at a time: the read
+	// loop calls them, and so does the listen loop after a listen was
+	// re-established.
+	cbMu sync.Mutex
 }
 
 // Connect starts a client on stream and performs the handshake of the
@@ -214,6 +225,12 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	// answering each just in time would hold Connect for three times it.
 	hctx, cancel := c.bound(ctx, callOptions{})
 	err := c.handshake(hctx)
+	if err == nil {
+		// Changes made once Connect returns are heard: the first listen
+		// is acknowledged (or has failed; it is then retried) first.
+		c.startListening()
+		c.firstListen(hctx)
+	}
 	cancel()
 	if err != nil {
 		c.conn.Close()
@@ -366,22 +383,18 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 			c.opts.OnLog(&p)
 		}
 	case "notifications/tools/list_changed":
-		if c.opts.OnToolsChanged != nil {
-			c.opts.OnToolsChanged()
-		}
+		c.callback(c.opts.OnToolsChanged)
 	case "notifications/resources/list_changed":
-		if c.opts.OnResourcesChanged != nil {
-			c.opts.OnResourcesChanged()
-		}
+		c.callback(c.opts.OnResourcesChanged)
 	case "notifications/prompts/list_changed":
-		if c.opts.OnPromptsChanged != nil {
-			c.opts.OnPromptsChanged()
-		}
+		c.callback(c.opts.OnPromptsChanged)
 	case "notifications/resources/updated":
 		var p mcp.ResourceUpdatedParams
 		if c.opts.OnResourceUpdated != nil && json.Unmarshal(r.Params, &p) == nil {
-			c.opts.OnResourceUpdated(p.URI)
+			c.callback(func() { c.opts.OnResourceUpdated(p.URI) })
 		}
+	case "notifications/subscriptions/acknowledged":
+		c.onAcknowledged(r.Params)
 	default:
 		if !r.IsNotification() {
 			c.serve(ctx, conn, r, func(context.Context) (any, error) {
@@ -389,6 +402,17 @@ func (c *Client) handle(ctx context.Context, conn *transport.Conn, r *transport.
 			})
 		}
 	}
+}
+
+// callback calls f, if set, one at a time with the other list and update
+// callbacks.
+func (c *Client) callback(f func()) {
+	if f == nil {
+		return
+	}
+	c.cbMu.Lock()
+	defer c.cbMu.Unlock()
+	f()
 }
 
 // tokenKey is the map key of a progress token as sent or as echoed: tokens

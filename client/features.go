@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 
 	"github.com/winbridge/winbridge/mcp"
 )
@@ -31,14 +32,30 @@ func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOptio
 }
 
 // Subscribe asks for notifications/resources/updated about uri, delivered
-// to Options.OnResourceUpdated (legacy era).
+// to Options.OnResourceUpdated. In 2026-07-28 the client's
+// subscriptions/listen request is opened again with uri in its filter
+// (listen.go): Subscribe returns once the server has acknowledged it, and
+// fails if the server does not offer subscriptions or refuses uri.
 func (c *Client) Subscribe(ctx context.Context, uri string, opts ...CallOption) error {
-	return c.call(ctx, "resources/subscribe", &mcp.SubscribeParams{URI: uri}, nil, opts...)
+	if !c.stateless {
+		return c.call(ctx, "resources/subscribe", &mcp.SubscribeParams{URI: uri}, nil, opts...)
+	}
+	if r := c.capabilities.Resources; r == nil || !r.Subscribe {
+		return errors.New("resources/subscribe: the server does not offer resource subscriptions")
+	}
+	ctx, cancel, _ := c.operation(ctx, opts)
+	defer cancel()
+	return c.changeSubs(ctx, uri, true)
 }
 
 // Unsubscribe cancels a Subscribe.
 func (c *Client) Unsubscribe(ctx context.Context, uri string, opts ...CallOption) error {
-	return c.call(ctx, "resources/unsubscribe", &mcp.UnsubscribeParams{URI: uri}, nil, opts...)
+	if !c.stateless {
+		return c.call(ctx, "resources/unsubscribe", &mcp.UnsubscribeParams{URI: uri}, nil, opts...)
+	}
+	ctx, cancel, _ := c.operation(ctx, opts)
+	defer cancel()
+	return c.changeSubs(ctx, uri, false)
 }
 
 // ListPrompts returns all of the server's prompts.

@@ -118,6 +118,12 @@ func helperServer() int {
 		floodStderr(in.Bytes)
 		return nil, text{"flooded"}, nil
 	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "grow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		mcp.AddTool(srv, &mcp.Tool{Name: "grown"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil, nil
+	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "env"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]any, error) {
 		wd, _ := os.Getwd()
 		return nil, map[string]any{"env": os.Environ(), "cwd": wd}, nil

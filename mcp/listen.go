@@ -164,7 +164,17 @@ func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.R
 	}
 	ss.srv.addListener(l)
 	done := ss.waitOnClient() // to cancel it
-	<-ctx.Done()
+	// Over a stream, a client whose input ended can no longer cancel the
+	// listen: it ends, or the stream would wait its drain timeout for it
+	// before closing.
+	var ended <-chan struct{}
+	if !ss.direct {
+		ended = ss.connection().InputEnded()
+	}
+	select {
+	case <-ctx.Done():
+	case <-ended:
+	}
 	done()
 	res := &SubscriptionsListenResult{}
 	res.Meta = l.meta()

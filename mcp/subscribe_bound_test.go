@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -68,8 +69,7 @@ func TestListenersAreBounded(t *testing.T) {
 	}
 	connect := func(principal string) conn {
 		a, b := net.Pipe()
-		// No drain: the open listens would hold the end of input for it.
-		ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), &transport.StreamOptions{DrainTimeout: -1}))
+		ss := srv.Connect(transport.NewStream(transport.NewLineFramer(b, 0), nil))
 		ss.BindPrincipal(principal)
 		t.Cleanup(func() {
 			a.Close()
@@ -113,5 +113,62 @@ func TestListenersAreBounded(t *testing.T) {
 	}
 	if got := listen(bob.wire, 3); !refused(got, "MaxListeners") {
 		t.Fatalf("bob's second listen, with 3 open again: %s; want -32010 naming MaxListeners", got)
+	}
+}
+
+// halfPipe is the server's end of a stdio connection: it reads what the
+// client writes and writes what the client reads, and the client can
+// close its output (the server's input) alone, as a host closing a child's
+// stdin does.
+type halfPipe struct {
+	io.Reader
+	io.Writer
+}
+
+func (halfPipe) Close() error { return nil }
+
+// A client that closes its output can no longer cancel its
+// subscriptions/listen: the server ends the listen with its final result
+// at once. Before, the stream waited its drain timeout (5 s) for the
+// listen to be answered, then closed without answering it: every
+// 2026-07-28 client that held a listen delayed its stdio server's exit.
+func TestListenEndsWhenInputEnds(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss := srv.Connect(transport.NewStream(transport.NewLineFramer(halfPipe{inR, outW}, 0), &transport.StreamOptions{DrainTimeout: time.Minute}))
+	t.Cleanup(func() {
+		outR.Close()
+		<-ss.Done()
+	})
+	lines := make(chan string, 4)
+	go func() {
+		defer close(lines)
+		r := bufio.NewReader(outR)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	recv := func() string {
+		select {
+		case l := <-lines:
+			return l
+		case <-time.After(10 * time.Second): // a bound, far above the answer's microseconds
+			t.Fatal("no answer within 10 s")
+			return ""
+		}
+	}
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`+"\n")
+	if got := recv(); !strings.Contains(got, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("listen: %s", got)
+	}
+	inW.Close()
+	if got := recv(); !strings.Contains(got, `"id":7,"result":{`) {
+		t.Fatalf("after the input ended: %s, want the listen's final result", got)
 	}
 }

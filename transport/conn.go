@@ -504,6 +504,11 @@ func (call *Call) finish(result json.RawMessage, err error) {
 // Done is closed when the connection has closed, by either side.
 func (c *Conn) Done() <-chan struct{} { return c.rpc.DisconnectNotify() }
 
+// InputEnded is closed when nothing more will be read from the peer
+// (Stream.InputEnded), which may be before Done: the connection still
+// answers the requests it read.
+func (c *Conn) InputEnded() <-chan struct{} { return c.s.InputEnded() }
+
 // Close closes the connection: pending calls fail with ErrClosed, and the
 // contexts of running handlers are cancelled. It is safe to call more than
 // once.

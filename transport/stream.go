@@ -85,6 +85,8 @@ type Stream struct {
 	drainTimeout time.Duration
 	idle         chan struct{} // closed when inflight empties while draining
 	done         chan struct{} // closed by Close
+	inputEnded   chan struct{} // closed when the input ends (InputEnded)
+	endOnce      sync.Once
 }
 
 type inboundMsg struct {
@@ -119,6 +121,7 @@ func NewStream(f Framer, opts *StreamOptions) *Stream {
 	}
 	s.drainTimeout = DefaultDrainTimeout
 	s.done = make(chan struct{})
+	s.inputEnded = make(chan struct{})
 	s.wd.timeout, s.wd.epoch = DefaultWriteTimeout, time.Now()
 	if opts != nil && opts.WriteTimeout != 0 {
 		s.wd.timeout = opts.WriteTimeout
@@ -150,6 +153,7 @@ func (s *Stream) ReadObject(v any) error {
 				}
 				continue
 			}
+			s.endOnce.Do(func() { close(s.inputEnded) })
 			if errors.Is(err, io.EOF) {
 				s.drain()
 			}
@@ -540,6 +544,13 @@ func (s *Stream) failWrite(err error) {
 		hook(err)
 	}
 }
+
+// InputEnded is closed when the stream's input has ended: the peer closed
+// its side (EOF) or reading failed. Requests read before may still be
+// answered (see StreamOptions.DrainTimeout), but nothing more will be read,
+// not even a cancellation: a handler that waits for the peer to end it
+// (a subscription) should end now.
+func (s *Stream) InputEnded() <-chan struct{} { return s.inputEnded }
 
 // drain waits, after the input ended, until every request read so far has
 // been answered or released, the drain timeout passes, or the stream is

@@ -1,0 +1,252 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/mcp"
+	"github.com/winbridge/winbridge/mcp/mcphttp"
+	"github.com/winbridge/winbridge/transport"
+)
+
+// heard collects what the client's list and update callbacks are told.
+type heard struct {
+	tools   chan struct{}
+	updated chan string
+}
+
+func newHeard() *heard {
+	return &heard{tools: make(chan struct{}, 16), updated: make(chan string, 16)}
+}
+
+func (h *heard) options(o *client.Options) *client.Options {
+	if o == nil {
+		o = &client.Options{}
+	}
+	o.OnToolsChanged = func() {
+		select {
+		case h.tools <- struct{}{}:
+		default:
+		}
+	}
+	o.OnResourceUpdated = func(uri string) {
+		select {
+		case h.updated <- uri:
+		default:
+		}
+	}
+	o.Logger = quietLog
+	return o
+}
+
+func waitFor[T any](t *testing.T, ctx context.Context, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("never heard %s", what)
+	}
+	var zero T
+	return zero
+}
+
+// A 2026-07-28 server has no session to send list changes and resource
+// updates to; it sends them on a subscriptions/listen the client holds
+// open. Before, the client opened none: OnToolsChanged never fired with a
+// 2026-07-28 server, and Subscribe failed with "use subscriptions/listen".
+// Both transports: in memory and Streamable HTTP.
+func TestListenHearsChanges(t *testing.T) {
+	noLeaks(t)
+	for _, medium := range []string{"pipe", "http"} {
+		t.Run(medium, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			srv := mcp.NewServer(&mcp.Implementation{Name: "changing", Version: "1"}, &mcp.ServerOptions{Logger: quietLog})
+			const uri = "file:///notes.txt"
+			srv.AddResource(&mcp.Resource{URI: uri, Name: "notes"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				text := "notes"
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: &text}}}, nil
+			})
+			h := newHeard()
+			opts := h.options(&client.Options{ProtocolVersion: mcp.Version20260728})
+			var c *client.Client
+			var err error
+			if medium == "pipe" {
+				c, err = client.ConnectServer(ctx, srv, opts)
+			} else {
+				hh := mcphttp.NewHandler(srv, &mcphttp.HandlerOptions{Logger: quietLog})
+				ts := httptest.NewServer(hh)
+				defer ts.Close()
+				defer hh.Shutdown(context.Background())
+				var stream *transport.Stream
+				stream, err = mcphttp.NewStream(ctx, ts.URL, &mcphttp.ClientOptions{Logger: quietLog})
+				if err == nil {
+					c, err = client.Connect(ctx, stream, opts)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+
+			// Connect returns once the listen is acknowledged: a tool
+			// added now is heard.
+			mcp.AddTool(srv, &mcp.Tool{Name: "late"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return nil, nil, nil
+			})
+			waitFor(t, ctx, h.tools, "the tool list change")
+
+			// Subscribe returns once a listen naming the resource is
+			// acknowledged: an update sent now is heard, and the list
+			// changes still are (the new listen kept them).
+			if err := c.Subscribe(ctx, uri); err != nil {
+				t.Fatal(err)
+			}
+			srv.ResourceUpdated(ctx, uri)
+			if got := waitFor(t, ctx, h.updated, "the resource update"); got != uri {
+				t.Fatalf("update for %q, want %q", got, uri)
+			}
+			srv.RemoveTools("late")
+			waitFor(t, ctx, h.tools, "the tool list change after Subscribe")
+
+			if err := c.Unsubscribe(ctx, uri); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// fakeListener is a 2026-07-28 server, by hand, that ends its first
+// subscriptions/listen right after acknowledging it (as a server does
+// whose token expired, or that shut down), and holds the next ones open.
+type fakeListener struct {
+	listens atomic.Int32
+	mu      sync.Mutex
+	refuse  bool // answer every listen with -32601
+}
+
+func (f *fakeListener) Handle(ctx context.Context, c *transport.Conn, r *transport.Request) {
+	switch r.Method {
+	case "server/discover":
+		c.Reply(ctx, r, map[string]any{
+			"supportedVersions": []string{mcp.Version20260728},
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
+			"resultType":        "complete",
+		})
+	case "subscriptions/listen":
+		n := f.listens.Add(1)
+		if f.refuse {
+			c.ReplyError(ctx, r, &transport.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found"})
+			return
+		}
+		meta := map[string]json.RawMessage{mcp.MetaSubscriptionID: r.ID.Raw()}
+		c.Notify(ctx, "notifications/subscriptions/acknowledged", map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": meta})
+		if n == 1 {
+			c.Reply(ctx, r, map[string]any{"resultType": "complete", "_meta": meta})
+			return
+		}
+		go func() {
+			<-ctx.Done()
+			c.Release(r)
+		}()
+	default:
+		c.ReplyError(ctx, r, &transport.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found"})
+	}
+}
+
+// A listen that ends is opened again, and since what changed in between
+// was not heard, OnToolsChanged is called once the new one is
+// acknowledged: the caller lists again.
+func TestListenReopensAndReportsWhatItMayHaveMissed(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f := &fakeListener{}
+	a, b := transport.Pipe(nil)
+	srvConn := transport.NewConn(a, f, nil)
+	defer srvConn.Close()
+	h := newHeard()
+	c, err := client.Connect(ctx, b, h.options(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	waitFor(t, ctx, h.tools, "the callback after the listen was opened again")
+	if n := f.listens.Load(); n != 2 {
+		t.Errorf("%d listens, want 2 (the first ended, the second held)", n)
+	}
+	select {
+	case <-h.tools:
+		t.Error("OnToolsChanged called again with nothing changed")
+	default:
+	}
+}
+
+// A server that does not know subscriptions/listen is asked once, not in
+// a loop; Subscribe then fails with its answer.
+func TestListenRefusedIsNotRetried(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f := &fakeListener{refuse: true}
+	a, b := transport.Pipe(nil)
+	srvConn := transport.NewConn(a, f, nil)
+	defer srvConn.Close()
+	c, err := client.Connect(ctx, b, newHeard().options(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Ping is a round trip behind the refusal: the loop has seen it.
+	if err := c.Ping(ctx); err != nil && !strings.Contains(err.Error(), "Method not found") {
+		t.Fatal(err)
+	}
+	if n := f.listens.Load(); n != 1 {
+		t.Errorf("%d listens for a server that refuses them, want 1", n)
+	}
+}
+
+// A Process caches its server's tool list and drops the cache when the
+// server says the list changed. With a 2026-07-28 server that came only on
+// a listen the client never opened, so Tools kept the old list for the
+// life of the process; in both eras it now sees the new tool.
+func TestProcessToolsRefreshOnListChange(t *testing.T) {
+	for _, v := range []string{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(v, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			h := newHeard()
+			p := launch(t, helperCommand(t, "server"), &client.ProcessOptions{Client: h.options(&client.Options{ProtocolVersion: v})})
+			has := func(name string) bool {
+				tools, err := p.Tools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tl := range tools {
+					if tl.Name == name {
+						return true
+					}
+				}
+				return false
+			}
+			if has("grown") {
+				t.Fatal("the tool exists before grow")
+			}
+			if _, err := p.CallTool(ctx, "grow", nil); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, h.tools, "the tool list change")
+			if !has("grown") {
+				t.Error("Tools still lists the old tools after the server said they changed")
+			}
+		})
+	}
+}
