@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -82,14 +83,14 @@ func TestSchemaCacheRebuild(t *testing.T) {
 func TestSchemaCacheBound(t *testing.T) {
 	c := newSchemaCache(maxCachedSchemas, maxCachedSchemaBytes)
 	steady := []byte(`{"type":"object","properties":{"steady":{}}}`)
-	if _, err := c.compile(steady, true); err != nil {
+	if err := c.prepare(steady, true).err; err != nil {
 		t.Fatal(err)
 	}
 	for i := range maxCachedSchemas + 100 {
 		if i%100 == 0 {
-			c.compile(steady, true) // a rebuild of a steady upstream
+			c.prepare(steady, true) // a rebuild of a steady upstream
 		}
-		c.compile([]byte(`{"type":"object","properties":{"p`+strconv.Itoa(i)+`":{}}}`), true)
+		c.prepare([]byte(`{"type":"object","properties":{"p`+strconv.Itoa(i)+`":{}}}`), true)
 		if n, b := c.len(); n > maxCachedSchemas || b > maxCachedSchemaBytes {
 			t.Fatalf("after %d schemas: %d entries of %d bytes, past %d or %d", i+1, n, b, maxCachedSchemas, maxCachedSchemaBytes)
 		}
@@ -98,7 +99,7 @@ func TestSchemaCacheBound(t *testing.T) {
 		t.Errorf("%d entries, want %d", n, maxCachedSchemas)
 	}
 	before := c.compiles.Load()
-	c.compile(steady, true)
+	c.prepare(steady, true)
 	if c.compiles.Load() != before {
 		t.Error("the steady schema was evicted by the flood")
 	}
@@ -112,7 +113,7 @@ func TestSchemaCacheBound(t *testing.T) {
 	}
 	for i := range 100 {
 		s := append([]byte(`{"type":"object","title":"`+strconv.Itoa(i)+`"}`), pad...)
-		c.compile(s, true)
+		c.prepare(s, true)
 		if n, b := c.len(); b > 10*big || n > 10 {
 			t.Fatalf("after %d large schemas: %d entries of %d bytes, past %d", i+1, n, b, 10*big)
 		}
@@ -123,14 +124,104 @@ func TestSchemaCacheBound(t *testing.T) {
 		huge[len(`{"type":"object"}`)+i] = ' '
 	}
 	before = c.compiles.Load()
-	if _, err := c.compile(huge, true); err != nil {
+	if err := c.prepare(huge, true).err; err != nil {
 		t.Fatal(err)
 	}
-	c.compile(huge, true)
+	c.prepare(huge, true)
 	if c.compiles.Load() != before+2 {
 		t.Error("a schema past the byte bound was held")
 	}
 	if _, b := c.len(); b > 10*big {
 		t.Errorf("%d bytes held, past %d", b, 10*big)
+	}
+}
+
+// TestSchemaCachePasses: the facade's own passes over a schema (the
+// multipleOf split, numbers, names, the flat form, the prose cut) run
+// once per distinct schema, and the cleaning once per target, however
+// many rebuilds and profiles read them; profiles of one target share the
+// listed schema.
+func TestSchemaCachePasses(t *testing.T) {
+	pol := mustPolicy(t, `{"profiles":{"default":{},"b":{},"gem":{"target":"gemini"}}}`)
+	g, err := New(&Options{Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	long := strings.Repeat("d", 2*maxDescriptionBytes)
+	u := &upstream{g: g, name: "a", state: StateReady, listed: true, tools: []*mcp.Tool{
+		{Name: "t", InputSchema: json.RawMessage(`{"type":"object","description":"` + long + `","properties":{"x":{"type":"number","multipleOf":0.01},"m":{"type":"string","maximum":9007199254740993}}}`),
+			OutputSchema: json.RawMessage(`{"type":"object","description":"` + long + `","properties":{"y":{"type":"number","multipleOf":0.5}}}`)},
+	}}
+	g.upsMu.Lock()
+	g.ups["a"] = u
+	g.upsMu.Unlock()
+	for _, p := range []string{"b", "gem"} {
+		if _, err := g.ServerFor(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		g.rebuild()
+	}
+	if n := g.schemas.compiles.Load(); n != 2 {
+		t.Errorf("5 rebuilds of 3 profiles: %d schemas read, want 2 (input, output)", n)
+	}
+	if n := g.schemas.cleans.Load(); n != 2 {
+		t.Errorf("5 rebuilds of 3 profiles: %d cleanings, want 2 (anthropic, gemini)", n)
+	}
+	var es []*exposed
+	for _, v := range g.allViews() {
+		e := v.surf.Load().tools["a__t"]
+		if e == nil || e.Withheld != "" || e.inMul == nil || e.outMul == nil || e.inNames == nil || e.inNear == nil {
+			t.Fatalf("tool a__t in profile %s: %+v", v.set.Load().profNm, e)
+		}
+		if len(e.def.OutputSchema) >= len(u.tools[0].OutputSchema) {
+			t.Errorf("the output schema's description is not cut: %d bytes", len(e.def.OutputSchema))
+		}
+		es = append(es, e)
+	}
+	for _, e := range es[1:] {
+		if e.inMul != es[0].inMul || e.outMul != es[0].outMul || e.inNames != es[0].inNames {
+			t.Error("the profiles do not share what was read from the schemas")
+		}
+	}
+	byTarget := map[Target][]byte{}
+	for i, v := range g.allViews() {
+		tg := v.set.Load().profile.Target
+		if b, ok := byTarget[tg]; ok && &b[0] != &es[i].def.InputSchema[0] {
+			t.Errorf("two %s profiles list copies of one cleaned schema", tg)
+		}
+		byTarget[tg] = es[i].def.InputSchema
+	}
+}
+
+// TestSchemaCacheBoundListed: the cleaned forms count towards the bytes
+// bound, which holds whichever targets ask.
+func TestSchemaCacheBoundListed(t *testing.T) {
+	const bound = 20000
+	c := newSchemaCache(maxCachedSchemas, bound)
+	for i := range 200 {
+		raw := []byte(`{"type":"object","properties":{"p` + strconv.Itoa(i) + `":{"type":["string","null"],"description":"` + strings.Repeat("x", 200) + `"}}}`)
+		p := c.prepare(raw, true)
+		for _, tg := range targetNames() {
+			if l := c.listedFor(p, raw, Target(tg)); l.err != nil {
+				t.Fatalf("%s: %v", tg, l.err)
+			}
+		}
+		n, b := c.len()
+		if b > bound {
+			t.Fatalf("after %d schemas: %d bytes held, past %d", i+1, b, bound)
+		}
+		sum := 0
+		for el := c.lru.Front(); el != nil; el = el.Next() {
+			sum += el.Value.(*preparedSchema).size
+		}
+		if sum != b || n != c.lru.Len() {
+			t.Fatalf("after %d schemas: %d bytes counted, entries hold %d", i+1, b, sum)
+		}
+	}
+	if n := c.cleans.Load(); n != 200*int64(len(targetNames())) {
+		t.Errorf("%d cleanings, want one per schema and target", n)
 	}
 }

@@ -223,11 +223,11 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	}
 
 	// Compiling reads a schema several times (multipleOf, numbers, names,
-	// references, the cleaner), on every rebuild, and an upstream can ask
-	// for four rebuilds a second: 2.9 MB of enum took half a second. What
-	// is far past the listed cap is withheld before anything reads it
-	// (cleaning rarely shrinks a schema by much). jsonschema-go's part,
-	// the costliest, is done once per distinct schema (schemacache.go).
+	// references, the cleaner), and an upstream can ask for four rebuilds
+	// a second: 2.9 MB of enum took half a second. What is far past the
+	// listed cap is withheld before anything reads it (cleaning rarely
+	// shrinks a schema by much). The rest is read once per distinct
+	// schema, and cleaned once per target (schemacache.go).
 	if n := len(t.InputSchema) + len(t.OutputSchema); n > rawSchemaFactor*st.limits.MaxSchemaBytes {
 		e.Withheld = fmt.Sprintf("its schemas are %d bytes as sent, past %d times limits.maxSchemaBytes (%d), withheld before they are compiled", n, rawSchemaFactor, st.limits.MaxSchemaBytes)
 		g.log.Warn("gateway: a tool whose schemas pass the cap is withheld", "server", u.name, "tool", t.Name, "bytes", n, "cap", rawSchemaFactor*st.limits.MaxSchemaBytes)
@@ -235,38 +235,29 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	}
 
 	// The upstream's own input schema is the one arguments are checked
-	// against; it must compile.
-	// multipleOf is judged by the facade where it can be (multiple.go).
-	inSchema, inMul := compileMultiples(t.InputSchema)
-	// The bytes compiled depend on the schema alone, not on the profile:
-	// what the profile changes (cleaning, the caps) is done after.
-	in, err := g.schemas.compile(inSchema, true)
-	if err != nil {
-		e.Withheld = "input schema: " + err.Error()
+	// against; it must compile. What is read from it depends on the
+	// schema alone, not on the profile: what the profile changes (the
+	// cleaning, the caps) is done after.
+	in := g.schemas.prepare(t.InputSchema, true)
+	if in.err != nil {
+		e.Withheld = "input schema: " + in.err.Error()
 		return e
 	}
-	e.input, e.inMul = in, inMul.orNil()
-	e.flat = compileFlat(t.InputSchema)
-	e.bigExact = numbersExact(inSchema, inMul != nil && !inMul.unjudged)
-	e.inNear = numbersOf(t.InputSchema)
-	e.inNames = declaredNames(t.InputSchema)
-	listed, nulls, err := cleanSchema(t.InputSchema, st.profile.Target)
-	if err != nil {
-		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, err)
+	e.input, e.inMul, e.flat, e.bigExact, e.inNear, e.inNames = in.res, in.mul, in.flat, in.bigExact, in.near, in.names
+	l := g.schemas.listedFor(in, t.InputSchema, st.profile.Target)
+	if l.err != nil {
+		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, l.err)
 		return e
 	}
-	e.nulls = nulls
-	listed = cutSchemaProse(listed)
+	e.nulls = l.nulls
+	listed := l.schema
 	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
-		outSchema, outMul := compileMultiples(t.OutputSchema)
-		if out, err := g.schemas.compile(outSchema, false); err == nil {
-			e.output, e.outMul = out, outMul.orNil()
-			e.outBigExact = numbersExact(outSchema, outMul != nil && !outMul.unjudged)
-			e.outNear = numbersOf(t.OutputSchema)
-			def.OutputSchema = cutSchemaProse(t.OutputSchema)
+		if out := g.schemas.prepare(t.OutputSchema, false); out.err == nil {
+			e.output, e.outMul, e.outBigExact, e.outNear = out.res, out.mul, out.bigExact, out.near
+			def.OutputSchema = out.prose
 		} else {
-			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", err)
+			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", out.err)
 		}
 	}
 	if n := len(listed) + len(def.OutputSchema); n > st.limits.MaxSchemaBytes {
