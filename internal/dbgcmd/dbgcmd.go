@@ -26,6 +26,12 @@ const (
 	// Reserved: the command calls the extension that serves the model
 	// (Policy.Reserved). Refused under every policy.
 	Reserved
+	// Interactive: the command reads its input from the lines that
+	// follow it (a (assemble), e* with an address but no values), so it
+	// would take the server's own next line, the end marker its output is
+	// read up to, as input, and the call would never end. Refused under
+	// every policy.
+	Interactive
 )
 
 func (c Class) String() string {
@@ -40,6 +46,8 @@ func (c Class) String() string {
 		return "indirect"
 	case Reserved:
 		return "reserved"
+	case Interactive:
+		return "interactive"
 	}
 	return fmt.Sprintf("Class(%d)", int(c))
 }
@@ -167,6 +175,11 @@ func (p Policy) check(command string) error {
 		}
 	}
 	if p.AllowSessionEnd && p.AllowHostCommands {
+		for _, h := range hits.all() {
+			if h.class == Interactive {
+				return interactiveError(h)
+			}
+		}
 		return nil
 	}
 	if !p.AllowHostCommands {
@@ -194,6 +207,8 @@ func (p Policy) check(command string) error {
 	}
 	for _, h := range hits.all() {
 		switch h.class {
+		case Interactive:
+			return interactiveError(h)
 		case Indirect:
 			return &Error{Class: Indirect, Word: h.word, Reason: fmt.Sprintf(
 				"%s %s; it builds or hides a command at run time, which could carry a refused command, so it is refused unless %s",
@@ -213,6 +228,13 @@ func (p Policy) check(command string) error {
 		}
 	}
 	return nil
+}
+
+// interactiveError is the refusal of an Interactive hit.
+func interactiveError(h hit) *Error {
+	return &Error{Class: Interactive, Word: h.word, Reason: fmt.Sprintf(
+		"%s %s, and would take this server's next line for it: the call would never end; give the values on the same line (eb 0x1000 90 90), or use the debugger yourself for interactive input",
+		h.word, h.why)}
 }
 
 // both names the settings that together allow indirect constructs.
@@ -276,6 +298,7 @@ func (p Policy) Note() string {
 		note = "Refused before they run: " + strings.Join(refused, "; ") +
 			"; and, since they could hide those, aliases (as, aS, ${...}, $u0), .foreach, script files ($$<), JavaScript (.scriptload), DML links and dx's Debugger root (use Debugger.Sessions, @$cursession, @$curprocess). The user can allow each group when starting the server."
 	}
+	note += " Commands that read input from the following lines (a, and e* without values) are always refused: give the values on the same line."
 	if p.Reserved != "" {
 		note += " !" + p.Reserved + " controls this server and is always refused."
 	}

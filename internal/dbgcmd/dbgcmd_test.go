@@ -433,7 +433,7 @@ func TestNote(t *testing.T) {
 	if n := (Policy{AllowSessionEnd: true}).Note(); strings.Contains(n, "end the session") || !strings.Contains(n, "aliases") {
 		t.Errorf("session end allowed: %s", n)
 	}
-	if n := (Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}).Note(); n != "Every debugger command is allowed. !mcp controls this server and is always refused." {
+	if n := (Policy{AllowSessionEnd: true, AllowHostCommands: true, Reserved: "mcp"}).Note(); n != "Every debugger command is allowed. Commands that read input from the following lines (a, and e* without values) are always refused: give the values on the same line. !mcp controls this server and is always refused." {
 		t.Errorf("everything allowed: %s", n)
 	}
 }
@@ -453,6 +453,40 @@ func TestOwnModuleByNameAllowed(t *testing.T) {
 		var e *Error
 		if err := (Policy{}).Check(c); !errors.As(err, &e) || e.Class != Host {
 			t.Errorf("%q: %v, want a Host refusal", c, err)
+		}
+	}
+}
+
+// Some commands read their input from the lines after them: a
+// (assemble) up to an empty line, and an e command given an address but
+// no values. Sent by a server that writes the command and then its end
+// marker, they take the marker for input: the call runs into its timeout
+// and the session is lost. They are refused under every policy; e with
+// its values on the line, and a word "a" that is no command, pass.
+func TestInteractive(t *testing.T) {
+	all := Policy{AllowSessionEnd: true, AllowHostCommands: true}
+	for _, c := range []string{
+		"a", "a 0x1000", "A @rip", "k; a", "~0 a", "~*e a", "~0a", "bp app!main \"a\"", ".if (1) { a }", "j (1) 'a'",
+		"eb 0x1000", "eb", "ed @rsp", "eb @rsp + 8", "eb poi( @rsp )", "eb 1000;", "EB 1000 ; g", "ea 1000", "eza 0x1000",
+		"e 1000", "ew 0x10 ; k", "~*e eb 1000", "~0 e eb 1000", "~0 e bp x \"a\"", "~*ebp x \"a\"", ".if (1) { bp x 'a' }", "~0eeb 1000", "k; eq @rsp", "ef 0x1000\t",
+	} {
+		for _, p := range []Policy{{}, all} {
+			err := p.Check(c)
+			var e *Error
+			if !errors.As(err, &e) || e.Class != Interactive || !strings.Contains(e.Reason, "same line") {
+				t.Errorf("%+v: %q: %v, want an Interactive refusal", p, c, err)
+			}
+		}
+	}
+	for _, c := range []string{
+		"eb 0x1000 90", "eb 0x1000 90 90; g", "ed @rsp+8 0", "eb poi(@rsp) 1", "eb (@rsp + 8) 1", "ea 0x1000 \"a;b\"",
+		"eza 0x1000 \"text\"", "e 1000 1", "~*e k", "~0 eq", "~2e r", "dv a", "? a + 1", "r rax = a", "dt app!Foo a",
+		".echo \"a\"", ".printf \"a %d\", 1", "s -a 0 l9 \"a\"", "bp x \".echo hit\"", "~~[0x1d8]e k", "x app!a", "!a",
+	} {
+		err := all.Check(c)
+		var e *Error
+		if errors.As(err, &e) && e.Class == Interactive {
+			t.Errorf("%q: %v, want no Interactive refusal", c, err)
 		}
 	}
 }

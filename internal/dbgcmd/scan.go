@@ -286,6 +286,9 @@ func bangStartsCommand(s string, i int) bool {
 type hits struct {
 	list  []hit
 	bangs []bang
+	// interactive: an Interactive hit was found, which refuses the line
+	// whatever else it holds; further words need not be judged for it.
+	interactive bool
 }
 
 func (h *hits) add(pos int, r rule, word string) {
@@ -552,8 +555,165 @@ func scanLine(s string, h *hits) {
 			b++
 		}
 		scanRun(s, a, b, h)
+		interactiveRun(s, a, b, h)
 		a = b
 	}
+}
+
+// enterCommands are the e commands (enter values): given an address but
+// no values, each prompts for the values on the lines that follow.
+var enterCommands = map[string]bool{
+	"e": true, "ea": true, "eb": true, "ed": true, "ef": true, "ep": true, "eq": true,
+	"eu": true, "ew": true, "eza": true, "ezu": true,
+}
+
+// interactiveRun refuses, in the word s[a:b], a command that reads its
+// input from the lines after it: a (assemble), which always does, and an
+// e command without values. Only where a command may start
+// (commandStart), or after a thread or process prefix (~0 a, ~*e eb x,
+// ~0eeb x); "a" is too common a word to refuse elsewhere.
+func interactiveRun(s string, a, b int, h *hits) {
+	if h.interactive {
+		return
+	}
+	w := s[a:b]
+	try := func(pos int, w string) {
+		rest := s[b:]
+		switch {
+		case w == "a":
+			h.add(pos, rule{Interactive, "(assemble) reads the instructions to assemble from the lines that follow, up to an empty one"}, w)
+			h.interactive = true
+		case enterCommands[w] && !hasValues(rest):
+			h.add(pos, rule{Interactive, "without values prompts for them on the lines that follow"}, w)
+			h.interactive = true
+		}
+	}
+	if prefixContext(s, prevNonBlank(s, a)) {
+		// After a thread or process prefix (~0, ~*, ~~[..], |1) an e is
+		// the verb that runs the command after it (~0 eq is ~0 e q), and
+		// a number may be glued on (~0eeb x, ~0n12a): the command is
+		// tried after the start and after each digit, past a verb e.
+		for p := 0; p < len(w); p++ {
+			if p > 0 && !isDigit(w[p-1]) {
+				continue
+			}
+			c, at := w[p:], a+p
+			if c[0] == 'e' {
+				c, at = c[1:], at+1
+			}
+			if c != "" {
+				try(at, c)
+			}
+		}
+		return
+	}
+	if commandStart(s, a) {
+		try(a, w)
+	}
+}
+
+// commandStart reports whether a command may start at s[a], a word not
+// right after a thread or process prefix: at the start, after ';', '{',
+// '}', a quote (a command string of bp, j or .if), or after a prefix's
+// verb standing alone (~* e eb x).
+func commandStart(s string, a int) bool {
+	p := prevNonBlank(s, a)
+	switch {
+	case p < 0 || strings.IndexByte(";{}", s[p]) >= 0:
+		return true
+	case s[p] == '"' || s[p] == '\'':
+		return takesCommandString(s, p)
+	case s[p] == 'e' && (p == 0 || !isWord(s[p-1])):
+		return prefixContext(s, prevNonBlank(s, p))
+	}
+	return false
+}
+
+// takesCommandString reports whether the quote at s[p] may open a
+// command string: the command it stands in is a breakpoint command (bp,
+// bu, bm, ba, bs, bsc: bp x "a"), j or z (j c 'eb x'), an sx command
+// (sxe -c "a" ld), or !list (-x "cmd"). Elsewhere a quoted string is text
+// (.echo "a", ea 0x1000 "a;b", s -a 0 l9 "a").
+func takesCommandString(s string, p int) bool {
+	start := strings.LastIndexAny(s[:p], ";{}") + 1
+	seg := strings.TrimLeft(s[start:p], " \t~|*#.[]0123456789")
+	word := func() string {
+		k := 0
+		for k < len(seg) && (isWord(seg[k]) || k == 0 && seg[k] == '!') {
+			k++
+		}
+		return seg[:k]
+	}
+	w := word()
+	if w == "e" || len(w) > 1 && w[0] == 'e' && !enterCommands[w] {
+		// A thread prefix's verb: ~0 e bp x "a", ~*ebp x "a".
+		seg = strings.TrimLeft(seg[1:], " \t")
+		w = word()
+	}
+	switch {
+	case w == "j" || w == "z" || w == "!list" || strings.HasPrefix(w, "sx"):
+		return true
+	case len(w) >= 2 && w[0] == 'b' && strings.IndexByte("pumas", w[1]) >= 0:
+		return true
+	}
+	return false
+}
+
+// hasValues reports whether rest, what follows an e command, holds an
+// address and at least one value before the command ends (';' outside
+// quotes). The address is an expression: blanks inside parentheses and
+// brackets, and around operators, are taken to be inside it (eb @rsp + 8
+// is an address alone), so a doubt is decided as "no values". Only the
+// first maxEnterScan bytes are read (no address runs longer), so that a
+// long line costs a bounded scan per e command in it.
+func hasValues(rest string) bool {
+	if len(rest) > maxEnterScan {
+		rest = rest[:maxEnterScan]
+	}
+	var b strings.Builder
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			b.WriteByte('x')
+			continue
+		case c == '"' || c == '\'':
+			quote = c
+			b.WriteByte('x')
+			continue
+		case c == ';' && depth == 0:
+			i = len(rest)
+			continue
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case isBlank(c):
+			if depth > 0 || operatorNear(rest, i) {
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return len(strings.Fields(b.String())) >= 2
+}
+
+// maxEnterScan bounds what hasValues reads.
+const maxEnterScan = 256
+
+// operatorNear reports whether the blank at rest[i] stands beside an
+// operator, across any further blanks.
+func operatorNear(rest string, i int) bool {
+	const ops = "+-*/%&|^<>=!~"
+	if p := prevNonBlank(rest, i); p >= 0 && strings.IndexByte(ops, rest[p]) >= 0 {
+		return true
+	}
+	n := nextNonBlank(rest, i)
+	return n != 0 && strings.IndexByte(ops, n) >= 0
 }
 
 // scanConstructs finds the constructs that are not words: alias
