@@ -28,11 +28,11 @@ func TestEscape(t *testing.T) {
 
 func TestEscapeLine(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text, 中文":        "plain text, 中文",
-		"a\rb\nc\td":            `a\rb\nc\td`,
+		"plain text, 中文":       "plain text, 中文",
+		"a\rb\nc\td":           `a\rb\nc\td`,
 		"line\r\nmcpc: forged": `line\r\nmcpc: forged`,
-		"\x1b[31mred":           `\x1b[31mred`,
-		"zero\u200bwidth":       `zero\u200bwidth`,
+		"\x1b[31mred":          `\x1b[31mred`,
+		"zero\u200bwidth":      `zero\u200bwidth`,
 	} {
 		if got := EscapeLine(in); got != want {
 			t.Errorf("EscapeLine(%q) = %q, want %q", in, got, want)
