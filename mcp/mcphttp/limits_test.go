@@ -157,6 +157,40 @@ func TestHTTPResumeDroppedStream(t *testing.T) {
 	}
 }
 
+// A Last-Event-ID naming an event its stream has not sent yet is refused
+// (400): served from there, the client would miss every event up to it
+// once they came. Before, the stream was resumed after it. Events it has
+// sent resume as before.
+func TestHTTPResumeFutureEventRefused(t *testing.T) {
+	release := make(chan struct{})
+	returned := make(chan string, 16)
+	h, url := serveHTTPWrapped(t, holdServer(release, nil), nil, returns(returned))
+	abandoned := make(chan struct{}, 16)
+	h.OnAbandoned(func() { abandoned <- struct{}{} })
+	sid := openSession(t, url)
+	await(t, returned, "initialize")
+	initialized(t, url, sid, returned)
+	startHold(t, url, sid, 1, abandoned) // stream 1 has sent events 0 and 1
+	for _, future := range []string{"1_2", "1_99", "1_9223372036854775807"} {
+		hdr := sessionHeaders(sid)
+		hdr["Last-Event-ID"] = future
+		resp := rawGet(t, url, hdr)
+		var reply rpcReply
+		_ = json.NewDecoder(resp.Body).Decode(&reply)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || reply.Error == nil || !strings.Contains(reply.Error.Message, "has not been sent") {
+			t.Fatalf("resuming after event %s, not sent yet: %s %+v", future, resp.Status, reply.Error)
+		}
+	}
+	hdr := sessionHeaders(sid)
+	hdr["Last-Event-ID"] = "1_1"
+	s := openSSE(t, http.MethodGet, url, "", hdr)
+	close(release)
+	if ev := s.event(t); len(ev) != 3 || ev[0] != "id: 1_2" || !strings.Contains(ev[2], "released 1") {
+		t.Fatalf("resumed stream 1 sent %q", ev)
+	}
+}
+
 // A legacy session with no HTTP request in progress closes after
 // SessionTimeout, 10 minutes unless configured, and the calls still
 // running in it are cancelled: a client that walked away keeps nothing

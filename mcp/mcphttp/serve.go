@@ -748,6 +748,11 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 					"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
 				return
 			}
+			if !found.issued(n) {
+				writeHTTPError(w, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
+					"bad request: Last-Event-ID names event "+strconv.Itoa(n)+" of stream "+strconv.Quote(id)+", which has not been sent; resume after the last event received"))
+				return
+			}
 			es, after, resumed = found, n, true
 		}
 	}

@@ -201,6 +201,16 @@ func (es *eventStream) sentUpTo() int {
 	return es.sent
 }
 
+// issued reports whether the stream has numbered event n (0: none yet),
+// the most a Last-Event-ID may name: a client resuming after an event
+// still to come would be served from there, and miss every event before
+// it.
+func (es *eventStream) issued(n int) bool {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return n < es.next
+}
+
 // since returns the events after number n, and whether the stream is
 // finished once they are written.
 func (es *eventStream) since(n int) (evs []queuedEvent, done, closed bool) {
