@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,7 +128,6 @@ func TestListenHearsChanges(t *testing.T) {
 // whose token expired, or that shut down), and holds the next ones open.
 type fakeListener struct {
 	listens atomic.Int32
-	mu      sync.Mutex
 	refuse  bool // answer every listen with -32601
 }
 
