@@ -138,14 +138,8 @@ func TestHTTPResumeDroppedStream(t *testing.T) {
 		startHold(t, url, sid, n, abandoned)
 	}
 	for _, gone := range []string{"1_1", "2_1"} {
-		hdr := sessionHeaders(sid)
-		hdr["Last-Event-ID"] = gone
-		resp := rawGet(t, url, hdr)
-		var reply rpcReply
-		_ = json.NewDecoder(resp.Body).Decode(&reply)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusGone || reply.Error == nil || !strings.Contains(reply.Error.Message, "not retained") {
-			t.Fatalf("resuming dropped stream %s: %s %+v", gone, resp.Status, reply.Error)
+		if status, msg := resumeRefusal(t, url, sid, gone); status != http.StatusGone || !strings.Contains(msg, "not retained") {
+			t.Fatalf("resuming dropped stream %s: %d %q", gone, status, msg)
 		}
 	}
 	hdr := sessionHeaders(sid)
@@ -155,6 +149,22 @@ func TestHTTPResumeDroppedStream(t *testing.T) {
 	if ev := s.event(t); len(ev) != 3 || ev[0] != "id: 3_2" || !strings.Contains(ev[2], "released 3") {
 		t.Fatalf("resumed stream 3 sent %q", ev)
 	}
+}
+
+// resumeRefusal GETs session sid's stream after Last-Event-ID last, which
+// the server must refuse, and returns the status and the error's message.
+func resumeRefusal(t *testing.T, url, sid, last string) (int, string) {
+	t.Helper()
+	hdr := sessionHeaders(sid)
+	hdr["Last-Event-ID"] = last
+	resp := rawGet(t, url, hdr)
+	defer resp.Body.Close()
+	var reply rpcReply
+	_ = json.NewDecoder(resp.Body).Decode(&reply)
+	if reply.Error == nil {
+		return resp.StatusCode, ""
+	}
+	return resp.StatusCode, reply.Error.Message
 }
 
 // A Last-Event-ID naming an event its stream has not sent yet is refused
@@ -172,14 +182,8 @@ func TestHTTPResumeFutureEventRefused(t *testing.T) {
 	initialized(t, url, sid, returned)
 	startHold(t, url, sid, 1, abandoned) // stream 1 has sent events 0 and 1
 	for _, future := range []string{"1_2", "1_99", "1_9223372036854775807"} {
-		hdr := sessionHeaders(sid)
-		hdr["Last-Event-ID"] = future
-		resp := rawGet(t, url, hdr)
-		var reply rpcReply
-		_ = json.NewDecoder(resp.Body).Decode(&reply)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest || reply.Error == nil || !strings.Contains(reply.Error.Message, "has not been sent") {
-			t.Fatalf("resuming after event %s, not sent yet: %s %+v", future, resp.Status, reply.Error)
+		if status, msg := resumeRefusal(t, url, sid, future); status != http.StatusBadRequest || !strings.Contains(msg, "has not been sent") {
+			t.Fatalf("resuming after event %s, not sent yet: %d %q", future, status, msg)
 		}
 	}
 	hdr := sessionHeaders(sid)
