@@ -57,6 +57,23 @@ type listenState struct {
 	rejectErr   error
 }
 
+// wakeWaitersLocked wakes the Subscribes waiting for an acknowledgement,
+// to look again. l.mu is held.
+func (l *listenState) wakeWaitersLocked() {
+	if l.ackedCh != nil {
+		close(l.ackedCh)
+		l.ackedCh = nil
+	}
+}
+
+// pokeLocked tells the loop, if it runs, that subs changed. l.mu is held.
+func (l *listenState) pokeLocked() {
+	select {
+	case l.wake <- struct{}{}: // a nil wake (no loop yet) is never ready
+	default:
+	}
+}
+
 type listenAck struct {
 	ch     chan struct{}
 	filter mcp.SubscriptionFilter
@@ -357,10 +374,7 @@ func (c *Client) acknowledged(gen uint64, subs []string) {
 		return
 	}
 	l.ackedGen, l.ackedSubs = gen, subs
-	if l.ackedCh != nil {
-		close(l.ackedCh)
-		l.ackedCh = nil
-	}
+	l.wakeWaitersLocked()
 }
 
 // listenRefused reports whether err means that the server will not serve
@@ -378,10 +392,7 @@ func (c *Client) listenRefused(err error) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stopErr = fmt.Errorf("subscriptions/listen: %w", err)
-	if l.ackedCh != nil {
-		close(l.ackedCh)
-		l.ackedCh = nil
-	}
+	l.wakeWaitersLocked()
 	return true
 }
 
@@ -399,10 +410,7 @@ func (c *Client) rejectSubs(gen uint64, f mcp.SubscriptionFilter, err error) {
 	if gen > l.rejectedGen {
 		l.rejectedGen, l.rejectErr = gen, err
 	}
-	if l.ackedCh != nil {
-		close(l.ackedCh)
-		l.ackedCh = nil
-	}
+	l.wakeWaitersLocked()
 }
 
 // listenWait waits out the backoff, doubling it for the next time; a
@@ -472,12 +480,7 @@ func (c *Client) changeSubs(ctx context.Context, uri string, add bool) error {
 			delete(l.subs, uri)
 		}
 		l.gen++
-		if l.wake != nil {
-			select {
-			case l.wake <- struct{}{}:
-			default:
-			}
-		}
+		l.pokeLocked()
 		l.mu.Unlock()
 	}
 	c.startListening()
@@ -508,10 +511,7 @@ func (c *Client) changeSubs(ctx context.Context, uri string, add bool) error {
 			// Taken back, so that the loop listens for the rest again.
 			delete(l.subs, uri)
 			l.gen++
-			select {
-			case l.wake <- struct{}{}:
-			default:
-			}
+			l.pokeLocked()
 		}
 		return fmt.Errorf("resources/subscribe: %w", err)
 	}
