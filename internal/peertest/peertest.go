@@ -3,6 +3,8 @@ package peertest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -290,9 +292,13 @@ type buildResult struct {
 
 // BuildGo builds a main package of this module (a path relative to the
 // repository root, e.g. "./examples/everything-server") and returns the
-// executable's path. Each package is built once per test binary; the
-// executables go to a temporary directory that outlives the tests (it is
-// not removed, as no test owns it). A build failure fails the test.
+// executable's path. Each package is built once per test binary, into a
+// directory of the user's cache that is this clone's and is reused by
+// every later run (a new build replaces the old one by rename, so a
+// program another test binary is running stays as it was). Before, each
+// test binary left a temporary directory of executables behind, about
+// 77 MB a run, and a few hundred runs filled a disk. A build failure
+// fails the test.
 func BuildGo(t testing.TB, pkg string) string {
 	t.Helper()
 	return BuildGoEnv(t, pkg)
@@ -308,7 +314,7 @@ func BuildGoEnv(t testing.TB, pkg string, env ...string) string {
 
 	buildMu.Lock()
 	if buildDir == "" && buildDirErr == nil {
-		buildDir, buildDirErr = os.MkdirTemp("", "winbridge-peertest-")
+		buildDir, buildDirErr = buildRoot(root)
 	}
 	b := builds[key]
 	if b == nil {
@@ -316,7 +322,6 @@ func BuildGoEnv(t testing.TB, pkg string, env ...string) string {
 		builds[key] = b
 	}
 	dir, dirErr := buildDir, buildDirErr
-	n := len(builds)
 	buildMu.Unlock()
 	if dirErr != nil {
 		t.Fatalf("peertest: %v", dirErr)
@@ -329,12 +334,20 @@ func BuildGoEnv(t testing.TB, pkg string, env ...string) string {
 				name += ".exe"
 			}
 		}
-		out := filepath.Join(dir, strconv.Itoa(n), name)
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+		sum := sha256.Sum256([]byte(key))
+		out := filepath.Join(dir, hex.EncodeToString(sum[:8]), name)
+		// Built beside its place and renamed into it: test binaries
+		// running at once (go test ./...) may build the same package.
+		tmp := out + ".tmp" + strconv.Itoa(os.Getpid())
+		cmd := exec.Command("go", "build", "-o", tmp, pkg)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), env...)
 		msg, err := cmd.CombinedOutput()
+		if err == nil {
+			err = os.Rename(tmp, out)
+		}
 		if err != nil {
+			os.Remove(tmp)
 			b.err = fmt.Errorf("go build %s (%s): %w\n%s", pkg, strings.Join(env, " "), err, msg)
 			return
 		}
@@ -344,6 +357,24 @@ func BuildGoEnv(t testing.TB, pkg string, env ...string) string {
 		t.Fatalf("peertest: %v", b.err)
 	}
 	return b.path
+}
+
+// buildRoot is where BuildGo puts the executables of the clone at root:
+// <user cache>/winbridge-peertest/<digest of root>, private to the user
+// (another user could otherwise plant programs in a shared directory for
+// the tests to run). Without a user cache directory, a temporary one,
+// left behind as before.
+func buildRoot(root string) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return os.MkdirTemp("", "winbridge-peertest-")
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, "winbridge-peertest", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // ExitCode returns the exit status carried by err from [RunNode] or an
