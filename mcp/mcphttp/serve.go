@@ -723,8 +723,11 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if found == nil {
-				writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
-					"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
+				writeHTTPError(w, errStreamGone(id))
+				return
+			}
+			if n > found.issued() {
+				writeHTTPError(w, errFutureEvent(id, n))
 				return
 			}
 			es, after, resumed = found, n, true
