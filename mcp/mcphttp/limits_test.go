@@ -168,7 +168,7 @@ func resumeRefusal(t *testing.T, url, sid, last string) (int, string) {
 }
 
 // A Last-Event-ID naming an event its stream has not sent yet is refused
-// (400): served from there, the client would miss every event up to it
+// (410, as an id naming nothing this server sent): served from there, the client would miss every event up to it
 // once they came. Before, the stream was resumed after it. Events it has
 // sent resume as before.
 func TestHTTPResumeFutureEventRefused(t *testing.T) {
@@ -182,7 +182,7 @@ func TestHTTPResumeFutureEventRefused(t *testing.T) {
 	initialized(t, url, sid, returned)
 	startHold(t, url, sid, 1, abandoned) // stream 1 has sent events 0 and 1
 	for _, future := range []string{"1_2", "1_99", "1_9223372036854775807"} {
-		if status, msg := resumeRefusal(t, url, sid, future); status != http.StatusBadRequest || !strings.Contains(msg, "has not been sent") {
+		if status, msg := resumeRefusal(t, url, sid, future); status != http.StatusGone || !strings.Contains(msg, "has not sent") {
 			t.Fatalf("resuming after event %s, not sent yet: %d %q", future, status, msg)
 		}
 	}

@@ -685,9 +685,24 @@ func (h *Handler) resumeStored(w http.ResponseWriter, r *http.Request, s *httpSe
 		evs, final, err = h.opts.Events.Replay(r.Context(), s.id, id, n)
 	}
 	if errors.Is(err, ErrNotFound) {
-		writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
-			"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
+		writeHTTPError(w, errStreamGone(id))
 		return
+	}
+	if err == nil && len(evs) == 0 && n > 0 {
+		// Nothing after n: n is the stream's last event, or beyond it.
+		// The newest event is always stored, so event n is there if it
+		// was issued (stored before it was sent); one appended since the
+		// first Replay is found too, as appends come in order.
+		var at []StoredEvent
+		at, _, err = h.opts.Events.Replay(r.Context(), s.id, id, n-1)
+		if err == nil && (len(at) == 0 || at[0].N != n) {
+			writeHTTPError(w, errFutureEvent(id, n))
+			return
+		}
+		if errors.Is(err, ErrNotFound) {
+			writeHTTPError(w, errStreamGone(id))
+			return
+		}
 	}
 	if err != nil {
 		writeHTTPError(w, h.storeError("replay", err))

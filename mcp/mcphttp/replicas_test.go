@@ -68,6 +68,13 @@ func TestReplicasResumeElsewhere(t *testing.T) {
 	replicatest.ResumeElsewhere(t, urls, replicatest.Count, nil)
 }
 
+// A Last-Event-ID past a stream's last event is refused, on the replica
+// that holds the stream and on one that resumes it from the store.
+func TestReplicasResumeBeyondTheLastEvent(t *testing.T) {
+	_, urls := memReplicas(t)
+	replicatest.ResumeBeyond(t, urls[:2], replicatest.Count)
+}
+
 func TestReplicasListenAcross(t *testing.T) {
 	srvs, urls := memReplicas(t)
 	replicatest.ListenAcross(t, urls, "test://watched", func() {

@@ -744,13 +744,11 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if found == nil {
-				writeHTTPError(w, httpErr(http.StatusGone, mcp.CodeInvalidRequest,
-					"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost"))
+				writeHTTPError(w, errStreamGone(id))
 				return
 			}
-			if !found.issued(n) {
-				writeHTTPError(w, httpErr(http.StatusBadRequest, mcp.CodeInvalidRequest,
-					"bad request: Last-Event-ID names event "+strconv.Itoa(n)+" of stream "+strconv.Quote(id)+", which has not been sent; resume after the last event received"))
+			if n > found.issued() {
+				writeHTTPError(w, errFutureEvent(id, n))
 				return
 			}
 			es, after, resumed = found, n, true

@@ -2,12 +2,15 @@ package mcphttp
 
 import (
 	"bytes"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // eventStream is the ordered messages of one SSE response: the stream of
@@ -201,16 +204,6 @@ func (es *eventStream) sentUpTo() int {
 	return es.sent
 }
 
-// issued reports whether the stream has numbered event n (0: none yet),
-// the most a Last-Event-ID may name: a client resuming after an event
-// still to come would be served from there, and miss every event before
-// it.
-func (es *eventStream) issued(n int) bool {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	return n < es.next
-}
-
 // since returns the events after number n, and whether the stream is
 // finished once they are written.
 func (es *eventStream) since(n int) (evs []queuedEvent, done, closed bool) {
@@ -246,17 +239,55 @@ func (es *eventStream) sole() (ev queuedEvent, final, some, closed bool) {
 // the stream and the position to resume from.
 func (es *eventStream) eventID(n int) string { return es.id + "_" + strconv.Itoa(n) }
 
+// issued is the number of the last event pushed to the stream, 0 if
+// none: a Last-Event-ID beyond it names an event the stream never sent.
+func (es *eventStream) issued() int {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	return es.next - 1
+}
+
 // parseEventID splits a Last-Event-ID into stream id and event number.
+// The number must be spelled as eventID spells it: decimal digits, no
+// sign, no leading zero (but for "0"), no space; another spelling
+// ("s_05", "s_+5", "s_-0", "s_ 5") is no event id of this server, so
+// that no two ids name the same event. Digits beyond the range of int
+// give math.MaxInt: past any event a stream can issue, and refused as
+// such, not taken for a malformed id.
 func parseEventID(s string) (stream string, n int, ok bool) {
 	i := strings.LastIndexByte(s, '_')
 	if i <= 0 {
 		return "", 0, false
 	}
-	n, err := strconv.Atoi(s[i+1:])
-	if err != nil || n < 0 {
+	d := s[i+1:]
+	if d == "" || len(d) > 1 && d[0] == '0' {
 		return "", 0, false
 	}
+	for j := 0; j < len(d); j++ {
+		if d[j] < '0' || d[j] > '9' {
+			return "", 0, false
+		}
+	}
+	n, err := strconv.Atoi(d)
+	if err != nil { // only a range error is left
+		n = math.MaxInt
+	}
 	return s[:i], n, true
+}
+
+// errStreamGone answers a Last-Event-ID naming a stream not retained.
+func errStreamGone(id string) *httpError {
+	return httpErr(http.StatusGone, mcp.CodeInvalidRequest,
+		"gone: stream "+strconv.Quote(id)+" of Last-Event-ID is not retained; it ended, never existed, or was dropped under the server's retention limits, and its events are lost")
+}
+
+// errFutureEvent answers a Last-Event-ID naming event n of a stream
+// that has not sent it: resuming after it would skip the events up to
+// it, which the client never read. Gone, as for a stream that never
+// existed: the id names nothing this server sent.
+func errFutureEvent(stream string, n int) *httpError {
+	return httpErr(http.StatusGone, mcp.CodeInvalidRequest,
+		"gone: Last-Event-ID names event "+strconv.Itoa(n)+" of stream "+strconv.Quote(stream)+", which the stream has not sent; resuming after it would skip events")
 }
 
 // sseWriter writes events to one HTTP response.

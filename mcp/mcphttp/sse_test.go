@@ -3,6 +3,7 @@ package mcphttp_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -141,6 +142,28 @@ func TestHTTPResumeStandaloneStream(t *testing.T) {
 			t.Fatalf("resumed event %q", ev)
 		}
 		return
+	}
+}
+
+// A Last-Event-ID past the last event a stream sent is refused with 410:
+// resuming after it would skip the events up to it unseen. One equal to
+// the last event sent is a valid resume point.
+func TestHTTPResumeBeyondTheLastEvent(t *testing.T) {
+	srv := httpTestServer()
+	_, url := serveHTTP(t, srv, nil)
+	sid := openSession(t, url)
+	for _, last := range []string{"0_1", "0_5", "0_9223372036854775807", "0_99999999999999999999999"} {
+		r := rawGet(t, url, map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125, "Last-Event-ID": last})
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != http.StatusGone || !strings.Contains(string(b), "has not sent") {
+			t.Fatalf("Last-Event-ID %s: %s %s, want 410", last, r.Status, b)
+		}
+	}
+	r := rawGet(t, url, map[string]string{mcphttp.HeaderSessionID: sid, mcphttp.HeaderProtocolVersion: mcp.Version20251125, "Last-Event-ID": "0_0"})
+	defer r.Body.Close()
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("Last-Event-ID 0_0: %s", r.Status)
 	}
 }
 

@@ -83,6 +83,14 @@ func TestRedisLegacySession(t *testing.T) {
 	replicatest.LegacySession(t, urls)
 }
 
+// A Last-Event-ID past a stream's last event is refused, also by a
+// replica that resumes the stream from Redis.
+func TestRedisResumeBeyondTheLastEvent(t *testing.T) {
+	r := redistest.Start(t)
+	_, urls := replicas(t, r.URL())
+	replicatest.ResumeBeyond(t, urls[:2], replicatest.Count)
+}
+
 func TestRedisResumeElsewhere(t *testing.T) {
 	r := redistest.Start(t)
 	_, urls := replicas(t, r.URL())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -659,6 +660,76 @@ func ConcurrentLevels(t *testing.T, urls []string, afterLoad func(f func())) {
 	for i, u := range urls {
 		if !Warns(t, u, sid, 20+i) {
 			t.Errorf("replica %d logs no warning at level debug", i)
+		}
+	}
+}
+
+// ResumeBeyond calls tool through urls[0] and reads its stream to the
+// end, then resumes it through each of urls with a Last-Event-ID one
+// past its last event: each refuses with 410 Gone, as the stream never
+// sent that event (resuming after it would skip events unseen). The
+// last event's own id is still a valid resume point, and the one before
+// it gives exactly the last event.
+func ResumeBeyond(t *testing.T, urls []string, tool ProgressTool) {
+	sid := Initialize(t, urls[0])
+	_, resp, evs := StartCall(t, urls[0], sid, tool.Name, tool.Args)
+	var ids []string
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			break
+		}
+		if ev.Data != "" {
+			ids = append(ids, ev.ID)
+		}
+	}
+	resp.Body.Close()
+	if len(ids) != tool.Events || tool.Events < 2 {
+		t.Fatalf("%s sent %d events, want %d (at least 2)", tool.Name, len(ids), tool.Events)
+	}
+	last := ids[len(ids)-1]
+	i := strings.LastIndexByte(last, '_')
+	n, err := strconv.Atoi(last[i+1:])
+	if i < 0 || err != nil {
+		t.Fatalf("event id %q is not stream_number", last)
+	}
+	for _, u := range urls {
+		for _, beyond := range []string{last[:i+1] + strconv.Itoa(n+1), last[:i+1] + "9223372036854775807", last[:i+1] + "99999999999999999999999"} {
+			req := newGET(u, sid)
+			req.Header.Set("Last-Event-ID", beyond)
+			r, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			if r.StatusCode != http.StatusGone {
+				t.Fatalf("resume after %s through %s: status %d (%s), want 410", beyond, u, r.StatusCode, b)
+			}
+		}
+		req := newGET(u, sid)
+		req.Header.Set("Last-Event-ID", last)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.StatusCode != http.StatusOK {
+			r.Body.Close()
+			t.Fatalf("resume after the last event %s through %s: status %d, want 200", last, u, r.StatusCode)
+		}
+		for evs := NewEvents(r.Body); ; {
+			ev, err := evs.Next()
+			if err != nil {
+				break
+			}
+			if ev.Data != "" {
+				t.Fatalf("resume after the last event %s through %s: got %+v", last, u, ev)
+			}
+		}
+		r.Body.Close()
+		got := Resume(t, u, sid, ids[len(ids)-2], time.Now().Add(30*time.Second))
+		if len(got) != 1 || got[0].ID != last {
+			t.Fatalf("resume after %s through %s: %+v, want only %s", ids[len(ids)-2], u, got, last)
 		}
 	}
 }
