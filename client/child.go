@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/termtext"
 	"github.com/winbridge/winbridge/transport"
 )
 
@@ -222,7 +223,9 @@ func (ch *child) drainStderr(cfg childConfig) {
 				return
 			}
 			ch.logSkipped(cfg.lineLog, &budget)
-			cfg.lineLog.Info(s, "server", ch.name, "pid", ch.pid())
+			// Escaped: slog's default handler, and many others, write the
+			// message as it is, and the log may be a terminal.
+			cfg.lineLog.Info(termtext.Escape(s), "server", ch.name, "pid", ch.pid())
 		}
 	}
 	buf := make([]byte, stderrChunk)

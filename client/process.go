@@ -130,13 +130,19 @@ type ProcessOptions struct {
 	StderrTail int
 	// OnStderr receives each line the server writes to stderr, without the
 	// line end, on the goroutine that drains it: it must not block for long.
+	// The line is as the server wrote it, escape sequences and all: escape
+	// it (as StderrLogger's lines are) before showing it on a terminal.
 	OnStderr func(line string)
 	// StderrLogger, if set, logs each stderr line at Info level, within a
 	// rate: a burst of 256 KiB, then 16 KiB a second, each line counted
 	// with 128 bytes more for its record. Past it lines are skipped from
 	// the log, and their count is logged with the next line logged (and
 	// at the end): a server writing lines without end cannot fill the
-	// disk the log goes to. OnStderr and the tail keep every line.
+	// disk the log goes to. OnStderr and the tail keep every line. Each
+	// line is logged with the runes a terminal acts on (escape sequences,
+	// other controls, a CR, bidirectional overrides) written out as \x1b,
+	// \r, \u202e: slog's default handler writes a message as it is, and a
+	// server could otherwise drive the terminal the log is shown on.
 	StderrLogger *slog.Logger
 	// OnExit is called each time the server process ends, before any
 	// restart. It must not call Close.

@@ -63,8 +63,12 @@ func runHelper(mode string) int {
 // bends: WB_EXIT_AT_START=CODE, WB_CRASH_FILE=PATH (exit 5 at start while
 // the file exists), WB_STDERR_FLOOD=BYTES, WB_IGNORE_TERM=1 (ignore
 // SIGTERM and the end of stdin), WB_GRANDCHILD=1 (start a grandchild that
-// holds stdout and stderr open).
+// holds stdout and stderr open), WB_STDERR_LINE=TEXT (write TEXT and a
+// newline to stderr first).
 func helperServer() int {
+	if line, ok := os.LookupEnv("WB_STDERR_LINE"); ok {
+		fmt.Fprintln(os.Stderr, line)
+	}
 	if code := os.Getenv("WB_EXIT_AT_START"); code != "" {
 		fmt.Fprintln(os.Stderr, "fatal: the configuration file is missing")
 		n, _ := strconv.Atoi(code)

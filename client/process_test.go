@@ -598,3 +598,43 @@ func (m multiHandler) WithGroup(name string) slog.Handler {
 	}
 	return out
 }
+
+// A server's stderr line reaches StderrLogger with its escape sequences,
+// CRs and bidirectional overrides written out: slog's default handler
+// writes a record's message as it is, so before, a server could clear,
+// retitle or drive the terminal the log was shown on, or overwrite a log
+// line with a CR. OnStderr and the tail still get the line as written.
+func TestProcessStderrLoggerEscapesTerminalControls(t *testing.T) {
+	noLeaks(t)
+	const line = "\x1b]0;owned\x07\x1b[2J ok\rINFO forged \u202etxt.exe \x9b"
+	var sink logrec.Sink
+	var mu sync.Mutex
+	var raw []string
+	p := launch(t, helperCommand(t, "server", "WB_STDERR_LINE="+line), &client.ProcessOptions{
+		StderrLogger: slog.New(&sink),
+		OnStderr: func(s string) {
+			mu.Lock()
+			raw = append(raw, s)
+			mu.Unlock()
+		},
+	})
+	p.Close() // stderr is drained to its end before Close returns
+	var msgs []string
+	for _, r := range sink.All() {
+		if r["server"] != "" {
+			msgs = append(msgs, r["msg"])
+		}
+	}
+	want := `\x1b]0;owned\a\x1b[2J ok\rINFO forged \u202etxt.exe ` + "\ufffd"
+	if len(msgs) != 1 || msgs[0] != want {
+		t.Errorf("stderr logged as %q, want [%q]", msgs, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(raw) != 1 || raw[0] != line {
+		t.Errorf("OnStderr got %q, want [%q]", raw, line)
+	}
+	if got := string(p.Stderr()); got != line+"\n" {
+		t.Errorf("stderr tail %q, want %q", got, line+"\n")
+	}
+}
