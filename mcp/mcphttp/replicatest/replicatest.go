@@ -333,6 +333,24 @@ type ProgressTool struct {
 // Count is the count tool of Server with 3 steps.
 var Count = ProgressTool{Name: "count", Args: `{"steps":3}`, Events: 4}
 
+// callToEnd calls tool through url in session sid and reads its stream to
+// the end: the stream's first event id (StartCall's) and the ids of its
+// events that carry data.
+func callToEnd(t *testing.T, url, sid string, tool ProgressTool) (first string, ids []string) {
+	t.Helper()
+	first, resp, evs := StartCall(t, url, sid, tool.Name, tool.Args)
+	defer resp.Body.Close()
+	for {
+		ev, err := evs.Next()
+		if err != nil {
+			return first, ids
+		}
+		if ev.Data != "" {
+			ids = append(ids, ev.ID)
+		}
+	}
+}
+
 // ResumeElsewhere calls tool through urls[0], reads its stream to the end
 // there, calls between (which may kill the replica of urls[0]; nil does
 // nothing), and resumes the stream from its start through urls[1]: every
@@ -340,18 +358,7 @@ var Count = ProgressTool{Name: "count", Args: `{"steps":3}`, Events: 4}
 // they had.
 func ResumeElsewhere(t *testing.T, urls []string, tool ProgressTool, between func()) {
 	sid := Initialize(t, urls[0])
-	first, resp, evs := StartCall(t, urls[0], sid, tool.Name, tool.Args)
-	var ids []string
-	for {
-		ev, err := evs.Next()
-		if err != nil {
-			break
-		}
-		if ev.Data != "" {
-			ids = append(ids, ev.ID)
-		}
-	}
-	resp.Body.Close()
+	first, ids := callToEnd(t, urls[0], sid, tool)
 	if len(ids) != tool.Events {
 		t.Fatalf("%s sent %d events, want %d", tool.Name, len(ids), tool.Events)
 	}
@@ -672,18 +679,7 @@ func ConcurrentLevels(t *testing.T, urls []string, afterLoad func(f func())) {
 // it gives exactly the last event.
 func ResumeBeyond(t *testing.T, urls []string, tool ProgressTool) {
 	sid := Initialize(t, urls[0])
-	_, resp, evs := StartCall(t, urls[0], sid, tool.Name, tool.Args)
-	var ids []string
-	for {
-		ev, err := evs.Next()
-		if err != nil {
-			break
-		}
-		if ev.Data != "" {
-			ids = append(ids, ev.ID)
-		}
-	}
-	resp.Body.Close()
+	_, ids := callToEnd(t, urls[0], sid, tool)
 	if len(ids) != tool.Events || tool.Events < 2 {
 		t.Fatalf("%s sent %d events, want %d (at least 2)", tool.Name, len(ids), tool.Events)
 	}
