@@ -335,15 +335,7 @@ func (c *Client) Capabilities() mcp.ServerCapabilities { return c.capabilities }
 func (c *Client) Instructions() string { return c.instructions }
 
 // Close closes the connection; pending calls fail with ErrClosed.
-func (c *Client) Close() error { return c.closeWithError(nil) }
-
-// closeWithError closes the connection with cause (nil: ErrClosed alone)
-// and waits for the client's own goroutines to end.
-func (c *Client) closeWithError(cause error) error {
-	err := c.conn.CloseWithError(cause)
-	c.stopListening()
-	return err
-}
+func (c *Client) Close() error { return c.conn.Close() }
 
 // Done is closed when the connection has closed.
 func (c *Client) Done() <-chan struct{} { return c.conn.Done() }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/winbridge/winbridge/mcp"
@@ -36,11 +35,7 @@ type listenState struct {
 	gen     uint64              // counts changes of subs
 	running bool                // the loop runs
 	first   chan struct{}       // closed once the loop's first listen was acknowledged or failed
-	done    chan struct{}       // closed when the loop has returned
-	// inCallback is set while the loop calls the callbacks (callMissed):
-	// a Close from one of them must not wait for the loop.
-	inCallback atomic.Bool
-	wake       chan struct{} // tells the loop that subs changed; room for one
+	wake    chan struct{}       // tells the loop that subs changed; room for one
 
 	// acks maps the id of each listen sent, as its _meta names it, to
 	// the channel closed when the server acknowledges it; early holds
@@ -126,22 +121,7 @@ func (c *Client) startListening() {
 	if l.first == nil {
 		l.first = make(chan struct{})
 	}
-	l.done = make(chan struct{})
-	go c.listenLoop(l.first, l.done)
-}
-
-// stopListening waits, once the connection is closed, for the listen loop
-// to return, so that nothing of the client runs after Close (its logger
-// and callbacks are the caller's); not when Close is called from a
-// callback the loop is running.
-func (c *Client) stopListening() {
-	l := &c.listen
-	l.mu.Lock()
-	done := l.done
-	l.mu.Unlock()
-	if done != nil && !l.inCallback.Load() {
-		<-done
-	}
+	go c.listenLoop(l.first)
 }
 
 // firstListen waits, within ctx and at most firstListenWait, for the
@@ -203,7 +183,7 @@ func (a *activeListen) stop() {
 
 // listenLoop keeps a listen open for the current filter until the
 // connection closes or the server refuses listening for good.
-func (c *Client) listenLoop(first, done chan struct{}) {
+func (c *Client) listenLoop(first chan struct{}) {
 	l := &c.listen
 	var cur *activeListen
 	firstDone := func() {
@@ -218,7 +198,6 @@ func (c *Client) listenLoop(first, done chan struct{}) {
 		l.mu.Lock()
 		l.running = false
 		l.mu.Unlock()
-		close(done)
 	}()
 	backoff := time.Duration(0)
 	missed := false // a listen ended: what came meanwhile was not heard
@@ -459,8 +438,6 @@ func (c *Client) listenWait(backoff *time.Duration) bool {
 func (c *Client) callMissed(f mcp.SubscriptionFilter) {
 	c.cbMu.Lock()
 	defer c.cbMu.Unlock()
-	c.listen.inCallback.Store(true)
-	defer c.listen.inCallback.Store(false)
 	if f.ToolsListChanged && c.opts.OnToolsChanged != nil {
 		c.opts.OnToolsChanged()
 	}
