@@ -110,3 +110,25 @@ func (n *propNames) alias(v []byte) (got, declared string) {
 	}
 	return "", ""
 }
+
+// eachObject calls f with every object in v, until f returns false.
+func eachObject(v any, f func(map[string]any) bool) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if !f(t) {
+			return false
+		}
+		for _, x := range t {
+			if !eachObject(x, f) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if !eachObject(x, f) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -3,10 +3,14 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // jsonschema-go follows a $ref each time it meets it, with no memory of
@@ -18,46 +22,143 @@ import (
 // facade. (Recursion through properties or items is bounded by the
 // value's depth, and is fine.) Such a schema can validate nothing, and
 // the specification calls it an error: the facade does not compile it.
+//
+// The check must see the references as jsonschema-go resolves them, or a
+// loop it cannot see passes: a $ref to an $anchor, to the root's absolute
+// $id, or under a nested $id (which changes what "#" means), or a
+// keyword written twice (encoding/json merges "$defs" and "$DEFS" into
+// one field, where a map keeps them apart). Rather than copy the
+// library's whole URI resolution, checkRefs follows what it can prove
+// (a local JSON Pointer, walked over the schema as written) and, in a
+// schema that has references at all, refuses what it cannot.
 
-// refLoop returns the chain of a loop of schemas in schema that stay at
-// one place in the value, or "". jsonschema-go matches keywords without
-// case, as encoding/json does, and so does refLoop.
-func refLoop(schema []byte) string {
+// checkRefs returns why the facade does not compile schema, or nil.
+// Invalid JSON is nil: the compiler says what is wrong with it.
+func checkRefs(schema []byte) error {
 	d := json.NewDecoder(bytes.NewReader(schema))
 	d.UseNumber()
 	var doc any
 	if d.Decode(&doc) != nil {
-		return "" // the compiler says what is wrong
+		return nil
 	}
 	root, _ := doc.(map[string]any)
 	if root == nil {
-		return ""
+		return nil
 	}
-	l := &loopFinder{c: &cleaner{root: root}, color: map[unsafe.Pointer]int8{}}
-	var loop string
-	eachObject(doc, func(m map[string]any) bool {
-		loop = l.visit(m)
-		return loop == ""
-	})
-	return loop
-}
-
-// eachObject calls f with every object in v, until f returns false.
-func eachObject(v any, f func(map[string]any) bool) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		if !f(t) {
-			return false
-		}
-		for _, x := range t {
-			if !eachObject(x, f) {
-				return false
+	var refs, nestedID bool
+	eachSchema(root, func(s map[string]any) bool {
+		for k, v := range s {
+			switch keywordOf(k) {
+			case "$ref", "$dynamicRef":
+				if r, _ := v.(string); r != "" {
+					refs = true
+				}
+			case "$id":
+				if id, _ := v.(string); id != "" && !sameMap(s, root) {
+					nestedID = true
+				}
 			}
 		}
-	case []any:
-		for _, x := range t {
-			if !eachObject(x, f) {
+		return true
+	})
+	if !refs {
+		return nil // without references, the schemas form a tree
+	}
+	if nestedID {
+		return errors.New("it has references and a $id below its root, which changes what they refer to; the facade does not follow them")
+	}
+	if d := dupIn(schema); d != "" {
+		return fmt.Errorf("it has references and member %s given twice (as written or in another case), which parsers read differently; the facade does not follow them", placeOf(d))
+	}
+	l := &loopFinder{root: root, color: map[unsafe.Pointer]int8{}}
+	var err error
+	eachSchema(root, func(s map[string]any) bool {
+		err = l.visit(s, nil)
+		return err == nil
+	})
+	return err
+}
+
+// sameMap reports whether a and b are the same map.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// The keywords of jsonschema.Schema whose values are schemas, read from
+// its struct so that a new version's keywords are followed: one schema,
+// a list, or a map of them. "items" and "dependencies" are decoded by
+// hand (a schema or a list; a schema or a list of names).
+var (
+	subschemaOne  = map[string]bool{"items": true}
+	subschemaList = map[string]bool{"items": true}
+	subschemaMap  = map[string]bool{"dependencies": true}
+	// keywords maps foldName of every keyword to its spelling.
+	keywords = map[string]string{}
+)
+
+func init() {
+	t := reflect.TypeFor[jsonschema.Schema]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		keywords[foldName([]byte(name))] = name
+		switch f.Type {
+		case reflect.TypeFor[*jsonschema.Schema]():
+			subschemaOne[name] = true
+		case reflect.TypeFor[[]*jsonschema.Schema]():
+			subschemaList[name] = true
+		case reflect.TypeFor[map[string]*jsonschema.Schema]():
+			subschemaMap[name] = true
+		}
+	}
+	for _, name := range []string{"items", "dependencies", "type"} {
+		keywords[foldName([]byte(name))] = name
+	}
+}
+
+// keywordOf returns the keyword k names as encoding/json matches it to a
+// field of jsonschema.Schema (ignoring case, the Kelvin sign a k), or "".
+func keywordOf(k string) string {
+	return keywords[foldName([]byte(k))]
+}
+
+// eachSchema calls f with s and every schema in it that jsonschema-go
+// decodes as one (not the values of enum, const, default or examples),
+// until f returns false.
+func eachSchema(s map[string]any, f func(map[string]any) bool) bool {
+	if !f(s) {
+		return false
+	}
+	return eachSubschema(s, func(_ string, sub map[string]any) bool {
+		return eachSchema(sub, f)
+	})
+}
+
+// eachSubschema calls f with each schema directly in s, and the keyword
+// it is under, until f returns false.
+func eachSubschema(s map[string]any, f func(kw string, sub map[string]any) bool) bool {
+	for k, v := range s {
+		kw := keywordOf(k)
+		if m, ok := v.(map[string]any); ok {
+			if subschemaOne[kw] && !f(kw, m) {
 				return false
+			}
+			if subschemaMap[kw] {
+				for _, x := range m {
+					if xm, ok := x.(map[string]any); ok && !f(kw, xm) {
+						return false
+					}
+				}
+			}
+		}
+		if list, ok := v.([]any); ok && subschemaList[kw] {
+			for _, x := range list {
+				if xm, ok := x.(map[string]any); ok && !f(kw, xm) {
+					return false
+				}
 			}
 		}
 	}
@@ -65,69 +166,116 @@ func eachObject(v any, f func(map[string]any) bool) bool {
 }
 
 type loopFinder struct {
-	c     *cleaner // for its resolve
+	root  map[string]any
 	color map[unsafe.Pointer]int8
 }
 
 // visit is a depth-first search along the keywords that stay at the
 // place (sameValue): 1 marks a schema on the path, 2 one done. Each
-// schema is left done once, so the search is linear in the schema.
-func (l *loopFinder) visit(s map[string]any) string {
+// schema is left done once, so the search is linear in the schema. via
+// is the chain that led here, for the message.
+func (l *loopFinder) visit(s map[string]any, via []string) error {
 	id := reflect.ValueOf(s).UnsafePointer()
 	switch l.color[id] {
 	case 1:
-		return "a schema reached again"
+		return fmt.Errorf("its references loop without entering the value (%s → a schema reached again): validating against it would never end", strings.Join(via, " → "))
 	case 2:
-		return ""
+		return nil
 	}
 	l.color[id] = 1
-	var loop string
-	sameValue(l.c, s, func(via string, next map[string]any) bool {
-		if loop = l.visit(next); loop != "" {
-			loop = via + " → " + loop
-		}
-		return loop == ""
+	err := sameValue(l.root, s, func(kw string, next map[string]any) error {
+		return l.visit(next, append(via, kw))
 	})
 	l.color[id] = 2
-	return loop
+	return err
 }
 
 // sameValue calls f with each schema that s applies to its own value
 // (not to a member or element of it), and the keyword that leads there,
-// until f returns false.
-func sameValue(c *cleaner, s map[string]any, f func(via string, next map[string]any) bool) {
+// until f returns an error. A reference that cannot be followed as
+// jsonschema-go would is an error.
+func sameValue(root, s map[string]any, f func(via string, next map[string]any) error) error {
 	for k, x := range s {
-		switch strings.ToLower(k) {
-		case "$ref", "$dynamicref":
+		kw := keywordOf(k)
+		switch kw {
+		case "$ref", "$dynamicRef":
 			ref, _ := x.(string)
-			if t, err := c.resolve(ref); err == nil && len(t) > 0 {
-				if !f(k+" "+ref, t) {
-					return
+			if ref == "" {
+				continue
+			}
+			t, err := pointerTarget(root, ref)
+			if err != nil {
+				return fmt.Errorf("it has a %s the facade cannot follow: %w", kw, err)
+			}
+			if m, ok := t.(map[string]any); ok {
+				if err := f(kw+" "+ref, m); err != nil {
+					return err
 				}
 			}
-		case "allof", "anyof", "oneof":
+		case "allOf", "anyOf", "oneOf":
 			list, _ := x.([]any)
 			for _, e := range list {
-				if m, ok := e.(map[string]any); ok && !f(k, m) {
-					return
+				if m, ok := e.(map[string]any); ok {
+					if err := f(kw, m); err != nil {
+						return err
+					}
 				}
 			}
 		case "not", "if", "then", "else":
-			if m, ok := x.(map[string]any); ok && !f(k, m) {
-				return
+			if m, ok := x.(map[string]any); ok {
+				if err := f(kw, m); err != nil {
+					return err
+				}
 			}
-		case "dependentschemas", "dependencies":
+		case "dependentSchemas", "dependencies":
 			deps, _ := x.(map[string]any)
 			for _, e := range deps {
-				if m, ok := e.(map[string]any); ok && !f(k, m) {
-					return
+				if m, ok := e.(map[string]any); ok {
+					if err := f(kw, m); err != nil {
+						return err
+					}
 				}
 			}
 		}
 	}
+	return nil
 }
 
-// errRefLoop is why a schema with a loop is not compiled.
-func errRefLoop(loop string) error {
-	return fmt.Errorf("its references loop without entering the value (%s): validating against it would never end", loop)
+// pointerTarget returns the schema (an object or a boolean) that ref, a
+// JSON Pointer in a fragment, names in root as written. Anything else
+// (an anchor, a URI, a percent escape, which url.Parse decodes) is an
+// error, as is a pointer that names no schema.
+func pointerTarget(root map[string]any, ref string) (any, error) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%q is not a fragment of this schema", ref)
+	case strings.Contains(frag, "%"):
+		return nil, fmt.Errorf("%q has a percent escape", ref)
+	case frag != "" && frag[0] != '/':
+		return nil, fmt.Errorf("%q names an anchor", ref)
+	}
+	var cur any = root
+	if frag != "" {
+		for _, tok := range strings.Split(frag[1:], "/") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			switch v := cur.(type) {
+			case map[string]any:
+				cur = v[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(v) {
+					return nil, fmt.Errorf("%q does not resolve", ref)
+				}
+				cur = v[i]
+			default:
+				return nil, fmt.Errorf("%q does not resolve", ref)
+			}
+		}
+	}
+	switch cur.(type) {
+	case map[string]any, bool:
+		return cur, nil
+	}
+	return nil, fmt.Errorf("%q does not name a schema", ref)
 }

@@ -69,6 +69,7 @@ type preparedSchema struct {
 	near     schemaNumbers // the schema's numbers (near.go)
 	names    *propNames    // the property names it declares (casealias.go)
 	flat     *flatSchema   // input: its flat form (fastschema.go), if any
+	cost     *costGraph    // with references: the cost model (validcost.go)
 	prose    []byte        // output: as listed (cutSchemaProse)
 
 	listed map[Target]*listedSchema // input: cleaned, by target; under schemaCache.mu
@@ -118,6 +119,9 @@ func (c *schemaCache) prepare(raw []byte, input bool) *preparedSchema {
 	if p.mul != nil {
 		p.size += heldBytes(raw, p.mul.schema)
 	}
+	if p.cost != nil {
+		p.size += 64 * len(p.cost.nodes) // about what a node holds
+	}
 	if p.size > c.maxBytes {
 		return p // would evict everything else
 	}
@@ -146,6 +150,7 @@ func readSchema(raw []byte, input bool) *preparedSchema {
 	p.bigExact = numbersExact(compiled, mul != nil && !mul.unjudged)
 	p.near = numbersOf(raw)
 	p.names = declaredNames(raw)
+	p.cost = newCostGraph(compiled)
 	if input {
 		p.flat = compileFlat(raw)
 	} else {

@@ -156,6 +156,9 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 				return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 			}
 		}
+		if e.outCost.tooCostly(v) {
+			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that would take applying its output schema more than %d times to check (the schema reaches itself from more than one place at a level, and the content nests deep)", maxValidationCost)
+		}
 		if err := output.Validate(v); err != nil {
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 		}

@@ -69,6 +69,9 @@ type exposed struct {
 	inNames *propNames
 	// outBigExact: output judges integers past 2^53 exactly.
 	outBigExact bool
+	// inCost and outCost count what validating a value would cost, for
+	// schemas with references (validcost.go).
+	inCost, outCost *costGraph
 }
 
 func (e *exposed) key() string { return e.Server + "/" + e.Tool }
@@ -243,7 +246,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 		e.Withheld = "input schema: " + in.err.Error()
 		return e
 	}
-	e.input, e.inMul, e.flat, e.bigExact, e.inNear, e.inNames = in.res, in.mul, in.flat, in.bigExact, in.near, in.names
+	e.input, e.inMul, e.flat, e.bigExact, e.inNear, e.inNames, e.inCost = in.res, in.mul, in.flat, in.bigExact, in.near, in.names, in.cost
 	l := g.schemas.listedFor(in, t.InputSchema, st.profile.Target)
 	if l.err != nil {
 		e.Withheld = fmt.Sprintf("input schema for %s: %v", st.profile.Target, l.err)
@@ -254,7 +257,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
 		if out := g.schemas.prepare(t.OutputSchema, false); out.err == nil {
-			e.output, e.outMul, e.outBigExact, e.outNear = out.res, out.mul, out.bigExact, out.near
+			e.output, e.outMul, e.outBigExact, e.outNear, e.outCost = out.res, out.mul, out.bigExact, out.near, out.cost
 			def.OutputSchema = out.prose
 		} else {
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", out.err)
@@ -306,10 +309,14 @@ func compileSchema(raw json.RawMessage, input bool) (*jsonschema.Resolved, error
 	if input && s.Type != "object" && !(s.Type == "" && len(s.Types) == 0 && s.Properties != nil) {
 		return nil, fmt.Errorf("want type \"object\", got %q", s.Type)
 	}
-	if loop := refLoop(raw); loop != "" {
-		return nil, errRefLoop(loop) // refloop.go
+	res, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
 	}
-	return s.Resolve(nil)
+	if err := checkRefs(raw); err != nil {
+		return nil, err // refloop.go
+	}
+	return res, nil
 }
 
 // riskOf reads the annotations with the specification's defaults: a tool
