@@ -13,7 +13,7 @@ import (
 // branch of an anyOf (for its annotations). A schema that references
 // itself from two places at one level, as a recursive union does
 // ({"anyOf":[{"properties":{"c":{"$ref":"#"}}},{"properties":{"c":{"$ref":"#"}}}]}),
-// applies itself 2^d times at depth d of the value: 40 bytes of
+// applies itself 2^d times at depth d of the value: 86 bytes of
 // arguments nested 14 deep took 45 s of CPU, and a failing call builds an
 // error that names every failed branch, in memory of the same order.
 // Schemas like that are ordinary (expression trees, filters); arguments
