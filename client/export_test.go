@@ -2,5 +2,14 @@ package client
 
 import "time"
 
+// SetFirstListenWait sets how long Connect waits for the first listen's
+// acknowledgement, until the test ends. Client tests do not run in
+// parallel.
+func SetFirstListenWait(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := firstListenWait
+	firstListenWait = d
+	t.Cleanup(func() { firstListenWait = old })
+}
+
 // SetManagerClock replaces the clock of a Manager's start backoff.
 func SetManagerClock(m *Manager, now func() time.Time) { m.now = now }

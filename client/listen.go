@@ -55,6 +55,9 @@ type listenState struct {
 	// the Subscribe that made it fails and takes its resource back.
 	rejectedGen uint64
 	rejectErr   error
+	// firstLate: Connect stopped waiting for the first acknowledgement
+	// (firstListen); what changed before it came was not heard.
+	firstLate bool
 }
 
 // wakeWaitersLocked wakes the Subscribes waiting for an acknowledgement,
@@ -93,10 +96,11 @@ const (
 	// registered: a server naming ids the client never sent evicts only
 	// its own.
 	maxEarlyAcks = 8
-	// firstListenWait bounds how long Connect waits for the first
-	// listen's acknowledgement.
-	firstListenWait = 5 * time.Second
 )
+
+// firstListenWait bounds how long Connect waits for the first listen's
+// acknowledgement (a variable for tests).
+var firstListenWait = 5 * time.Second
 
 // startListening starts the listen loop if the client is stateless and
 // has something to listen for; called after the handshake and on
@@ -141,7 +145,14 @@ func (c *Client) firstListen(ctx context.Context) {
 	case <-first:
 	case <-ctx.Done():
 	case <-t.C:
-		c.log.Warn("mcp client: the server has not acknowledged subscriptions/listen; list changes may be missed until it does", "after", firstListenWait)
+		c.listen.mu.Lock()
+		select {
+		case <-first:
+		default:
+			c.listen.firstLate = true
+		}
+		c.listen.mu.Unlock()
+		c.log.Warn("mcp client: the server has not acknowledged subscriptions/listen; its callbacks run once it does, in case something changed meanwhile", "after", firstListenWait)
 	}
 }
 
@@ -249,6 +260,10 @@ func (c *Client) listenLoop(first chan struct{}) {
 		cur.stop()
 		cur = next
 		c.acknowledged(gen, cur.ack.filter.ResourceSubscriptions)
+		// firstDone ran before: a firstListen that gave up has said so.
+		l.mu.Lock()
+		missed, l.firstLate = missed || l.firstLate, false
+		l.mu.Unlock()
 		if missed {
 			missed = false
 			c.callMissed(cur.ack.filter)

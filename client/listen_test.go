@@ -129,6 +129,9 @@ func TestListenHearsChanges(t *testing.T) {
 type fakeListener struct {
 	listens atomic.Int32
 	refuse  bool // answer every listen with -32601
+	// ackAfter, if set, holds the first listen's acknowledgement until
+	// it is closed.
+	ackAfter chan struct{}
 }
 
 func (f *fakeListener) Handle(ctx context.Context, c *transport.Conn, r *transport.Request) {
@@ -146,6 +149,15 @@ func (f *fakeListener) Handle(ctx context.Context, c *transport.Conn, r *transpo
 			return
 		}
 		meta := map[string]json.RawMessage{mcp.MetaSubscriptionID: r.ID.Raw()}
+		if n == 1 && f.ackAfter != nil {
+			go func() {
+				<-f.ackAfter
+				c.Notify(ctx, "notifications/subscriptions/acknowledged", map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": meta})
+				<-ctx.Done()
+				c.Release(r)
+			}()
+			return
+		}
 		c.Notify(ctx, "notifications/subscriptions/acknowledged", map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": meta})
 		if n == 1 {
 			c.Reply(ctx, r, map[string]any{"resultType": "complete", "_meta": meta})
@@ -185,6 +197,38 @@ func TestListenReopensAndReportsWhatItMayHaveMissed(t *testing.T) {
 	case <-h.tools:
 		t.Error("OnToolsChanged called again with nothing changed")
 	default:
+	}
+}
+
+// A server that acknowledges the first listen only after Connect stopped
+// waiting for it: what changed before the acknowledgement was not heard,
+// so the callbacks run once it comes (before, nothing told the caller,
+// and a tool added in that window was never heard of; seen under load in
+// TestListenHearsChanges).
+func TestListenLateFirstAckReportsWhatItMayHaveMissed(t *testing.T) {
+	noLeaks(t)
+	client.SetFirstListenWait(t, time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f := &fakeListener{ackAfter: make(chan struct{})}
+	a, b := transport.Pipe(nil)
+	srvConn := transport.NewConn(a, f, nil)
+	defer srvConn.Close()
+	h := newHeard()
+	c, err := client.Connect(ctx, b, h.options(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-h.tools:
+		t.Fatal("OnToolsChanged before the listen was acknowledged")
+	default:
+	}
+	close(f.ackAfter)
+	waitFor(t, ctx, h.tools, "the callback once the late listen was acknowledged")
+	if n := f.listens.Load(); n != 1 {
+		t.Errorf("%d listens, want 1", n)
 	}
 }
 

@@ -133,12 +133,8 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 			}
 		})
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
-	}
 	if opts.Logger != nil {
-		s.log = opts.Logger
+		s.log = newClosingLog(opts.Logger)
 	}
 	c.rt, _ = s.f.(RoundTripper)
 	s.enableTickets()
@@ -148,7 +144,7 @@ func NewConn(s *Stream, h Handler, opts *ConnOptions) *Conn {
 		_ = c.CloseWithError(err)
 	}
 	s.mu.Unlock()
-	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, jsonrpc2.SetLogger(printfLogger{log}))
+	c.rpc = jsonrpc2.NewConn(context.Background(), s, rpcHandler{c}, jsonrpc2.SetLogger(printfLogger{s.log}))
 	close(c.ready)
 	return c
 }
@@ -577,7 +573,7 @@ func (c *Conn) closedErr(err error) error {
 // printfLogger routes jsonrpc2's Printf logging to slog at debug level: what
 // it reports (responses to unknown ids, closed connections) is expected in
 // MCP and handled above it.
-type printfLogger struct{ log *slog.Logger }
+type printfLogger struct{ log *closingLog }
 
 func (l printfLogger) Printf(format string, args ...any) {
 	l.log.Debug(fmt.Sprintf(format, args...))

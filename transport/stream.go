@@ -59,7 +59,7 @@ const DefaultWriteTimeout = 30 * time.Second
 // answered twice.
 type Stream struct {
 	f   Framer
-	log *slog.Logger
+	log *closingLog // silent once closed
 
 	wmu sync.Mutex // serializes WriteFrame; held briefly, never while reading
 	wd  writeWatchdog
@@ -112,7 +112,6 @@ type reply struct {
 func NewStream(f Framer, opts *StreamOptions) *Stream {
 	s := &Stream{
 		f:        f,
-		log:      slog.Default(),
 		inbound:  map[uint64]*inboundMsg{},
 		inflight: map[string]uint64{},
 		outgoing: map[string]uint64{},
@@ -127,8 +126,9 @@ func NewStream(f Framer, opts *StreamOptions) *Stream {
 		s.wd.timeout = opts.WriteTimeout
 	}
 	s.wd.fail = s.failWrite
+	s.log = newClosingLog(slog.Default())
 	if opts != nil && opts.Logger != nil {
-		s.log = opts.Logger
+		s.log = newClosingLog(opts.Logger)
 	}
 	if opts != nil && opts.DrainTimeout != 0 {
 		s.drainTimeout = opts.DrainTimeout
@@ -619,6 +619,7 @@ func (s *Stream) Close() error {
 	s.injected = nil
 	s.mu.Unlock()
 	s.wd.close()
+	s.log.close()
 	return s.f.Close()
 }
 

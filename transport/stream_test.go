@@ -379,7 +379,7 @@ func TestStreamPlainJSONRPC2(t *testing.T) {
 			return r.Params, nil
 		}
 		return nil, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: r.Method}
-	}), jsonrpc2.SetLogger(printfLogger{quiet}))
+	}), jsonrpc2.SetLogger(printfLogger{newClosingLog(quiet)}))
 	lines := make(chan string, 16)
 	done := make(chan struct{})
 	go func() {
