@@ -118,6 +118,12 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	if len(raw) > e.maxArgs {
 		return c.refuse(CodeArgumentsTooLarge, "the arguments are %d bytes; tool %q takes at most %d", len(raw), name, e.maxArgs)
 	}
+	// The facade judges "\ud800" as U+FFFD (encoding/json) and sends the
+	// bytes, which a JavaScript upstream reads as a lone surrogate: not
+	// what was checked.
+	if jsonscan.LoneSurrogate(raw) {
+		return c.refuse(CodeInvalidArguments, "the arguments escape half of a UTF-16 surrogate pair (\\ud800 without \\udc00-\\udfff after it), which decoders read differently; send the character, or the whole pair")
+	}
 
 	// 4. Strict validation against the upstream's own schema. A flat
 	// schema on a call that needs no decoding otherwise is checked on the

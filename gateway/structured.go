@@ -133,6 +133,14 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 	if d := dupIn(b); d != "" {
 		return nil, CodeUpstreamMalformed, fmt.Errorf("returned structured content with member %s given twice (parsers disagree on which one counts)", placeOf(d))
 	}
+	if jsonscan.LoneSurrogate(b) {
+		return nil, CodeUpstreamMalformed, errors.New("returned structured content that escapes half of a UTF-16 surrogate pair, which decoders read differently")
+	}
+	if got, d := e.outNames.alias(b); got != "" && e.output != nil && !res.IsError {
+		// casealias.go: the facade checked another member than the one
+		// a client that decodes into a struct reads.
+		return nil, CodeOutputSchema, fmt.Errorf("returned structured content with member %q, which differs from the declared property %q only in case", got, d)
+	}
 	if e.output != nil && !res.IsError {
 		v, big, err := decodeExact(b, "structuredContent member", e.outNear)
 		switch {

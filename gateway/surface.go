@@ -67,6 +67,9 @@ type exposed struct {
 	// inNames are the property names the input schema declares: a member
 	// that equals one only ignoring case is refused (casealias.go).
 	inNames *propNames
+	// outNames are the output schema's: a member of structured content
+	// that equals one only ignoring case is refused.
+	outNames *propNames
 	// outBigExact: output judges integers past 2^53 exactly.
 	outBigExact bool
 	// inCost and outCost count what validating a value would cost, for
@@ -257,7 +260,7 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 	def := &mcp.Tool{Name: name, Title: t.Title, InputSchema: listed, Annotations: ann, Icons: boundIcons(t.Icons)}
 	if t.OutputSchema != nil {
 		if out := g.schemas.prepare(t.OutputSchema, false); out.err == nil {
-			e.output, e.outMul, e.outBigExact, e.outNear, e.outCost = out.res, out.mul, out.bigExact, out.near, out.cost
+			e.output, e.outMul, e.outBigExact, e.outNear, e.outCost, e.outNames = out.res, out.mul, out.bigExact, out.near, out.cost, out.names
 			def.OutputSchema = out.prose
 		} else {
 			g.log.Warn("gateway: an output schema that does not compile is not listed", "server", u.name, "tool", t.Name, "err", out.err)
