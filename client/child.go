@@ -58,7 +58,10 @@ func (e *ExitError) Error() string {
 		} else {
 			b.WriteString("; stderr:\n")
 		}
-		b.WriteString(tail)
+		// The message reaches terminals and logs: the child's escape
+		// sequences are shown, not acted on (ExitError.Stderr keeps the
+		// bytes).
+		b.WriteString(termtext.Escape(tail))
 	}
 	return b.String()
 }

@@ -98,6 +98,14 @@ func TestExitErrorMessage(t *testing.T) {
 	if !strings.Contains(msg, "exited with status 3") || !strings.HasSuffix(msg, "the real reason") || len(msg) > maxStderrInError+100 {
 		t.Errorf("message of %d bytes: %.100s", len(msg), msg)
 	}
+	// A child's terminal controls are shown, not passed on to the
+	// terminal that prints the error: \x1b]0; retitles it, \r returns to
+	// the start of the line, U+202E reverses what follows.
+	e = &ExitError{Pid: 42, Code: 1, Stderr: []byte("boom\x1b]0;owned\x07\rclean\u202e\nnext line\n")}
+	msg = e.Error()
+	if strings.ContainsAny(msg, "\x1b\x07\r\u202e") || !strings.Contains(msg, `\x1b]0;owned\a`) || !strings.Contains(msg, "\nnext line") {
+		t.Errorf("message %q", msg)
+	}
 }
 
 func TestInheritedNames(t *testing.T) {
