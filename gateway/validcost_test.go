@@ -123,3 +123,41 @@ func FuzzValidationCost(f *testing.F) {
 		_ = r.Validate(v)
 	})
 }
+
+// BenchmarkValidationCost: what counting adds before jsonschema-go
+// validates, for a small call and a large one through a $ref (the anchor
+// is Validate itself, in the same run).
+func BenchmarkValidationCost(b *testing.B) {
+	list := `{"type":"object","properties":{"q":{"type":"string"},"items":{"type":"array","items":{"$ref":"#/$defs/row"}}},"$defs":{"row":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":"boolean"},"d":{"type":"string"},"e":{"type":"integer"}}}}}`
+	row := `{"a":"x","b":1.5,"c":true,"d":"y","e":2}`
+	r, err := compileSchema([]byte(list), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := newCostGraph([]byte(list))
+	for _, c := range []struct{ name, args string }{
+		{"small", `{"q":"find","items":[` + row + `]}`},
+		{"rows1000", `{"items":[` + strings.Repeat(row+",", 999) + row + `]}`},
+	} {
+		v, _, err := decodeExact([]byte(c.args), "argument", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name+"/count", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if g.tooCostly(v) {
+					b.Fatal("too costly")
+				}
+			}
+		})
+		b.Run(c.name+"/validate", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := r.Validate(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
