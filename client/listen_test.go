@@ -172,6 +172,21 @@ func (f *fakeListener) Handle(ctx context.Context, c *transport.Conn, r *transpo
 	}
 }
 
+// connectFake connects a client with h's callbacks to f, both closed
+// when the test ends.
+func connectFake(t *testing.T, ctx context.Context, f *fakeListener, h *heard) *client.Client {
+	t.Helper()
+	a, b := transport.Pipe(nil)
+	srvConn := transport.NewConn(a, f, nil)
+	t.Cleanup(func() { srvConn.Close() })
+	c, err := client.Connect(ctx, b, h.options(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // A listen that ends is opened again, and since what changed in between
 // was not heard, OnToolsChanged is called once the new one is
 // acknowledged: the caller lists again.
@@ -180,15 +195,8 @@ func TestListenReopensAndReportsWhatItMayHaveMissed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	f := &fakeListener{}
-	a, b := transport.Pipe(nil)
-	srvConn := transport.NewConn(a, f, nil)
-	defer srvConn.Close()
 	h := newHeard()
-	c, err := client.Connect(ctx, b, h.options(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	connectFake(t, ctx, f, h)
 	waitFor(t, ctx, h.tools, "the callback after the listen was opened again")
 	if n := f.listens.Load(); n != 2 {
 		t.Errorf("%d listens, want 2 (the first ended, the second held)", n)
@@ -211,15 +219,8 @@ func TestListenLateFirstAckReportsWhatItMayHaveMissed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	f := &fakeListener{ackAfter: make(chan struct{})}
-	a, b := transport.Pipe(nil)
-	srvConn := transport.NewConn(a, f, nil)
-	defer srvConn.Close()
 	h := newHeard()
-	c, err := client.Connect(ctx, b, h.options(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	connectFake(t, ctx, f, h)
 	select {
 	case <-h.tools:
 		t.Fatal("OnToolsChanged before the listen was acknowledged")

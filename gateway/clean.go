@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/winbridge/winbridge/internal/jsonwalk"
@@ -130,26 +129,12 @@ func (c *cleaner) resolve(ref string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reference %q: %w", ref, err)
 	}
-	var cur any = c.root
-	if frag != "" {
-		if !strings.HasPrefix(frag, "/") {
-			return nil, fmt.Errorf("reference %q: anchors are not supported", ref)
-		}
-		for _, tok := range strings.Split(frag[1:], "/") {
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-			switch v := cur.(type) {
-			case map[string]any:
-				cur = v[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(v) {
-					return nil, fmt.Errorf("reference %q does not resolve", ref)
-				}
-				cur = v[i]
-			default:
-				return nil, fmt.Errorf("reference %q does not resolve", ref)
-			}
-		}
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return nil, fmt.Errorf("reference %q: anchors are not supported", ref)
+	}
+	cur, ok := walkPointer(c.root, frag)
+	if !ok {
+		return nil, fmt.Errorf("reference %q does not resolve", ref)
 	}
 	m, ok := cur.(map[string]any)
 	if !ok {

@@ -35,35 +35,21 @@ import (
 // checkRefs returns why the facade does not compile schema, or nil.
 // Invalid JSON is nil: the compiler says what is wrong with it.
 func checkRefs(schema []byte) error {
-	d := json.NewDecoder(bytes.NewReader(schema))
-	d.UseNumber()
-	var doc any
-	if d.Decode(&doc) != nil {
-		return nil
+	root := decodeSchemaObject(schema)
+	if !hasRefs(root) {
+		return nil // without references, the schemas form a tree
 	}
-	root, _ := doc.(map[string]any)
-	if root == nil {
-		return nil
-	}
-	var refs, nestedID bool
+	nestedID := false
 	eachSchema(root, func(s map[string]any) bool {
 		for k, v := range s {
-			switch keywordOf(k) {
-			case "$ref", "$dynamicRef":
-				if r, _ := v.(string); r != "" {
-					refs = true
-				}
-			case "$id":
+			if keywordOf(k) == "$id" {
 				if id, _ := v.(string); id != "" && !sameMap(s, root) {
 					nestedID = true
 				}
 			}
 		}
-		return true
+		return !nestedID
 	})
-	if !refs {
-		return nil // without references, the schemas form a tree
-	}
 	if nestedID {
 		return errors.New("it has references and a $id below its root, which changes what they refer to; the facade does not follow them")
 	}
@@ -77,6 +63,64 @@ func checkRefs(schema []byte) error {
 		return err == nil
 	})
 	return err
+}
+
+// decodeSchemaObject decodes schema, or returns nil when it is not a
+// JSON object.
+func decodeSchemaObject(schema []byte) map[string]any {
+	d := json.NewDecoder(bytes.NewReader(schema))
+	d.UseNumber()
+	var doc any
+	if d.Decode(&doc) != nil {
+		return nil
+	}
+	root, _ := doc.(map[string]any)
+	return root
+}
+
+// hasRefs reports whether a schema in root (nil: none) has a $ref or a
+// $dynamicRef.
+func hasRefs(root map[string]any) bool {
+	if root == nil {
+		return false
+	}
+	refs := false
+	eachSchema(root, func(s map[string]any) bool {
+		for k, v := range s {
+			if kw := keywordOf(k); kw == "$ref" || kw == "$dynamicRef" {
+				if r, _ := v.(string); r != "" {
+					refs = true
+				}
+			}
+		}
+		return !refs
+	})
+	return refs
+}
+
+// walkPointer follows frag, a JSON Pointer ("" or "/a/0"), from root over
+// the document as written.
+func walkPointer(root map[string]any, frag string) (any, bool) {
+	var cur any = root
+	if frag == "" {
+		return cur, true
+	}
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }
 
 // sameMap reports whether a and b are the same map.
@@ -255,23 +299,9 @@ func pointerTarget(root map[string]any, ref string) (any, error) {
 	case frag != "" && frag[0] != '/':
 		return nil, fmt.Errorf("%q names an anchor", ref)
 	}
-	var cur any = root
-	if frag != "" {
-		for _, tok := range strings.Split(frag[1:], "/") {
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-			switch v := cur.(type) {
-			case map[string]any:
-				cur = v[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(v) {
-					return nil, fmt.Errorf("%q does not resolve", ref)
-				}
-				cur = v[i]
-			default:
-				return nil, fmt.Errorf("%q does not resolve", ref)
-			}
-		}
+	cur, ok := walkPointer(root, frag)
+	if !ok {
+		return nil, fmt.Errorf("%q does not resolve", ref)
 	}
 	switch cur.(type) {
 	case map[string]any, bool:

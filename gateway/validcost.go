@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"bytes"
-	"encoding/json"
 	"reflect"
 	"regexp"
 	"unsafe"
@@ -62,28 +60,8 @@ type costPattern struct {
 // references (or does not decode: it did not compile then). schema has
 // passed checkRefs: its references are JSON Pointers that resolve.
 func newCostGraph(schema []byte) *costGraph {
-	d := json.NewDecoder(bytes.NewReader(schema))
-	d.UseNumber()
-	var doc any
-	if d.Decode(&doc) != nil {
-		return nil
-	}
-	root, _ := doc.(map[string]any)
-	if root == nil {
-		return nil
-	}
-	refs := false
-	eachSchema(root, func(s map[string]any) bool {
-		for k, v := range s {
-			if kw := keywordOf(k); kw == "$ref" || kw == "$dynamicRef" {
-				if r, _ := v.(string); r != "" {
-					refs = true
-				}
-			}
-		}
-		return !refs
-	})
-	if !refs {
+	root := decodeSchemaObject(schema)
+	if !hasRefs(root) {
 		return nil
 	}
 	b := &costBuilder{root: root, index: map[unsafe.Pointer]int32{}}
