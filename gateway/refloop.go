@@ -61,9 +61,17 @@ func checkRefs(schema []byte) error {
 		}
 		return true
 	})
-	if !refs {
+	if !refs && (dupIn(schema) == "" || !namesRef(schema)) {
 		return nil // without references, the schemas form a tree
 	}
+	// A member given twice exactly as written ("not" and "not") is one
+	// key of the map above, the last copy, and one field to
+	// encoding/json, which decodes each copy into it and so merges them:
+	// a pointer field or a slice element keeps what the first copy set
+	// (its "$ref"), a map field the first copy's keys. A reference only
+	// in a hidden copy was not seen, and {"not":{"$ref":"#"},"not":{}}
+	// overflowed the stack on the first call: with members given twice,
+	// every member name as written counts (below, the duplicate refuses).
 	if nestedID {
 		return errors.New("it has references and a $id below its root, which changes what they refer to; the facade does not follow them")
 	}
@@ -77,6 +85,50 @@ func checkRefs(schema []byte) error {
 		return err == nil
 	})
 	return err
+}
+
+// namesRef reports whether a member of schema, anywhere and every copy
+// of one given twice included, is named (in any case) $ref or
+// $dynamicRef.
+func namesRef(schema []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(schema))
+	d.UseNumber()
+	type frame struct{ object, wantName bool }
+	var stack []frame
+	valueDone := func() { // a value ended: in an object, a name is next
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantName = true
+		}
+	}
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, frame{object: true, wantName: true})
+			case '[':
+				stack = append(stack, frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantName {
+				if kw := keywordOf(t); kw == "$ref" || kw == "$dynamicRef" {
+					return true
+				}
+				stack[n-1].wantName = false
+				continue
+			}
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 // sameMap reports whether a and b are the same map.
