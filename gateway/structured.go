@@ -157,7 +157,7 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 			}
 		}
 		if e.outCost.tooCostly(v) {
-			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that would take applying its output schema more than %d times to check (the schema reaches itself from more than one place at a level, and the content nests deep)", maxValidationCost)
+			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that would cost more than the facade allows to check against its output schema (%d units: the schema reaches itself from more than one place at a level and the content nests deep, or it is large where the schema is costly to apply)", maxValidationCost)
 		}
 		if err := output.Validate(v); err != nil {
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)

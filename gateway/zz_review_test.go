@@ -125,3 +125,176 @@ func reviewCut(s string, n int) string {
 	}
 	return s
 }
+
+// Finding 2: the error text. jsonschema-go builds an error for every
+// failed branch of an anyOf (it visits them all), prints the value
+// there with %v ("type: [[...]] has type array"), and each frame above
+// wraps the whole text again ("validating /$defs/n: ..."): the bytes
+// built grow with the value's size times its depth times its depth,
+// which the count of applications by depth did not see. Measured on the
+// code before the fix (one core):
+//
+//	{"v":[[[…{}…]]]}, 1000 deep (2 KB):              2.7 s, 3.9 GB allocated
+//	{"v":[[[…{2000 members}…]]]}, 200 deep (24 KB):   2.4 s, 3.6 GB
+//	{"v":[[[…{4000 members}…]]]}, 400 deep (50 KB):  11.2 s, 29.6 GB, 440 MB resident
+//
+// and growing with the cube of the depth up to the 256 KB the facade
+// takes. The schema is an ordinary recursive union (pydantic's
+// Union[str, List["N"]]).
+const reviewUnion = `{"type":"object","properties":{"v":{"$ref":"#/$defs/n"}},"$defs":{"n":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/n"}}]}}}`
+
+func reviewChain(depth, members int) string {
+	m := make([]string, members)
+	for i := range m {
+		m[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	return `{"v":` + strings.Repeat("[", depth) + "{" + strings.Join(m, ",") + "}" + strings.Repeat("]", depth) + "}"
+}
+
+func TestReviewErrorTextCost(t *testing.T) {
+	g := newCostGraph([]byte(reviewUnion))
+	for _, c := range []struct{ depth, members int }{{1000, 0}, {200, 2000}, {400, 4000}} {
+		if !g.tooCostly(decoded(t, reviewChain(c.depth, c.members))) {
+			t.Errorf("%d deep around %d members: not too costly (validating took seconds and gigabytes)", c.depth, c.members)
+		}
+	}
+	// What ordinary arguments look like still passes, and validates fast.
+	r, err := compileSchema([]byte(reviewUnion), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{reviewChain(20, 0), reviewChain(50, 0), `{"v":["a",["b",["c"]],` + strings.Repeat(`"x",`, 5000) + `"y"]}`} {
+		val := decoded(t, v)
+		if g.tooCostly(val) {
+			t.Errorf("%.60s…: too costly", v)
+			continue
+		}
+		start := time.Now()
+		_ = r.Validate(val)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%.60s…: took %v", v, d)
+		}
+	}
+}
+
+// Finding 3: schemas without references had no guard at all ("a tree:
+// each of its schemas applies once at each place, and the cost is
+// bounded by the value's size"). But one application costs what the
+// schema at it holds (enum scans every entry, each comparison through
+// two big.Rat allocations; required lists every missing name in an
+// error; patternProperties tries every pattern on every member) and
+// what the value there holds (printed into errors, as above): the
+// product of the schema's size and the value's. Measured before the
+// fix, each on a valid or nearly valid value within the default limits
+// (64 KB of schema; the arguments a little over the default 256 KB
+// where marked, the time scaling linearly):
+//
+//	items: {anyOf:[{required:[5000 names]},{}]}, 80000 × {}:    101 s, 37 GB allocated (valid!)
+//	items: {enum:[8000 strings]}, 40000 × the last one (280 KB): 38.7 s, 39 GB
+//	items: {enum:[10000 numbers]}, 120000 × the last one:       over 300 s
+//	patternProperties of 3000 patterns, 20000 members:            4.4 s (valid)
+//	anyOf nested 300 deep (9 KB), an object of 2000 members:      3.4 s, 5.1 GB
+func reviewTreeSchemas() []struct{ schema, value string } {
+	list := func(n int, f func(int) string) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = f(i)
+		}
+		return strings.Join(s, ",")
+	}
+	nested := `{"type":"string"}`
+	for range 300 {
+		nested = `{"anyOf":[{"type":"string"},` + nested + `]}`
+	}
+	return []struct{ schema, value string }{
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"anyOf":[{"required":[` + list(5000, func(i int) string { return fmt.Sprintf(`"r%d"`, i) }) + `]},{}]}}}}`,
+			`{"a":[` + list(80000, func(int) string { return "{}" }) + `]}`},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"enum":[` + list(8000, func(i int) string { return fmt.Sprintf(`"%d"`, i) }) + `]}}}}`,
+			`{"a":[` + list(40000, func(int) string { return `"7999"` }) + `,"x"]}`},
+		{`{"type":"object","properties":{"a":{"type":"array","items":{"enum":[` + list(10000, func(i int) string { return fmt.Sprint(i) }) + `]}}}}`,
+			`{"a":[` + list(120000, func(int) string { return `9999` }) + `,-1]}`},
+		{`{"type":"object","properties":{"a":{"type":"object","patternProperties":{` + list(3000, func(i int) string { return fmt.Sprintf(`"^p%d$":{}`, i) }) + `}}}}`,
+			`{"a":{` + list(20000, func(i int) string { return fmt.Sprintf(`"k%d":0`, i) }) + `}}`},
+		{`{"type":"object","properties":{"v":` + nested + `}}`,
+			reviewChain(0, 2000)},
+	}
+}
+
+func TestReviewTreeSchemaCost(t *testing.T) {
+	for _, c := range reviewTreeSchemas() {
+		if _, err := compileSchema([]byte(c.schema), true); err != nil {
+			t.Fatalf("%.80s: %v", c.schema, err)
+		}
+		if !newCostGraph([]byte(c.schema)).tooCostly(decoded(t, c.value)) {
+			t.Errorf("%.80s… with %d bytes of arguments: not too costly (validating took seconds)", c.schema, len(c.value))
+		}
+	}
+}
+
+// TestReviewOrdinaryArguments: what real tools declare (pydantic v1 and
+// v2, zod-to-json-schema, zod 4 as the TypeScript SDK lists it) compiles,
+// and ordinary arguments, large ones included, are not refused as too
+// costly now that every schema is counted and an application costs what
+// it holds.
+func TestReviewOrdinaryArguments(t *testing.T) {
+	pydantic2 := `{"$defs":{"Node":{"properties":{"name":{"title":"Name","type":"string"},"children":{"default":[],"items":{"$ref":"#/$defs/Node"},"title":"Children","type":"array"},"meta":{"anyOf":[{"additionalProperties":true,"type":"object"},{"type":"null"}],"default":null,"title":"Meta"}},"required":["name"],"title":"Node","type":"object"}},"properties":{"root":{"$ref":"#/$defs/Node"},"mode":{"enum":["a","b","c"],"title":"Mode","type":"string"}},"required":["root"],"title":"Args","type":"object"}`
+	pydantic1 := `{"title":"Args","type":"object","properties":{"root":{"$ref":"#/definitions/Node"}},"required":["root"],"definitions":{"Node":{"title":"Node","type":"object","properties":{"name":{"title":"Name","type":"string"},"children":{"title":"Children","default":[],"type":"array","items":{"$ref":"#/definitions/Node"}}},"required":["name"]}}}`
+	zod3 := `{"type":"object","properties":{"filter":{"$ref":"#/definitions/Filter"},"sort":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"dir":{"type":"string","enum":["asc","desc"]}},"required":["field","dir"],"additionalProperties":false}}},"required":["filter"],"additionalProperties":false,"definitions":{"Filter":{"anyOf":[{"type":"object","properties":{"and":{"type":"array","items":{"$ref":"#/definitions/Filter"}}},"required":["and"],"additionalProperties":false},{"type":"object","properties":{"or":{"type":"array","items":{"$ref":"#/definitions/Filter"}}},"required":["or"],"additionalProperties":false},{"type":"object","properties":{"field":{"type":"string"},"op":{"type":"string","enum":["eq","ne","lt","gt","in"]},"value":{"type":["string","number","boolean","null"]}},"required":["field","op","value"],"additionalProperties":false}]}},"$schema":"http://json-schema.org/draft-07/schema#"}`
+	zod4 := `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"default":10,"type":"integer","minimum":1,"maximum":100},"tags":{"type":"array","items":{"type":"string"}},"text":{"type":"string"},"tree":{"$ref":"#/$defs/__schema0"}},"required":["query"],"additionalProperties":false,"$defs":{"__schema0":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/__schema0"}}},"required":["label","children"],"additionalProperties":false}}}`
+	zones := make([]string, 600)
+	for i := range zones {
+		zones[i] = fmt.Sprintf(`"Area/City_%d"`, i)
+	}
+	tz := `{"type":"object","properties":{"zones":{"type":"array","items":{"type":"string","enum":[` + strings.Join(zones, ",") + `]}}}}`
+
+	var node func(d int) string // a pydantic Node, two children a level
+	node = func(d int) string {
+		if d == 0 {
+			return `{"name":"leaf","meta":{"k":"v"}}`
+		}
+		return `{"name":"n","meta":null,"children":[` + node(d-1) + "," + node(d-1) + `]}`
+	}
+	var filter func(d int) string // a zod Filter, three branches a level
+	filter = func(d int) string {
+		if d == 0 {
+			return `{"field":"f","op":"eq","value":1}`
+		}
+		return `{"and":[` + filter(d-1) + "," + filter(d-1) + `,{"or":[` + filter(d-1) + `]}]}`
+	}
+	var tree func(d int) string
+	tree = func(d int) string {
+		if d == 0 {
+			return `{"label":"x","children":[]}`
+		}
+		return `{"label":"x","children":[` + tree(d-1) + "," + tree(d-1) + `]}`
+	}
+	sort := `[` + strings.Repeat(`{"field":"a","dir":"asc"},`, 999) + `{"field":"b","dir":"desc"}]`
+	tags := `[` + strings.Repeat(`"tag",`, 9999) + `"tag"]`
+	cases := []struct{ schema, value string }{
+		{pydantic2, `{"root":` + node(10) + `,"mode":"b"}`}, // 2047 nodes, 11 deep
+		{pydantic2, `{"root":` + node(3) + `,"mode":"z"}`},  // invalid: the error is built
+		{pydantic1, `{"root":` + strings.Repeat(`{"name":"n","children":[`, 60) + `{"name":"x"}` + strings.Repeat("]}", 60) + `}`},
+		{zod3, `{"filter":` + filter(4) + `,"sort":` + sort + `}`}, // 3^5 filters, 1000 sorts
+		{zod3, `{"filter":` + filter(3) + `,"sort":[{"field":"a","dir":"up"}]}`},
+		{zod4, `{"query":"q","limit":5,"tags":` + tags + `,"tree":` + tree(9) + `}`},
+		{zod4, `{"query":"q","text":"` + strings.Repeat("lorem ipsum ", 20000) + `"}`}, // 240 KB of text
+		{tz, `{"zones":[` + strings.Repeat(`"Area/City_599",`, 999) + `"Area/City_0"]}`},
+	}
+	for _, c := range cases {
+		r, err := compileSchema([]byte(c.schema), true)
+		if err != nil {
+			t.Errorf("%.60s… withheld: %v", c.schema, err)
+			continue
+		}
+		v := decoded(t, c.value)
+		if newCostGraph([]byte(c.schema)).tooCostly(v) {
+			t.Errorf("%.60s… with %.60s… (%d bytes): too costly", c.schema, c.value, len(c.value))
+			continue
+		}
+		start := time.Now()
+		_ = r.Validate(v)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%.60s… with %.60s…: validating took %v", c.schema, c.value, d)
+		}
+	}
+}
