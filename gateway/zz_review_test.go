@@ -369,3 +369,29 @@ func TestReviewExactMultipleCost(t *testing.T) {
 		}
 	}
 }
+
+// Finding 6: the count itself went through every member of an object
+// for every application of a schema with properties, charging nothing
+// for a member no property names: an anyOf of 1000 branches of
+// properties against an object of 20000 members made the count (not the
+// validation, which looks properties up) take that product of steps.
+func TestReviewCountSteps(t *testing.T) {
+	branches := make([]string, 1000)
+	for i := range branches {
+		branches[i] = fmt.Sprintf(`{"properties":{"p%d":{"type":"string"}}}`, i)
+	}
+	schema := `{"type":"object","properties":{"a":{"anyOf":[` + strings.Join(branches, ",") + `]}}}`
+	members := make([]string, 20000)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":0`, i)
+	}
+	v := decoded(t, `{"a":{`+strings.Join(members, ",")+`}}`)
+	g := newCostGraph([]byte(schema))
+	start := time.Now()
+	for range 10 {
+		g.tooCostly(v)
+	}
+	if d := time.Since(start) / 10; d > 20*time.Millisecond {
+		t.Errorf("counting took %v", d)
+	}
+}
