@@ -45,6 +45,20 @@ func checkRefs(schema []byte) error {
 	if root == nil {
 		return nil
 	}
+	// A keyword whose value holds schemas, given twice in one object
+	// (exactly, or in another case: "not" and "not", "$defs" and "$DEFS"),
+	// is one key of the map above (the last copy, or two keys) and one
+	// field to encoding/json, which decodes each copy into it and merges
+	// them: a pointer field or a slice element keeps what an earlier copy
+	// set and the later one did not, a map field the earlier copy's
+	// keys. The checks here and the cost model (validcost.go) read the
+	// map: {"not":{"$ref":"#"},"not":{}} has no reference to them, and
+	// overflowed the stack on the first call; a hidden copy's anyOf or
+	// enum went uncounted. Such a schema is not compiled, references or
+	// not.
+	if d := dupWhere(schema, mergingKeyword); d != "" {
+		return fmt.Errorf("member %s is given twice (as written or in another case), which parsers read differently; the facade does not follow them", placeOf(d))
+	}
 	var refs, nestedID bool
 	eachSchema(root, func(s map[string]any) bool {
 		for k, v := range s {
@@ -61,21 +75,17 @@ func checkRefs(schema []byte) error {
 		}
 		return true
 	})
-	if !refs && (dupIn(schema) == "" || !namesRef(schema)) {
+	if !refs {
 		return nil // without references, the schemas form a tree
 	}
-	// A member given twice exactly as written ("not" and "not") is one
-	// key of the map above, the last copy, and one field to
-	// encoding/json, which decodes each copy into it and so merges them:
-	// a pointer field or a slice element keeps what the first copy set
-	// (its "$ref"), a map field the first copy's keys. A reference only
-	// in a hidden copy was not seen, and {"not":{"$ref":"#"},"not":{}}
-	// overflowed the stack on the first call: with members given twice,
-	// every member name as written counts (below, the duplicate refuses).
 	if nestedID {
 		return errors.New("it has references and a $id below its root, which changes what they refer to; the facade does not follow them")
 	}
-	if d := dupIn(schema); d != "" {
+	// The other keywords given twice ("$ref" and "$REF": the last in the
+	// text counts; the walk above follows both) are refused too, as
+	// before; names that are no keyword ("id" and "ID" in properties,
+	// which stay two) are not.
+	if d := dupWhere(schema, func(k []byte) bool { return keywordOf(string(k)) != "" }); d != "" {
 		return fmt.Errorf("it has references and member %s given twice (as written or in another case), which parsers read differently; the facade does not follow them", placeOf(d))
 	}
 	l := &loopFinder{root: root, color: map[unsafe.Pointer]int8{}}
@@ -87,48 +97,11 @@ func checkRefs(schema []byte) error {
 	return err
 }
 
-// namesRef reports whether a member of schema, anywhere and every copy
-// of one given twice included, is named (in any case) $ref or
-// $dynamicRef.
-func namesRef(schema []byte) bool {
-	d := json.NewDecoder(bytes.NewReader(schema))
-	d.UseNumber()
-	type frame struct{ object, wantName bool }
-	var stack []frame
-	valueDone := func() { // a value ended: in an object, a name is next
-		if n := len(stack); n > 0 && stack[n-1].object {
-			stack[n-1].wantName = true
-		}
-	}
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return false
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{object: true, wantName: true})
-			case '[':
-				stack = append(stack, frame{})
-			default:
-				stack = stack[:len(stack)-1]
-				valueDone()
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantName {
-				if kw := keywordOf(t); kw == "$ref" || kw == "$dynamicRef" {
-					return true
-				}
-				stack[n-1].wantName = false
-				continue
-			}
-			valueDone()
-		default:
-			valueDone()
-		}
-	}
+// mergingKeyword reports whether k names a keyword whose copies
+// encoding/json merges (a schema, a list or map of them, a map).
+func mergingKeyword(k []byte) bool {
+	kw := keywordOf(string(k))
+	return subschemaOne[kw] || subschemaList[kw] || subschemaMap[kw] || kw == "dependentRequired"
 }
 
 // sameMap reports whether a and b are the same map.

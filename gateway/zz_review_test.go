@@ -46,7 +46,9 @@ func reviewChild(t *testing.T, f func()) (out string, crashed bool) {
 }
 
 // Finding 1: a member given twice, exactly as written, where the last
-// copy has no reference. checkRefs decodes into a map (the last copy
+// copy has no reference (fixed in checkRefs: a keyword that holds
+// schemas, given twice, is refused in any schema, since the cost model
+// of a schema without references reads the map too: finding 1b). checkRefs decodes into a map (the last copy
 // wins) and, seeing no reference, returned before its duplicate check;
 // encoding/json decodes the copies into one field, merging them: a
 // pointer field (not, if, ...) or a slice element is decoded into again,
@@ -77,11 +79,13 @@ func TestReviewDuplicateHidesRef(t *testing.T) {
 			}
 		})
 	}
-	// A schema with a member given twice and no reference anywhere is
-	// still served (the values of default, enum and examples included).
+	// A member given twice that encoding/json does not merge is still
+	// served: a string keyword, a value in default, property names that
+	// differ in case (with references too: they were refused before).
 	for _, s := range []string{
 		`{"type":"object","description":"a","description":"b"}`,
 		`{"type":"object","properties":{"a":{"default":{"x":1,"x":2}}}}`,
+		`{"type":"object","properties":{"id":{"type":"string"},"ID":{"$ref":"#/$defs/n"}},"$defs":{"n":{"type":"number"}}}`,
 	} {
 		if _, err := compileSchema([]byte(s), true); err != nil {
 			t.Errorf("%s: %v", s, err)
@@ -393,5 +397,18 @@ func TestReviewCountSteps(t *testing.T) {
 	}
 	if d := time.Since(start) / 10; d > 20*time.Millisecond {
 		t.Errorf("counting took %v", d)
+	}
+}
+
+// Finding 1b: with every schema counted (finding 3), a copy hidden by a
+// member given twice hid its cost too: the map the model reads keeps the
+// last "properties", encoding/json merges both. The schema is refused
+// now; before, it compiled and its model saw nothing to count.
+func TestReviewDuplicateHidesCost(t *testing.T) {
+	c := reviewTreeSchemas()[0] // items {anyOf:[{required:[5000]},{}]}
+	hidden := strings.Replace(c.schema, `{"type":"object",`, `{"type":"object","properties":{},`, 1)
+	hidden = strings.TrimSuffix(hidden, "}") + `,"properties":{}}`
+	if _, err := compileSchema([]byte(hidden), true); err == nil {
+		t.Errorf("compiled %.80s…, whose model counts %v", hidden, newCostGraph([]byte(hidden)).tooCostly(decoded(t, c.value)))
 	}
 }
