@@ -38,12 +38,14 @@ import (
 //     itself) against 2 KB of arrays 1000 deep took 2.7 s and 3.9 GB,
 //     and against 50 KB 400 deep 11 s and 30 GB.
 // So each application is charged, besides its depth, what its schema
-// holds (costNode.own) and, where a failure does not end validation (under
-// anyOf, oneOf, not, if, contains, which drop it and go on), the bytes a
-// failure there prints (the value's size and costNode.text) and those
-// bytes again for each frame that wraps them (costNode.path is the
-// schema's name in the wrapping). Elsewhere the first failure ends
-// validation: its text is built once.
+// holds (costNode.own), what it does with the value whatever the outcome
+// (uniqueItems, patterns, the evaluated members each frame merges), the
+// names the frames above would wrap a failure here in (costNode.path),
+// and, where a failure does not end validation (under anyOf, oneOf, not,
+// if, contains, which drop it and go on), the bytes a failure there
+// prints (the value's size and costNode.text) and those bytes again for
+// each frame that wraps them. Elsewhere the first failure ends
+// validation: the costliest such is counted once.
 
 // maxValidationCost bounds the cost of validating one value: each
 // application counted once per level of the value it is under (an error
@@ -51,8 +53,9 @@ import (
 // depth), plus what costCounter.count charges for the schema and the
 // value there; a unit is 50 to 300 ns of jsonschema-go's (measured on the
 // cases above). Arguments of an array of 20000 objects, each checked
-// through a $ref against five properties, cost about 520000; counting to
-// the bound takes a few milliseconds.
+// through a $ref against five properties, cost about 990000 (800 KB; the
+// default cap on arguments is 256 KB); counting to the bound takes a few
+// milliseconds.
 const maxValidationCost = 1 << 21
 
 // costGraph is a schema, as the schemas each of its schemas applies, by
@@ -293,13 +296,14 @@ func (g *costGraph) tooCostly(v any) bool {
 	}
 	c := costCounter{g: g, budget: maxValidationCost}
 	c.count(0, v, 1, 1, false)
-	return c.budget < 0
+	return c.budget-c.final < 0
 }
 
 // costCounter is one count of tooCostly.
 type costCounter struct {
 	g      *costGraph
 	budget int
+	final  int                    // the costliest failure that ends validation
 	sizes  map[unsafe.Pointer]int // of the objects and arrays of the value
 }
 
@@ -331,9 +335,18 @@ func (c *costCounter) count(i int32, v any, depth, frames int, tried bool) {
 			cost += len(t) / 16
 		}
 	}
+	// A failure here prints the value and the keyword's values, and each
+	// frame above wraps the text, adding its own name: under anyOf and
+	// the like any number of failures are built; elsewhere the first
+	// ends validation, so its printing is counted once, for the costliest
+	// (final), but the names still add up along a chain of frames (a
+	// failure at the end of 8000 $refs in a row built 1.5 GB of text).
+	printed := c.size(v) + n.text
+	cost += frames * (n.path + 64) / 128
 	if tried {
-		printed := c.size(v) + n.text // what a failure here prints
-		cost += printed/32 + frames*(printed+n.path+64)/128
+		cost += printed/32 + frames*printed/128
+	} else {
+		c.final = max(c.final, printed/32+frames*printed/128)
 	}
 	if c.budget -= cost; c.budget < 0 {
 		return
