@@ -39,7 +39,10 @@ func duplicateMember(raw []byte) string {
 // only on a find, and names are compared as they stand in v unless they
 // have escapes, so that a clean argument object costs no allocation. v
 // must be valid JSON.
-func dupIn(v []byte) string {
+func dupIn(v []byte) string { return dupWhere(v, nil) }
+
+// dupWhere is dupIn for the repeated names only accepts (nil: any).
+func dupWhere(v []byte, only func(name []byte) bool) string {
 	var fbuf [16]dupFrame
 	var nbuf [32][]byte
 	stack, names := fbuf[:0], nbuf[:0]
@@ -73,7 +76,7 @@ func dupIn(v []byte) string {
 				wantName = false
 				k := memberName(v, i, end)
 				top := &stack[len(stack)-1]
-				if top.repeats(names[top.first:], k) {
+				if top.repeats(names[top.first:], k) && (only == nil || only(k)) {
 					return dupPath(stack, k)
 				}
 				names = append(names, k)

@@ -204,7 +204,7 @@ func judgeMultiple(schema, args string) error {
 			return err
 		}
 		if fix != nil {
-			if r, err = m.exactSchema(fix, false); err != nil {
+			if r, _, err = m.exactSchema(fix, false); err != nil {
 				return err
 			}
 		}

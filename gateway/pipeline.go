@@ -189,12 +189,12 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 		}
 		send = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
-	input := e.input
+	input, cost := e.input, e.inCost
 	if e.inMul != nil {
 		// Judged on the literals, not in float64 (multiple.go).
 		fix, err := e.inMul.check(raw, "argument")
 		if fix != nil {
-			input, err = e.inMul.exactSchema(fix, true)
+			input, cost, err = e.inMul.exactSchema(fix, true)
 		}
 		switch {
 		case errors.Is(err, errInexact):
@@ -205,8 +205,8 @@ func (g *Gateway) pipeline(ctx context.Context, req *mcp.CallToolRequest, s *sur
 	}
 	if input == e.input && e.flat != nil && e.flat.valid(args.(map[string]any)) {
 		// The common shape, valid: the full validator would agree.
-	} else if e.inCost.tooCostly(args) {
-		return c.refuse(CodeInvalidArguments, "validating the arguments against the input schema of tool %q would apply its schemas more than %d times (the schema reaches itself from more than one place at a level, and the arguments nest deep); send shallower arguments", name, maxValidationCost)
+	} else if cost.tooCostly(args) {
+		return c.refuse(CodeInvalidArguments, "validating the arguments against the input schema of tool %q would cost more than the facade allows (%d units: the schema reaches itself from more than one place at a level and the arguments nest deep, or they are large where the schema is costly to apply, as a long enum or an anyOf); send shallower or smaller arguments", name, maxValidationCost)
 	} else if err := input.Validate(args); err != nil {
 		return c.refuse(CodeInvalidArguments, "invalid arguments for tool %q: %v (values are not converted: a number must be sent as a JSON number, not a string)", name, err)
 	}

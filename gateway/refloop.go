@@ -36,6 +36,23 @@ import (
 // Invalid JSON is nil: the compiler says what is wrong with it.
 func checkRefs(schema []byte) error {
 	root := decodeSchemaObject(schema)
+	if root == nil {
+		return nil
+	}
+	// A keyword whose value holds schemas, given twice in one object
+	// (exactly, or in another case: "not" and "not", "$defs" and "$DEFS"),
+	// is one key of the map above (the last copy, or two keys) and one
+	// field to encoding/json, which decodes each copy into it and merges
+	// them: a pointer field or a slice element keeps what an earlier copy
+	// set and the later one did not, a map field the earlier copy's
+	// keys. The checks here and the cost model (validcost.go) read the
+	// map: {"not":{"$ref":"#"},"not":{}} has no reference to them, and
+	// overflowed the stack on the first call; a hidden copy's anyOf or
+	// enum went uncounted. Such a schema is not compiled, references or
+	// not.
+	if d := dupWhere(schema, mergingKeyword); d != "" {
+		return fmt.Errorf("member %s is given twice (as written or in another case), which parsers read differently; the facade does not follow them", placeOf(d))
+	}
 	if !hasRefs(root) {
 		return nil // without references, the schemas form a tree
 	}
@@ -53,7 +70,11 @@ func checkRefs(schema []byte) error {
 	if nestedID {
 		return errors.New("it has references and a $id below its root, which changes what they refer to; the facade does not follow them")
 	}
-	if d := dupIn(schema); d != "" {
+	// The other keywords given twice ("$ref" and "$REF": the last in the
+	// text counts; the walk above follows both) are refused too, as
+	// before; names that are no keyword ("id" and "ID" in properties,
+	// which stay two) are not.
+	if d := dupWhere(schema, func(k []byte) bool { return keywordOf(string(k)) != "" }); d != "" {
 		return fmt.Errorf("it has references and member %s given twice (as written or in another case), which parsers read differently; the facade does not follow them", placeOf(d))
 	}
 	l := &loopFinder{root: root, color: map[unsafe.Pointer]int8{}}
@@ -63,6 +84,13 @@ func checkRefs(schema []byte) error {
 		return err == nil
 	})
 	return err
+}
+
+// mergingKeyword reports whether k names a keyword whose copies
+// encoding/json merges (a schema, a list or map of them, a map).
+func mergingKeyword(k []byte) bool {
+	kw := keywordOf(string(k))
+	return subschemaOne[kw] || subschemaList[kw] || subschemaMap[kw] || kw == "dependentRequired"
 }
 
 // decodeSchemaObject decodes schema, or returns nil when it is not a

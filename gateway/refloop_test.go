@@ -121,7 +121,9 @@ func TestRefLoopWithheld(t *testing.T) {
 	for i := range unfollowedSchemas {
 		name := "s__unfol" + string(rune('a'+i))
 		res, code := f.call(t, name, json.RawMessage(`{"p":1}`))
-		if code != CodeDenied || !strings.Contains(res.TextOf(), "the facade does not follow them") && !strings.Contains(res.TextOf(), "cannot follow") {
+		// The percent-escape schema also loops ("ab" refers to itself):
+		// which refusal is found first depends on map order.
+		if code != CodeDenied || !strings.Contains(res.TextOf(), "the facade does not follow them") && !strings.Contains(res.TextOf(), "cannot follow") && !strings.Contains(res.TextOf(), "loop") {
 			t.Errorf("%s: %s %q, want denied", name, code, res.TextOf())
 		}
 		// An output schema that does not compile is not listed, and the

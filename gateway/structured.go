@@ -151,11 +151,11 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 		case big != "" && !e.outBigExact:
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content with member %s an integer of magnitude 2^53 or more, which the facade cannot check exactly against its output schema (it has multipleOf, or numbers a float64 does not hold)", big)
 		}
-		output := e.output
+		output, cost := e.output, e.outCost
 		if e.outMul != nil {
 			fix, err := e.outMul.check(b, "structuredContent member")
 			if fix != nil {
-				output, err = e.outMul.exactSchema(fix, false)
+				output, cost, err = e.outMul.exactSchema(fix, false)
 			}
 			switch {
 			case errors.Is(err, errInexact):
@@ -164,8 +164,8 @@ func checkStructured(res *mcp.CallToolResult, e *exposed, maxBytes int) (*mcp.Ca
 				return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)
 			}
 		}
-		if e.outCost.tooCostly(v) {
-			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that would take applying its output schema more than %d times to check (the schema reaches itself from more than one place at a level, and the content nests deep)", maxValidationCost)
+		if cost.tooCostly(v) {
+			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that would cost more than the facade allows to check against its output schema (%d units: the schema reaches itself from more than one place at a level and the content nests deep, or it is large where the schema is costly to apply)", maxValidationCost)
 		}
 		if err := output.Validate(v); err != nil {
 			return nil, CodeOutputSchema, fmt.Errorf("returned structured content that does not match its output schema: %w", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/winbridge/winbridge/internal/jsonscan"
 	"github.com/winbridge/winbridge/internal/toolname"
 	"github.com/winbridge/winbridge/mcp"
 )
@@ -309,11 +310,26 @@ func (g *Gateway) expose(st *settings, name string, u *upstream, t *mcp.Tool) *e
 // the upstream sent them, before they are compiled.
 const rawSchemaFactor = 4
 
+// maxSchemaNesting bounds how deep a schema's JSON nests (objects and
+// arrays) for jsonschema-go to compile it. Its Schema.UnmarshalJSON
+// decodes each schema's whole text again, three times (as a boolean, a
+// struct and a map), for each schema around it: the cost grows with the
+// size times the depth. {"not":{"not":...}} 4000 deep, 32 KB, took 4.6 s
+// and 3.3 GB to compile, and 10000 deep (what encoding/json allows, 80
+// KB) about half a minute, for each distinct schema an upstream lists.
+// At this depth, a schema of the largest raw size compiles in under a
+// second; an input schema the facade lists nests at most maxSchemaDepth
+// schemas, about half as many JSON levels.
+const maxSchemaNesting = 128
+
 // compileSchema resolves an upstream schema for validation. Only local
 // references resolve: a schema that points elsewhere is not fetched.
 func compileSchema(raw json.RawMessage, input bool) (*jsonschema.Resolved, error) {
 	if len(raw) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	if jsonscan.NestsDeeper(raw, maxSchemaNesting) {
+		return nil, fmt.Errorf("it nests more than %d levels deep", maxSchemaNesting)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
