@@ -309,7 +309,9 @@ func serverCommand(f flags, command []string) (*client.Command, *remote, *client
 	case f.url != "":
 		u, err := url.Parse(f.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, nil, nil, nil, fmt.Errorf("--url: want an http or https URL, got %q", f.url)
+			// Not repeated: a mistyped URL (htps://me:pw@h) may still carry
+			// a password or a token, and errors end up in CI logs.
+			return nil, nil, nil, nil, errors.New("--url: want an http or https URL with a host (the value is not shown: it may hold a credential)")
 		}
 		if u.User != nil {
 			// It would be printed with every error that names the server.

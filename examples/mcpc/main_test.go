@@ -111,3 +111,17 @@ func TestResourcesAndPromptsAgainstReferenceServer(t *testing.T) {
 	}
 	t.Errorf("no prompt without arguments among %+v", prompts.Prompts)
 }
+
+// A bad --url is not repeated in the error: a mistyped one may still carry
+// a password or a token.
+func TestBadURLNotRepeated(t *testing.T) {
+	for _, u := range []string{"htps://me:hunter2@h/mcp", "https://me:hunter2@exa mple.com/mcp", "https:/hunter2"} {
+		code, _, stderr := mcpc(t, "--url", u, "tools")
+		if code != 2 || !strings.Contains(stderr, "--url: want an http or https URL") {
+			t.Errorf("%s: status %d, stderr %q", u, code, stderr)
+		}
+		if strings.Contains(stderr, "hunter2") {
+			t.Errorf("%s: the error shows the credential: %q", u, stderr)
+		}
+	}
+}
