@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/winbridge/winbridge/internal/jsonwalk"
@@ -148,7 +150,8 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig parses an "mcpServers" configuration. Every problem is a
-// *ConfigError; all of them are reported, joined.
+// *ConfigError; all of them are reported, joined. A member written twice
+// under the servers is one of them.
 func ParseConfig(data []byte) (*Config, error) {
 	doc, err := jsonwalk.Decode(data)
 	if err != nil {
@@ -169,6 +172,17 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	if !present {
 		return nil, &ConfigError{Path: "mcpServers", Problem: `missing (nor is there a VS Code "servers" object)`}
+	}
+	// A member written twice under the servers: encoding/json keeps the
+	// last, as JSON.parse in the Node hosts does, so a reader who stops at
+	// the first "command" of an entry, or the first entry of a name,
+	// approves something else than what runs. Refused, naming it; other
+	// hosts' settings outside the servers are left to them.
+	for _, d := range duplicateMembers(data) {
+		if (d.path == "" && d.name == root) || d.path == root ||
+			strings.HasPrefix(d.path, root+".") || strings.HasPrefix(d.path, root+"[") {
+			p.Fail(d.path, "%s appears twice (JSON keeps the last; write it once)", strconv.Quote(d.name))
+		}
 	}
 	servers, ok := p.Object(root, rawServers)
 	if !ok {
@@ -191,6 +205,54 @@ func ParseConfig(data []byte) (*Config, error) {
 }
 
 type configParser struct{ jsonwalk.Walker }
+
+// dupMember is a member name that an object at path has more than once.
+type dupMember struct{ path, name string }
+
+// duplicateMembers lists the members data, a valid JSON document, has
+// twice in an object, with the object's path (paths as member writes
+// them). Decode, which accepted data, bounds the depth of the recursion.
+func duplicateMembers(data []byte) []dupMember {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var dups []dupMember
+	var walk func(path string) bool
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				k, ok := kt.(string)
+				if err != nil || !ok {
+					return false
+				}
+				if seen[k] {
+					dups = append(dups, dupMember{path, k})
+				}
+				seen[k] = true
+				if !walk(member(path, k)) {
+					return false
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !walk(jsonwalk.Index(path, i)) {
+					return false
+				}
+			}
+		default:
+			return true
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err == nil
+	}
+	walk("")
+	return dups
+}
 
 func (p *configParser) err() error {
 	return p.Err(func(path, problem string) error { return &ConfigError{Path: path, Problem: problem} })
