@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -136,9 +137,31 @@ func (e *ConfigError) Error() string {
 	return "config: " + e.Path + ": " + e.Problem
 }
 
-// LoadConfig reads and parses a configuration file.
+// MaxConfigSize bounds a configuration, in bytes. Real ones are a few
+// kilobytes; decoded, a document takes up to some twenty times its size,
+// and a file that never ends (a device, a pipe) would otherwise be read
+// until memory ran out.
+const MaxConfigSize = 1 << 20
+
+// maxConfigProblems bounds the problems a configuration's error reports,
+// and maxElemProblems those of one array or object of strings (args, env):
+// each problem is a line of the message, and an args array of a million
+// numbers once made a message of 60 MiB.
+const (
+	maxConfigProblems = 100
+	maxElemProblems   = 8
+)
+
+// LoadConfig reads and parses a configuration file of at most
+// MaxConfigSize bytes.
 func LoadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	// One byte more than allowed, so that ParseConfig sees it is too long.
+	b, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -153,6 +176,9 @@ func LoadConfig(path string) (*Config, error) {
 // *ConfigError; all of them are reported, joined. A member written twice
 // under the servers is one of them.
 func ParseConfig(data []byte) (*Config, error) {
+	if len(data) > MaxConfigSize {
+		return nil, &ConfigError{Problem: fmt.Sprintf("longer than %d bytes; a configuration is at most that (MaxConfigSize)", MaxConfigSize)}
+	}
 	doc, err := jsonwalk.Decode(data)
 	if err != nil {
 		return nil, &ConfigError{Problem: jsonwalk.Located(data, err)}
@@ -178,9 +204,14 @@ func ParseConfig(data []byte) (*Config, error) {
 	// the first "command" of an entry, or the first entry of a name,
 	// approves something else than what runs. Refused, naming it; other
 	// hosts' settings outside the servers are left to them.
+	dups := 0
 	for _, d := range duplicateMembers(data) {
 		if (d.path == "" && d.name == root) || d.path == root ||
 			strings.HasPrefix(d.path, root+".") || strings.HasPrefix(d.path, root+"[") {
+			if dups++; dups > maxElemProblems {
+				p.Fail(root, "more members written twice not reported")
+				break
+			}
 			p.Fail(d.path, "%s appears twice (JSON keeps the last; write it once)", strconv.Quote(d.name))
 		}
 	}
@@ -194,6 +225,10 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if p.count() >= maxConfigProblems {
+			p.Fail(root, "more problems not reported (stopped after %d)", maxConfigProblems)
+			break
+		}
 		if sc := p.server(root, name, servers[name]); sc != nil {
 			cfg.Servers[name] = sc
 		}
@@ -256,6 +291,13 @@ func duplicateMembers(data []byte) []dupMember {
 
 func (p *configParser) err() error {
 	return p.Err(func(path, problem string) error { return &ConfigError{Path: path, Problem: problem} })
+}
+
+// count is the number of problems recorded so far.
+func (p *configParser) count() int {
+	n := 0
+	p.Err(func(string, string) error { n++; return nil })
+	return n
 }
 
 // member is the path of a member: a.b, or a["b c"] when b is not a plain
@@ -327,7 +369,14 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	}
 	if raw, ok := m["args"]; ok {
 		arr, _ := p.Array(member(path, "args"), raw)
+		bad := 0
 		for i, a := range arr {
+			if _, ok := a.(string); !ok {
+				if bad++; bad > maxElemProblems {
+					p.Fail(member(path, "args"), "more elements that are not strings")
+					break
+				}
+			}
 			if s, ok := p.String(jsonwalk.Index(member(path, "args"), i), a); ok {
 				sc.Args = append(sc.Args, s)
 			}
@@ -336,7 +385,20 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	if raw, ok := m["env"]; ok {
 		if env, ok := p.Object(member(path, "env"), raw); ok {
 			sc.Env = map[string]string{}
-			for k, v := range env {
+			keys := make([]string, 0, len(env))
+			for k := range env {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys) // the problems, in the same order each time
+			bad := 0
+			for _, k := range keys {
+				v := env[k]
+				if _, ok := v.(string); !ok || k == "" || bytes.ContainsAny([]byte(k), "=\x00") {
+					if bad++; bad > maxElemProblems {
+						p.Fail(member(path, "env"), "more problems not reported")
+						break
+					}
+				}
 				if k == "" || bytes.ContainsAny([]byte(k), "=\x00") {
 					p.Fail(member(path, "env"), "invalid variable name %q", k)
 					continue
