@@ -230,7 +230,14 @@ func lookPath(path, dir string, env []string) (string, error) {
 		return p, nil
 	}
 	if !filepath.IsAbs(path) && dir != "" {
-		return filepath.Join(dir, path), nil
+		// Made absolute: exec takes a relative path from the child's
+		// directory, so with a relative dir, dir/path was looked for under
+		// dir twice (dir/dir/path), and the program was not found.
+		p, err := filepath.Abs(filepath.Join(dir, path))
+		if err != nil {
+			return "", fmt.Errorf("client: %w", err)
+		}
+		return p, nil
 	}
 	return path, nil
 }

@@ -683,3 +683,29 @@ func TestProcessCommandResolvedInTheChildsPATH(t *testing.T) {
 		t.Errorf("the error repeats the server's PATH: %v", err)
 	}
 }
+
+// A relative command with a separator runs from the entry's cwd, also when
+// the cwd is itself relative ("cwd": "servers/fs", "command": "./run").
+// Before, the command was joined to the cwd and then, as exec takes a
+// relative path from the child's directory, looked for under the cwd
+// twice (servers/fs/servers/fs/run): not found.
+func TestProcessRelativeCommandInRelativeDir(t *testing.T) {
+	noLeaks(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll(filepath.Join("servers", "fs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join("servers", "fs", "run")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := helperCommand(t, "server")
+	cmd.Path, cmd.Dir = "./run", filepath.Join("servers", "fs")
+	_, cwd := envOf(t, launch(t, cmd, nil))
+	if want, _ := filepath.Abs(cmd.Dir); cwd != want {
+		t.Errorf("cwd %q, want %q", cwd, want)
+	}
+}
