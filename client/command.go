@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -58,18 +60,41 @@ func (c *Command) IsNpx() bool {
 }
 
 // name is a short label for logs and errors: the program, and for npx the
-// package.
+// package when an argument reads as one (npxPackage). Every log record and
+// error of the server carries it, so it shows nothing else: the value of
+// an option (--registry https://me:pw@npm.corp/, --cache DIR) is skipped,
+// and a package given as a tarball or git URL, which may hold a token, is
+// not named. Before, the first argument not starting with "-" was shown,
+// whatever it was.
 func (c *Command) name() string {
 	n := filepath.Base(c.Path)
-	if c.IsNpx() {
-		for _, a := range c.Args {
-			if !strings.HasPrefix(a, "-") {
-				return n + " " + a
-			}
+	if !c.IsNpx() {
+		return n
+	}
+	optValue := false // the previous argument was an option that may take one
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "-") {
+			optValue = !strings.Contains(a, "=") && !slices.Contains(npxFlags, a)
+			continue
 		}
+		if npxPackage.MatchString(a) {
+			return n + " " + a
+		}
+		if !optValue {
+			break // the package, as a URL or path: not shown
+		}
+		optValue = false
 	}
 	return n
 }
+
+// npxPackage matches a package as npm names one on a command line: an
+// optional scope, a name, an optional version, range or tag.
+var npxPackage = regexp.MustCompile(`^(@[A-Za-z0-9~-][A-Za-z0-9._~-]*/)?[A-Za-z0-9~-][A-Za-z0-9._~-]{0,213}(@[A-Za-z0-9._^~*+<>=|-]{1,64})?$`)
+
+// npxFlags are npx's and npm's options that take no value.
+var npxFlags = []string{"-y", "--yes", "--no", "--no-yes", "-q", "--quiet", "-s", "--silent",
+	"--no-install", "--ignore-existing", "--prefer-offline", "--prefer-online", "--offline", "--verbose", "-d"}
 
 // environ is the child's environment: the base (allowlist or everything)
 // with Env laid over it, later entries winning.
