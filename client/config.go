@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -353,6 +354,7 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 			if s == "" {
 				p.Fail(member(path, "command"), "empty")
 			}
+			p.noHostVars(member(path, "command"), s, false)
 			sc.Command = s
 		}
 	} else {
@@ -378,6 +380,7 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 				}
 			}
 			if s, ok := p.String(jsonwalk.Index(member(path, "args"), i), a); ok {
+				p.noHostVars(jsonwalk.Index(member(path, "args"), i), s, true)
 				sc.Args = append(sc.Args, s)
 			}
 		}
@@ -404,6 +407,7 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 					continue
 				}
 				if s, ok := p.String(member(member(path, "env"), k), v); ok {
+					p.noHostVars(member(member(path, "env"), k), s, false)
 					sc.Env[k] = s
 				}
 			}
@@ -411,7 +415,50 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	}
 	if raw, ok := m["cwd"]; ok {
 		sc.Cwd, _ = p.String(member(path, "cwd"), raw)
+		p.noHostVars(member(path, "cwd"), sc.Cwd, false)
 	}
+}
+
+// Other hosts' variables: VS Code's and Cursor's ${input:ID}, ${env:NAME},
+// ${workspaceFolder}, ${userHome}, ...; Claude Code's ${NAME} and
+// ${NAME:-default}. This package expands none of them: a configuration
+// runs with exactly what it says, and expanding this process's variables
+// would hand its secrets (which DefaultEnv keeps from servers) to any
+// server whose entry names them, a URL's query included. A value with one
+// is refused rather than passed as written (a server got the token
+// "${API_KEY}", a header said "Bearer ${input:pat}", and the user saw
+// only the server's refusal). In args a shell may be the one to expand
+// ${NAME} ("sh", "-c", "... ${HOME}"): only the forms no shell knows are
+// refused there.
+var (
+	anyHostVar   = regexp.MustCompile(`\$\{[^{}]+\}`)
+	hostOnlyVars = regexp.MustCompile(`\$\{(?:(?:env|input|config|command):[^{}]*|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|/)\}`)
+	namedHostVar = regexp.MustCompile(`^\$\{(?:(?:env|input|config|command):[A-Za-z0-9_.-]{1,64}|[A-Za-z_][A-Za-z0-9_]{0,63}|/)\}$`)
+	varName      = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]{0,63}:`)
+)
+
+// noHostVars records a problem if s holds another host's variable (in
+// args, only one no shell would expand). The message shows the variable,
+// not the value; of a variable with a default (${NAME:-default}) only the
+// name, as the default may be a credential, and of anything else between
+// braces nothing.
+func (p *configParser) noHostVars(path, s string, inArgs bool) {
+	re := anyHostVar
+	if inArgs {
+		re = hostOnlyVars
+	}
+	v := re.FindString(s)
+	if v == "" {
+		return
+	}
+	switch {
+	case namedHostVar.MatchString(v):
+	case varName.MatchString(v):
+		v = varName.FindString(v) + "…}" // ${NAME:…}: the default may be a credential
+	default:
+		v = "${…}"
+	}
+	p.Fail(path, "%s is a variable of another host (VS Code, Cursor, Claude Code); variables are not expanded here: write the value", v)
 }
 
 // CommandSpec returns the Command that runs the server.

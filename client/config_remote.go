@@ -27,6 +27,7 @@ const (
 func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 	up := member(path, "url")
 	if s, ok := p.String(up, m["url"]); ok {
+		p.noHostVars(up, s, false)
 		// The value is never repeated whole: a URL that fails a check may
 		// still carry a password or a token (htps://me:pw@h, a space in the
 		// host, a bad escape after the password, a token in the path or
@@ -95,6 +96,8 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 			// The value is likely a credential: say what is wrong with it,
 			// not what it is.
 			p.Fail(kp, "value has a control character (CR, LF, NUL, ...)")
+		case anyHostVar.MatchString(v):
+			p.noHostVars(kp, v, false)
 		default:
 			seen[strings.ToLower(k)] = k
 			sc.Headers[k] = v
