@@ -328,13 +328,25 @@ func serverCommand(f flags, command []string) (*client.Command, *remote, *client
 	}
 	if rem != nil {
 		if len(f.env) > 0 || f.inheritEnv || len(command) > 0 {
-			return nil, nil, nil, nil, fmt.Errorf("-e, --inherit-env and -- COMMAND apply to a server run as a command, not to %s", rem.endpoint)
+			return nil, nil, nil, nil, fmt.Errorf("-e, --inherit-env and -- COMMAND apply to a server run as a command, not to %s", shownEndpoint(rem.endpoint))
 		}
 		return nil, rem, copts, sc, nil
 	}
 	cmd.Env = append(cmd.Env, f.env...)
 	cmd.InheritEnv = f.inheritEnv
 	return cmd, nil, copts, sc, nil
+}
+
+// shownEndpoint is the part of a server's URL that mcpc's messages show:
+// its scheme and host. Services put the key in the path or the query
+// (https://mcp.example/mcp/KEY, ?api_key=KEY), and a message on stderr
+// ends up in CI logs and bug reports.
+func shownEndpoint(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "the remote server"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
 }
 
 // pickServer finds the --server of a config, or says which there are.

@@ -125,3 +125,19 @@ func TestBadURLNotRepeated(t *testing.T) {
 		}
 	}
 }
+
+// mcpc's own messages show a remote server's scheme and host only: its
+// key may be in the path or the query.
+func TestRemoteEndpointKeyNotShown(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{"r":{"url":"https://mcp.example.invalid/mcp/hunter2?api_key=hunter2"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := mcpc(t, "--config", cfg, "--server", "r", "-e", "A=1", "tools")
+	if code != 2 || !strings.Contains(stderr, "https://mcp.example.invalid") {
+		t.Errorf("status %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(stderr, "hunter2") {
+		t.Errorf("the error shows the key: %q", stderr)
+	}
+}
