@@ -403,7 +403,15 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 					}
 				}
 				if k == "" || bytes.ContainsAny([]byte(k), "=\x00") {
-					p.Fail(member(path, "env"), "invalid variable name %q", k)
+					// Shown up to the "=": a name written as KEY=VALUE (a line of
+					// a .env file, docker's -e) has the value, likely a
+					// credential, after it.
+					shown, _, cut := strings.Cut(k, "=")
+					shown, _, cut0 := strings.Cut(shown, "\x00")
+					if cut || cut0 {
+						shown += "…"
+					}
+					p.Fail(member(path, "env"), "invalid variable name %q (a name has no \"=\" or NUL; the value goes after the colon)", shown)
 					continue
 				}
 				if s, ok := p.String(member(member(path, "env"), k), v); ok {

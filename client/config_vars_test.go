@@ -52,3 +52,17 @@ func TestParseConfigRefusesOtherHostsVariables(t *testing.T) {
 		t.Errorf("a shell's variables in args: %v", err)
 	}
 }
+
+// An env name written as KEY=VALUE (a line of a .env file pasted as a
+// name) is refused without the value. Before, the error quoted the whole
+// name, the token with it.
+func TestParseConfigEnvNameErrorHidesTheValue(t *testing.T) {
+	_, err := client.ParseConfig([]byte(`{"mcpServers":{"a":{"command":"x","env":{"GITHUB_TOKEN=ghp_hunter2":"","B\u0000hunter2":""}}}}`))
+	if err == nil || !strings.Contains(err.Error(), `mcpServers.a.env: invalid variable name "GITHUB_TOKEN…"`) ||
+		!strings.Contains(err.Error(), `invalid variable name "B…"`) {
+		t.Errorf("got %v, want the names up to the = or NUL", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the error shows the value: %v", err)
+	}
+}
