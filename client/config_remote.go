@@ -87,7 +87,14 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 		switch {
 		case !ok:
 		case !validHeaderName(k):
-			p.Fail(hp, "invalid header name %q", k)
+			// Shown up to the first character a name cannot have: a whole
+			// header line written as the name ("Authorization: Bearer
+			// TOKEN") has its credential after it.
+			shown := k
+			if i := strings.IndexFunc(k, func(r rune) bool { return r > 0x7f || !validHeaderName(string(r)) }); i >= 0 {
+				shown = k[:i] + "…"
+			}
+			p.Fail(hp, "invalid header name %q", shown)
 		case seen[strings.ToLower(k)] != "":
 			p.Fail(kp, "the same header as %q", seen[strings.ToLower(k)])
 		case len(v) > maxHeaderValue:
