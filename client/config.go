@@ -242,6 +242,9 @@ func ParseConfig(data []byte) (*Config, error) {
 
 type configParser struct{ jsonwalk.Walker }
 
+// serverFields are the fields of an entry this package reads.
+var serverFields = []string{"command", "args", "env", "cwd", "type", "url", "headers", "disabled", "timeoutMs", "autoRestart", "lifecycle"}
+
 // dupMember is a member name that an object at path has more than once.
 type dupMember struct{ path, name string }
 
@@ -312,6 +315,27 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 		return nil
 	}
 	sc := &ServerConfig{Name: name, Lifecycle: KeepAlive, path: path}
+	// A field that differs from one of ours only in case is a mistake,
+	// not another host's field: names are case-sensitive here and in every
+	// host, so "Env" or "Args" was ignored and the server ran without
+	// them (or a "Command" sat beside the "command" that runs).
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	bad := 0
+	for _, k := range keys {
+		for _, f := range serverFields {
+			if k != f && strings.EqualFold(k, f) {
+				bad++
+				p.Fail(member(path, k), "not a field; the field is %q (names are case-sensitive)", f)
+			}
+		}
+		if bad >= maxElemProblems {
+			break
+		}
+	}
 	if _, remote := m["url"]; remote {
 		p.remote(path, m, sc)
 	} else {

@@ -44,3 +44,29 @@ func TestParseConfigRefusesDuplicateMembers(t *testing.T) {
 		t.Errorf("a duplicate outside mcpServers: %v", err)
 	}
 }
+
+// A field that differs from a known one only in case is refused, naming
+// the field meant: JSON names are case-sensitive, here and in every host,
+// so "Env" or "ARGS" was ignored like any other host's field and the
+// server ran without its environment or arguments, or a second "Command"
+// sat beside the "command" that runs.
+func TestParseConfigRefusesFieldsDifferingOnlyInCase(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"mcpServers":{"fs":{"command":"npx","Args":["-y","pkg"]}}}`, `config: mcpServers.fs.Args: not a field; the field is "args" (names are case-sensitive)`},
+		{`{"mcpServers":{"fs":{"command":"x","Env":{"TOKEN":"t"}}}}`, `mcpServers.fs.Env: not a field; the field is "env"`},
+		{`{"mcpServers":{"fs":{"command":"x","Command":"sh"}}}`, `mcpServers.fs.Command: not a field; the field is "command"`},
+		{`{"mcpServers":{"r":{"URL":"https://h/mcp"}}}`, `mcpServers.r.URL: not a field; the field is "url"`},
+		{`{"mcpServers":{"r":{"url":"https://h/mcp","Headers":{"A":"b"}}}}`, `mcpServers.r.Headers: not a field; the field is "headers"`},
+		{`{"mcpServers":{"fs":{"command":"x","timeoutMS":5}}}`, `mcpServers.fs.timeoutMS: not a field; the field is "timeoutMs"`},
+	} {
+		_, err := client.ParseConfig([]byte(tc.doc))
+		var ce *client.ConfigError
+		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseConfig(%s) = %v, want a *ConfigError containing %q", tc.doc, err, tc.want)
+		}
+	}
+	// Other hosts' fields pass.
+	if _, err := client.ParseConfig([]byte(`{"mcpServers":{"fs":{"command":"x","autoApprove":[],"alwaysAllow":[],"transportType":"stdio"}}}`)); err != nil {
+		t.Errorf("other hosts' fields: %v", err)
+	}
+}
