@@ -709,3 +709,23 @@ func TestProcessRelativeCommandInRelativeDir(t *testing.T) {
 		t.Errorf("cwd %q, want %q", cwd, want)
 	}
 }
+
+// A command line written whole as the program ("command": "npx -y pkg",
+// no "args"), which no host splits, fails with a hint to use args.
+// Before, the error said only that no such file was found, and named
+// the server "pkg" (the part after the last slash).
+func TestProcessCommandLineAsProgramHints(t *testing.T) {
+	noLeaks(t)
+	for _, path := range []string{"npx -y @modelcontextprotocol/server-filesystem /tmp", "uvx mcp-server-fetch"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		p, err := client.Launch(ctx, &client.Command{Path: path}, &client.ProcessOptions{Logger: quietLog})
+		cancel()
+		if err == nil {
+			p.Close()
+			t.Fatalf("%q: launched", path)
+		}
+		if !strings.Contains(err.Error(), `"args"`) {
+			t.Errorf("%q: %v, want a hint to put the arguments in \"args\"", path, err)
+		}
+	}
+}
