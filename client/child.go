@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -136,7 +137,7 @@ type child struct {
 func startChild(spec *Command, cfg childConfig) (*child, error) {
 	path, args, cmdline, err := spec.argv()
 	if err != nil {
-		return nil, err
+		return nil, commandLineHint(spec, err)
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = spec.environ()
@@ -176,7 +177,7 @@ func startChild(spec *Command, cfg childConfig) (*child, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll()
-		return nil, fmt.Errorf("client: starting %s: %w", spec.name(), err)
+		return nil, commandLineHint(spec, fmt.Errorf("client: starting %s: %w", spec.name(), err))
 	}
 	// The child has its copies; ours of its ends would hide its exit.
 	inR.Close()
@@ -203,6 +204,17 @@ func startChild(spec *Command, cfg childConfig) (*child, error) {
 	go ch.drainStderr(cfg)
 	go ch.wait()
 	return ch, nil
+}
+
+// commandLineHint adds to err, a program not found, that a command with
+// a space may be a whole command line written as the program ("command":
+// "npx -y pkg"): no host splits it, and the arguments go in "args".
+func commandLineHint(spec *Command, err error) error {
+	if strings.ContainsAny(spec.Path, " \t") && len(spec.Args) == 0 &&
+		(errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)) {
+		return fmt.Errorf("%w (the program's name has a space: a command line goes in \"command\" and \"args\", one argument each)", err)
+	}
+	return err
 }
 
 // Pid returns the process id.

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -13,7 +16,8 @@ import (
 // the protocol on its standard input and output.
 type Command struct {
 	// Path is the program. A name without a path separator is looked up in
-	// PATH. "npx" is recognised and launched so that it works everywhere
+	// the child's PATH: Env's when it sets one, as Node's spawn does (and
+	// so the hosts whose configs this package reads). "npx" is recognised and launched so that it works everywhere
 	// (see Npx).
 	Path string
 	// Args are the arguments, without the program name.
@@ -56,18 +60,41 @@ func (c *Command) IsNpx() bool {
 }
 
 // name is a short label for logs and errors: the program, and for npx the
-// package.
+// package when an argument reads as one (npxPackage). Every log record and
+// error of the server carries it, so it shows nothing else: the value of
+// an option (--registry https://me:pw@npm.corp/, --cache DIR) is skipped,
+// and a package given as a tarball or git URL, which may hold a token, is
+// not named. Before, the first argument not starting with "-" was shown,
+// whatever it was.
 func (c *Command) name() string {
 	n := filepath.Base(c.Path)
-	if c.IsNpx() {
-		for _, a := range c.Args {
-			if !strings.HasPrefix(a, "-") {
-				return n + " " + a
-			}
+	if !c.IsNpx() {
+		return n
+	}
+	optValue := false // the previous argument was an option that may take one
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "-") {
+			optValue = !strings.Contains(a, "=") && !slices.Contains(npxFlags, a)
+			continue
 		}
+		if npxPackage.MatchString(a) {
+			return n + " " + a
+		}
+		if !optValue {
+			break // the package, as a URL or path: not shown
+		}
+		optValue = false
 	}
 	return n
 }
+
+// npxPackage matches a package as npm names one on a command line: an
+// optional scope, a name, an optional version, range or tag.
+var npxPackage = regexp.MustCompile(`^(@[A-Za-z0-9~-][A-Za-z0-9._~-]*/)?[A-Za-z0-9~-][A-Za-z0-9._~-]{0,213}(@[A-Za-z0-9._^~*+<>=|-]{1,64})?$`)
+
+// npxFlags are npx's and npm's options that take no value.
+var npxFlags = []string{"-y", "--yes", "--no", "--no-yes", "-q", "--quiet", "-s", "--silent",
+	"--no-install", "--ignore-existing", "--prefer-offline", "--prefer-online", "--offline", "--verbose", "-d"}
 
 // environ is the child's environment: the base (allowlist or everything)
 // with Env laid over it, later entries winning.
@@ -180,7 +207,7 @@ func (c *Command) argv() (path string, args []string, cmdline string, err error)
 	if c.IsNpx() && filepath.Base(path) == path {
 		path = "npx"
 	}
-	if path, err = lookPath(path, c.Dir); err != nil {
+	if path, err = lookPath(path, c.Dir, c.environ()); err != nil {
 		return "", nil, "", err
 	}
 	args = c.Args
@@ -208,9 +235,19 @@ func (c *Command) argv() (path string, args []string, cmdline string, err error)
 
 // lookPath finds a program as exec.Command would, except that a relative
 // path with a separator is taken relative to dir, the child's working
-// directory, where the config that named it expects it.
-func lookPath(path, dir string) (string, error) {
+// directory, where the config that named it expects it, and that a bare
+// name is looked up in the PATH of env, the child's environment. That is
+// what Node's child_process.spawn does, and so Claude Desktop, Cursor and
+// VS Code: a config's "env": {"PATH": ...} is how users point a host at
+// the node and npx they want (a GUI app's own PATH often lacks them).
+// Before, the name was looked up in this process's PATH, so the program
+// was not found, or another one ran, under the PATH the config set.
+func lookPath(path, dir string, env []string) (string, error) {
 	if filepath.Base(path) == path {
+		childPath, _ := envValue(env, "PATH", runtime.GOOS == "windows")
+		if childPath != os.Getenv("PATH") {
+			return lookPathIn(path, childPath)
+		}
 		p, err := execLookPath(path)
 		if err != nil {
 			return "", fmt.Errorf("client: %w", err)
@@ -218,9 +255,46 @@ func lookPath(path, dir string) (string, error) {
 		return p, nil
 	}
 	if !filepath.IsAbs(path) && dir != "" {
-		return filepath.Join(dir, path), nil
+		// Made absolute: exec takes a relative path from the child's
+		// directory, so with a relative dir, dir/path was looked for under
+		// dir twice (dir/dir/path), and the program was not found.
+		p, err := filepath.Abs(filepath.Join(dir, path))
+		if err != nil {
+			return "", fmt.Errorf("client: %w", err)
+		}
+		return p, nil
 	}
 	return path, nil
+}
+
+// lookPathIn looks file up in the directories of list, a PATH value. As
+// exec.LookPath does with this process's PATH, relative entries (an empty
+// one is ".") are skipped: they would run whatever sits in the working
+// directory. The error does not repeat list.
+func lookPathIn(file, list string) (string, error) {
+	for _, dir := range filepath.SplitList(list) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		// With a separator, LookPath checks just that file (trying PATHEXT's
+		// extensions on Windows).
+		if p, err := exec.LookPath(filepath.Join(dir, file)); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("client: %w (in the PATH of the server's environment)", &exec.Error{Name: file, Err: exec.ErrNotFound})
+}
+
+// envValue is the value of name in env (KEY=VALUE pairs, the last one
+// winning, as mergeEnv leaves one); names compare without case on Windows.
+func envValue(env []string, name string, foldCase bool) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		k, v, _ := strings.Cut(env[i], "=")
+		if k == name || (foldCase && strings.EqualFold(k, name)) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func isFile(p string) bool {

@@ -161,3 +161,28 @@ func FuzzInheritedName(f *testing.F) {
 		}
 	})
 }
+
+// The label of an npx command, which every log record and error of the
+// server carries, names the package only when an argument reads as one:
+// an option's value (a registry or tarball URL with a password or token in
+// it) is not a package and is never shown. Before, the first argument not
+// starting with "-" was the label, whatever it was.
+func TestNpxNameShowsNoCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-y", "--registry", "https://me:hunter2@npm.corp/", "@corp/server@1.2.0", "stdio"}, "npx @corp/server@1.2.0"},
+		{[]string{"-y", "https://npm.corp/server.tgz?token=hunter2"}, "npx"},
+		{[]string{"-y", "https://npm.corp/server.tgz?token=hunter2", "stdio"}, "npx"},
+		{[]string{"--cache", "/tmp/hunter2/", "mcp-remote@latest", "https://h/sse?key=hunter2"}, "npx mcp-remote@latest"},
+		{[]string{"-y", "git+https://hunter2@github.com/o/r.git"}, "npx"},
+		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "/srv"}, "npx @modelcontextprotocol/server-filesystem"},
+		{[]string{"-y", "mcp-server-kubernetes@^1.2", "x"}, "npx mcp-server-kubernetes@^1.2"},
+	} {
+		cmd := &Command{Path: "npx", Args: tc.args}
+		if got := cmd.name(); got != tc.want {
+			t.Errorf("name of npx %q = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/winbridge/winbridge/internal/jsonwalk"
@@ -134,9 +138,31 @@ func (e *ConfigError) Error() string {
 	return "config: " + e.Path + ": " + e.Problem
 }
 
-// LoadConfig reads and parses a configuration file.
+// MaxConfigSize bounds a configuration, in bytes. Real ones are a few
+// kilobytes; decoded, a document takes up to some twenty times its size,
+// and a file that never ends (a device, a pipe) would otherwise be read
+// until memory ran out.
+const MaxConfigSize = 1 << 20
+
+// maxConfigProblems bounds the problems a configuration's error reports,
+// and maxElemProblems those of one array or object of strings (args, env):
+// each problem is a line of the message, and an args array of a million
+// numbers once made a message of 60 MiB.
+const (
+	maxConfigProblems = 100
+	maxElemProblems   = 8
+)
+
+// LoadConfig reads and parses a configuration file of at most
+// MaxConfigSize bytes.
 func LoadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	// One byte more than allowed, so that ParseConfig sees it is too long.
+	b, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -148,8 +174,12 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig parses an "mcpServers" configuration. Every problem is a
-// *ConfigError; all of them are reported, joined.
+// *ConfigError; all of them are reported, joined. A member written twice
+// under the servers is one of them.
 func ParseConfig(data []byte) (*Config, error) {
+	if len(data) > MaxConfigSize {
+		return nil, &ConfigError{Problem: fmt.Sprintf("longer than %d bytes; a configuration is at most that (MaxConfigSize)", MaxConfigSize)}
+	}
 	doc, err := jsonwalk.Decode(data)
 	if err != nil {
 		return nil, &ConfigError{Problem: jsonwalk.Located(data, err)}
@@ -170,6 +200,22 @@ func ParseConfig(data []byte) (*Config, error) {
 	if !present {
 		return nil, &ConfigError{Path: "mcpServers", Problem: `missing (nor is there a VS Code "servers" object)`}
 	}
+	// A member written twice under the servers: encoding/json keeps the
+	// last, as JSON.parse in the Node hosts does, so a reader who stops at
+	// the first "command" of an entry, or the first entry of a name,
+	// approves something else than what runs. Refused, naming it; other
+	// hosts' settings outside the servers are left to them.
+	dups := 0
+	for _, d := range duplicateMembers(data) {
+		if (d.path == "" && d.name == root) || d.path == root ||
+			strings.HasPrefix(d.path, root+".") || strings.HasPrefix(d.path, root+"[") {
+			if dups++; dups > maxElemProblems {
+				p.Fail(root, "more members written twice not reported")
+				break
+			}
+			p.Fail(d.path, "%s appears twice (JSON keeps the last; write it once)", strconv.Quote(d.name))
+		}
+	}
 	servers, ok := p.Object(root, rawServers)
 	if !ok {
 		return nil, p.err()
@@ -180,6 +226,10 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if p.count() >= maxConfigProblems {
+			p.Fail(root, "more problems not reported (stopped after %d)", maxConfigProblems)
+			break
+		}
 		if sc := p.server(root, name, servers[name]); sc != nil {
 			cfg.Servers[name] = sc
 		}
@@ -192,8 +242,66 @@ func ParseConfig(data []byte) (*Config, error) {
 
 type configParser struct{ jsonwalk.Walker }
 
+// serverFields are the fields of an entry this package reads.
+var serverFields = []string{"command", "args", "env", "cwd", "type", "url", "headers", "disabled", "timeoutMs", "autoRestart", "lifecycle"}
+
+// dupMember is a member name that an object at path has more than once.
+type dupMember struct{ path, name string }
+
+// duplicateMembers lists the members data, a valid JSON document, has
+// twice in an object, with the object's path (paths as member writes
+// them). Decode, which accepted data, bounds the depth of the recursion.
+func duplicateMembers(data []byte) []dupMember {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var dups []dupMember
+	var walk func(path string) bool
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				k, ok := kt.(string)
+				if err != nil || !ok {
+					return false
+				}
+				if seen[k] {
+					dups = append(dups, dupMember{path, k})
+				}
+				seen[k] = true
+				if !walk(member(path, k)) {
+					return false
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !walk(jsonwalk.Index(path, i)) {
+					return false
+				}
+			}
+		default:
+			return true
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err == nil
+	}
+	walk("")
+	return dups
+}
+
 func (p *configParser) err() error {
 	return p.Err(func(path, problem string) error { return &ConfigError{Path: path, Problem: problem} })
+}
+
+// count is the number of problems recorded so far.
+func (p *configParser) count() int {
+	n := 0
+	p.Err(func(string, string) error { n++; return nil })
+	return n
 }
 
 // member is the path of a member: a.b, or a["b c"] when b is not a plain
@@ -207,6 +315,27 @@ func (p *configParser) server(root, name string, v any) *ServerConfig {
 		return nil
 	}
 	sc := &ServerConfig{Name: name, Lifecycle: KeepAlive, path: path}
+	// A field that differs from one of ours only in case is a mistake,
+	// not another host's field: names are case-sensitive here and in every
+	// host, so "Env" or "Args" was ignored and the server ran without
+	// them (or a "Command" sat beside the "command" that runs).
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	bad := 0
+	for _, k := range keys {
+		for _, f := range serverFields {
+			if k != f && strings.EqualFold(k, f) {
+				bad++
+				p.Fail(member(path, k), "not a field; the field is %q (names are case-sensitive)", f)
+			}
+		}
+		if bad >= maxElemProblems {
+			break
+		}
+	}
 	if _, remote := m["url"]; remote {
 		p.remote(path, m, sc)
 	} else {
@@ -249,6 +378,7 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 			if s == "" {
 				p.Fail(member(path, "command"), "empty")
 			}
+			p.noHostVars(member(path, "command"), s, false)
 			sc.Command = s
 		}
 	} else {
@@ -265,8 +395,16 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	}
 	if raw, ok := m["args"]; ok {
 		arr, _ := p.Array(member(path, "args"), raw)
+		bad := 0
 		for i, a := range arr {
+			if _, ok := a.(string); !ok {
+				if bad++; bad > maxElemProblems {
+					p.Fail(member(path, "args"), "more elements that are not strings")
+					break
+				}
+			}
 			if s, ok := p.String(jsonwalk.Index(member(path, "args"), i), a); ok {
+				p.noHostVars(jsonwalk.Index(member(path, "args"), i), s, true)
 				sc.Args = append(sc.Args, s)
 			}
 		}
@@ -274,12 +412,34 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	if raw, ok := m["env"]; ok {
 		if env, ok := p.Object(member(path, "env"), raw); ok {
 			sc.Env = map[string]string{}
-			for k, v := range env {
+			keys := make([]string, 0, len(env))
+			for k := range env {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys) // the problems, in the same order each time
+			bad := 0
+			for _, k := range keys {
+				v := env[k]
+				if _, ok := v.(string); !ok || k == "" || bytes.ContainsAny([]byte(k), "=\x00") {
+					if bad++; bad > maxElemProblems {
+						p.Fail(member(path, "env"), "more problems not reported")
+						break
+					}
+				}
 				if k == "" || bytes.ContainsAny([]byte(k), "=\x00") {
-					p.Fail(member(path, "env"), "invalid variable name %q", k)
+					// Shown up to the "=": a name written as KEY=VALUE (a line of
+					// a .env file, docker's -e) has the value, likely a
+					// credential, after it.
+					shown, _, cut := strings.Cut(k, "=")
+					shown, _, cut0 := strings.Cut(shown, "\x00")
+					if cut || cut0 {
+						shown += "…"
+					}
+					p.Fail(member(path, "env"), "invalid variable name %q (a name has no \"=\" or NUL; the value goes after the colon)", shown)
 					continue
 				}
 				if s, ok := p.String(member(member(path, "env"), k), v); ok {
+					p.noHostVars(member(member(path, "env"), k), s, false)
 					sc.Env[k] = s
 				}
 			}
@@ -287,7 +447,50 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	}
 	if raw, ok := m["cwd"]; ok {
 		sc.Cwd, _ = p.String(member(path, "cwd"), raw)
+		p.noHostVars(member(path, "cwd"), sc.Cwd, false)
 	}
+}
+
+// Other hosts' variables: VS Code's and Cursor's ${input:ID}, ${env:NAME},
+// ${workspaceFolder}, ${userHome}, ...; Claude Code's ${NAME} and
+// ${NAME:-default}. This package expands none of them: a configuration
+// runs with exactly what it says, and expanding this process's variables
+// would hand its secrets (which DefaultEnv keeps from servers) to any
+// server whose entry names them, a URL's query included. A value with one
+// is refused rather than passed as written (a server got the token
+// "${API_KEY}", a header said "Bearer ${input:pat}", and the user saw
+// only the server's refusal). In args a shell may be the one to expand
+// ${NAME} ("sh", "-c", "... ${HOME}"): only the forms no shell knows are
+// refused there.
+var (
+	anyHostVar   = regexp.MustCompile(`\$\{[^{}]+\}`)
+	hostOnlyVars = regexp.MustCompile(`\$\{(?:(?:env|input|config|command):[^{}]*|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|/)\}`)
+	namedHostVar = regexp.MustCompile(`^\$\{(?:(?:env|input|config|command):[A-Za-z0-9_.-]{1,64}|[A-Za-z_][A-Za-z0-9_]{0,63}|/)\}$`)
+	varName      = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]{0,63}:`)
+)
+
+// noHostVars records a problem if s holds another host's variable (in
+// args, only one no shell would expand). The message shows the variable,
+// not the value; of a variable with a default (${NAME:-default}) only the
+// name, as the default may be a credential, and of anything else between
+// braces nothing.
+func (p *configParser) noHostVars(path, s string, inArgs bool) {
+	re := anyHostVar
+	if inArgs {
+		re = hostOnlyVars
+	}
+	v := re.FindString(s)
+	if v == "" {
+		return
+	}
+	switch {
+	case namedHostVar.MatchString(v):
+	case varName.MatchString(v):
+		v = varName.FindString(v) + "…}" // ${NAME:…}: the default may be a credential
+	default:
+		v = "${…}"
+	}
+	p.Fail(path, "%s is a variable of another host (VS Code, Cursor, Claude Code); variables are not expanded here: write the value", v)
 }
 
 // CommandSpec returns the Command that runs the server.

@@ -27,13 +27,24 @@ const (
 func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 	up := member(path, "url")
 	if s, ok := p.String(up, m["url"]); ok {
-		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.Fail(up, "want an http or https URL, got %q", s)
-		} else if u.User != nil {
+		p.noHostVars(up, s, false)
+		// The value is never repeated whole: a URL that fails a check may
+		// still carry a password or a token (htps://me:pw@h, a space in the
+		// host, a bad escape after the password, a token in the path or
+		// query), and url.Parse's own error quotes all of it. Only the
+		// scheme and host of one that parsed are shown.
+		switch u, err := url.Parse(s); {
+		case err != nil:
+			p.Fail(up, "want an http or https URL; this one does not parse (not shown: it may hold a credential)")
+		case u.User != nil:
 			// Credentials in the URL end up in every message that names
 			// the endpoint; a header is not printed.
 			p.Fail(up, "has a user:password part; send credentials in \"headers\" instead")
-		} else {
+		case u.Scheme != "http" && u.Scheme != "https":
+			p.Fail(up, "want an http or https URL, got %q", shownURL(u))
+		case u.Host == "":
+			p.Fail(up, "want an http or https URL, got one without a host")
+		default:
 			sc.URL = s
 		}
 	}
@@ -76,7 +87,14 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 		switch {
 		case !ok:
 		case !validHeaderName(k):
-			p.Fail(hp, "invalid header name %q", k)
+			// Shown up to the first character a name cannot have: a whole
+			// header line written as the name ("Authorization: Bearer
+			// TOKEN") has its credential after it.
+			shown := k
+			if i := strings.IndexFunc(k, func(r rune) bool { return r > 0x7f || !validHeaderName(string(r)) }); i >= 0 {
+				shown = k[:i] + "…"
+			}
+			p.Fail(hp, "invalid header name %q", shown)
 		case seen[strings.ToLower(k)] != "":
 			p.Fail(kp, "the same header as %q", seen[strings.ToLower(k)])
 		case len(v) > maxHeaderValue:
@@ -85,11 +103,23 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 			// The value is likely a credential: say what is wrong with it,
 			// not what it is.
 			p.Fail(kp, "value has a control character (CR, LF, NUL, ...)")
+		case anyHostVar.MatchString(v):
+			p.noHostVars(kp, v, false)
 		default:
 			seen[strings.ToLower(k)] = k
 			sc.Headers[k] = v
 		}
 	}
+}
+
+// shownURL is the part of u an error may show: its scheme and host, and
+// "/..." for whatever followed (a path or query may hold a token).
+func shownURL(u *url.URL) string {
+	s := (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+	if u.Opaque != "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		s += "/..."
+	}
+	return s
 }
 
 // jsonValue shows a decoded JSON scalar in a message, or its type.

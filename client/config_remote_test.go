@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -48,6 +49,7 @@ func TestParseConfigURLErrors(t *testing.T) {
 	}
 	for _, tc := range []struct{ doc, want string }{
 		{`{"mcpServers":{"b":{"url":"ftp://x"}}}`, `mcpServers.b.url: want an http or https URL, got "ftp://x"`},
+		{`{"mcpServers":{"b":{"url":"ftp://x/mcp?k=v"}}}`, `mcpServers.b.url: want an http or https URL, got "ftp://x/..."`},
 		{`{"mcpServers":{"b":{"url":"https://"}}}`, `mcpServers.b.url: want an http or https URL`},
 		{`{"mcpServers":{"b":{"url":7}}}`, `mcpServers.b.url: want string, got number`},
 		{`{"mcpServers":{"b":{"url":"https://me:pw@h/mcp"}}}`, `mcpServers.b.url: has a user:password part`},
@@ -56,7 +58,8 @@ func TestParseConfigURLErrors(t *testing.T) {
 		{`{"mcpServers":{"c":{"command":"x","type":"sse"}}}`, `mcpServers.c.type: "sse" servers are not supported`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"k":1}}}}`, `mcpServers.d.headers.k: want string, got number`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":[]}}}`, `mcpServers.d.headers: want object, got array`},
-		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"Bad Name":"v"}}}}`, `mcpServers.d.headers: invalid header name "Bad Name"`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"Bad Name":"v"}}}}`, `mcpServers.d.headers: invalid header name "Bad…"`},
+		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"Authorization: Bearer secret":""}}}}`, `mcpServers.d.headers: invalid header name "Authorization…"`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"v","x-a":"w"}}}}`, `the same header as "X-A"`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"secret\r\nX-Evil: 1"}}}}`, `mcpServers.d.headers.X-A: value has a control character`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"X-A":"secret\u0000"}}}}`, `mcpServers.d.headers.X-A: value has a control character`},
@@ -74,6 +77,35 @@ func TestParseConfigURLErrors(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("the error shows a header value: %v", err)
+		}
+	}
+}
+
+// A "url" that fails a check is not repeated in the error: it may carry a
+// password or a token. Before, only a URL that parsed and had the right
+// scheme and a host had its user:password part kept out; a typo in the
+// scheme, a space in the host or a bad escape printed the password.
+func TestParseConfigURLErrorsHideCredentials(t *testing.T) {
+	for _, u := range []string{
+		"htps://me:hunter2@h/mcp",             // wrong scheme
+		"https://me:hunter2@exa mple.com/mcp", // does not parse
+		"https://me:hunter2%zz@h/mcp",         // bad escape
+		"https://hunter2@:x",                  // bad port
+		"https://me:hunter2@/mcp",             // no host
+		"//me:hunter2@h/mcp",                  // no scheme
+		"ftp://h/mcp?token=hunter2",           // a token in the query
+		"https:/hunter2",                      // no host, the token in the path
+		"ftp:hunter2",                         // opaque
+		"hunter2",                             // a path alone
+	} {
+		doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"r": map[string]any{"url": u}}})
+		_, err := client.ParseConfig(doc)
+		if err == nil || !strings.Contains(err.Error(), "mcpServers.r.url") {
+			t.Errorf("%s: got %v, want an error naming mcpServers.r.url", u, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: the error shows the credential: %v", u, err)
 		}
 	}
 }

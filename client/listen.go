@@ -141,18 +141,30 @@ func (c *Client) firstListen(ctx context.Context) {
 	}
 	t := time.NewTimer(firstListenWait)
 	defer t.Stop()
+	// Whatever ends the wait before the acknowledgement (the wait's bound,
+	// or ctx: a caller's deadline, a Process's HandshakeTimeout), Connect
+	// returns while a change could go unheard: the callbacks run once the
+	// acknowledgement comes. Before, only the bound said so, and a tool
+	// added after a Connect whose context ended first was never heard of.
+	late := func() bool {
+		c.listen.mu.Lock()
+		defer c.listen.mu.Unlock()
+		select {
+		case <-first:
+			return false
+		default:
+			c.listen.firstLate = true
+			return true
+		}
+	}
 	select {
 	case <-first:
 	case <-ctx.Done():
+		late()
 	case <-t.C:
-		c.listen.mu.Lock()
-		select {
-		case <-first:
-		default:
-			c.listen.firstLate = true
+		if late() {
+			c.log.Warn("mcp client: the server has not acknowledged subscriptions/listen; its callbacks run once it does, in case something changed meanwhile", "after", firstListenWait)
 		}
-		c.listen.mu.Unlock()
-		c.log.Warn("mcp client: the server has not acknowledged subscriptions/listen; its callbacks run once it does, in case something changed meanwhile", "after", firstListenWait)
 	}
 }
 

@@ -256,3 +256,35 @@ func TestListenRefusedIsNotRetried(t *testing.T) {
 		t.Errorf("%d listens for a server that refuses them, want 1", n)
 	}
 }
+
+// The same when it is Connect's context, not the wait, that ends before
+// the first listen is acknowledged (a caller's deadline, a Process's
+// HandshakeTimeout running out under load): what changed meanwhile was
+// not heard, so the callbacks run once the acknowledgement comes. Before,
+// only the end of the wait said so, and a tool added in that window was
+// never heard of.
+func TestListenFirstAckAfterConnectContextEnded(t *testing.T) {
+	noLeaks(t)
+	client.SetFirstListenWait(t, time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f := &fakeListener{ackAfter: make(chan struct{})}
+	h := newHeard()
+	a, b := transport.Pipe(nil)
+	srvConn := transport.NewConn(a, f, nil)
+	defer srvConn.Close()
+	cctx, ccancel := context.WithTimeout(ctx, 500*time.Millisecond) // the handshake takes far less
+	c, err := client.Connect(cctx, b, h.options(nil))
+	ccancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	select {
+	case <-h.tools:
+		t.Fatal("OnToolsChanged before the listen was acknowledged")
+	default:
+	}
+	close(f.ackAfter)
+	waitFor(t, ctx, h.tools, "the callback once the late listen was acknowledged")
+}

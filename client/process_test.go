@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -636,5 +637,95 @@ func TestProcessStderrLoggerEscapesTerminalControls(t *testing.T) {
 	}
 	if got := string(p.Stderr()); got != line+"\n" {
 		t.Errorf("stderr tail %q, want %q", got, line+"\n")
+	}
+}
+
+// A bare command is looked up in the PATH the child gets, as Node's
+// child_process.spawn (and so Claude Desktop, Cursor and VS Code) does:
+// an "env": {"PATH": ...} in the config is how users point a host at the
+// node or npx they want. Before, the lookup used this process's PATH: the
+// program was not found, or another one ran, with the config's PATH set
+// in its environment.
+func TestProcessCommandResolvedInTheChildsPATH(t *testing.T) {
+	noLeaks(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, ours := t.TempDir(), t.TempDir()
+	for _, l := range []string{filepath.Join(theirs, "wb-server-in-env-path"), filepath.Join(ours, "wb-server-in-our-path")} {
+		if err := os.Symlink(exe, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", ours+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd := helperCommand(t, "server", "PATH="+theirs)
+	cmd.Path = "wb-server-in-env-path"
+	p := launch(t, cmd, nil)
+	if res, err := p.CallTool(context.Background(), "echo", map[string]string{"text": "hi"}); err != nil || res.IsError || !strings.Contains(res.TextOf(), "hi") {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+
+	// And one only in this process's PATH is not found by a server whose
+	// env sets another.
+	cmd.Path = "wb-server-in-our-path"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q, err := client.Launch(ctx, cmd, &client.ProcessOptions{Logger: quietLog})
+	if err == nil {
+		q.Close()
+		t.Fatal("a program outside the server's PATH was run")
+	}
+	if !errors.Is(err, exec.ErrNotFound) || !strings.Contains(err.Error(), "wb-server-in-our-path") {
+		t.Errorf("got %v, want exec.ErrNotFound naming the program", err)
+	}
+	if strings.Contains(err.Error(), theirs) {
+		t.Errorf("the error repeats the server's PATH: %v", err)
+	}
+}
+
+// A relative command with a separator runs from the entry's cwd, also when
+// the cwd is itself relative ("cwd": "servers/fs", "command": "./run").
+// Before, the command was joined to the cwd and then, as exec takes a
+// relative path from the child's directory, looked for under the cwd
+// twice (servers/fs/servers/fs/run): not found.
+func TestProcessRelativeCommandInRelativeDir(t *testing.T) {
+	noLeaks(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.MkdirAll(filepath.Join("servers", "fs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join("servers", "fs", "run")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := helperCommand(t, "server")
+	cmd.Path, cmd.Dir = "./run", filepath.Join("servers", "fs")
+	_, cwd := envOf(t, launch(t, cmd, nil))
+	if want, _ := filepath.Abs(cmd.Dir); cwd != want {
+		t.Errorf("cwd %q, want %q", cwd, want)
+	}
+}
+
+// A command line written whole as the program ("command": "npx -y pkg",
+// no "args"), which no host splits, fails with a hint to use args.
+// Before, the error said only that no such file was found, and named
+// the server "pkg" (the part after the last slash).
+func TestProcessCommandLineAsProgramHints(t *testing.T) {
+	noLeaks(t)
+	for _, path := range []string{"npx -y @modelcontextprotocol/server-filesystem /tmp", "uvx mcp-server-fetch"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		p, err := client.Launch(ctx, &client.Command{Path: path}, &client.ProcessOptions{Logger: quietLog})
+		cancel()
+		if err == nil {
+			p.Close()
+			t.Fatalf("%q: launched", path)
+		}
+		if !strings.Contains(err.Error(), `"args"`) {
+			t.Errorf("%q: %v, want a hint to put the arguments in \"args\"", path, err)
+		}
 	}
 }

@@ -309,7 +309,9 @@ func serverCommand(f flags, command []string) (*client.Command, *remote, *client
 	case f.url != "":
 		u, err := url.Parse(f.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, nil, nil, nil, fmt.Errorf("--url: want an http or https URL, got %q", f.url)
+			// Not repeated: a mistyped URL (htps://me:pw@h) may still carry
+			// a password or a token, and errors end up in CI logs.
+			return nil, nil, nil, nil, errors.New("--url: want an http or https URL with a host (the value is not shown: it may hold a credential)")
 		}
 		if u.User != nil {
 			// It would be printed with every error that names the server.
@@ -326,13 +328,25 @@ func serverCommand(f flags, command []string) (*client.Command, *remote, *client
 	}
 	if rem != nil {
 		if len(f.env) > 0 || f.inheritEnv || len(command) > 0 {
-			return nil, nil, nil, nil, fmt.Errorf("-e, --inherit-env and -- COMMAND apply to a server run as a command, not to %s", rem.endpoint)
+			return nil, nil, nil, nil, fmt.Errorf("-e, --inherit-env and -- COMMAND apply to a server run as a command, not to %s", shownEndpoint(rem.endpoint))
 		}
 		return nil, rem, copts, sc, nil
 	}
 	cmd.Env = append(cmd.Env, f.env...)
 	cmd.InheritEnv = f.inheritEnv
 	return cmd, nil, copts, sc, nil
+}
+
+// shownEndpoint is the part of a server's URL that mcpc's messages show:
+// its scheme and host. Services put the key in the path or the query
+// (https://mcp.example/mcp/KEY, ?api_key=KEY), and a message on stderr
+// ends up in CI logs and bug reports.
+func shownEndpoint(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "the remote server"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
 }
 
 // pickServer finds the --server of a config, or says which there are.

@@ -111,3 +111,33 @@ func TestResourcesAndPromptsAgainstReferenceServer(t *testing.T) {
 	}
 	t.Errorf("no prompt without arguments among %+v", prompts.Prompts)
 }
+
+// A bad --url is not repeated in the error: a mistyped one may still carry
+// a password or a token.
+func TestBadURLNotRepeated(t *testing.T) {
+	for _, u := range []string{"htps://me:hunter2@h/mcp", "https://me:hunter2@exa mple.com/mcp", "https:/hunter2"} {
+		code, _, stderr := mcpc(t, "--url", u, "tools")
+		if code != 2 || !strings.Contains(stderr, "--url: want an http or https URL") {
+			t.Errorf("%s: status %d, stderr %q", u, code, stderr)
+		}
+		if strings.Contains(stderr, "hunter2") {
+			t.Errorf("%s: the error shows the credential: %q", u, stderr)
+		}
+	}
+}
+
+// mcpc's own messages show a remote server's scheme and host only: its
+// key may be in the path or the query.
+func TestRemoteEndpointKeyNotShown(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{"r":{"url":"https://mcp.example.invalid/mcp/hunter2?api_key=hunter2"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := mcpc(t, "--config", cfg, "--server", "r", "-e", "A=1", "tools")
+	if code != 2 || !strings.Contains(stderr, "https://mcp.example.invalid") {
+		t.Errorf("status %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(stderr, "hunter2") {
+		t.Errorf("the error shows the key: %q", stderr)
+	}
+}

@@ -65,7 +65,7 @@ func connectRemote(ctx context.Context, f flags, r remote, copts *client.Options
 		lb.Show = func(u string) {
 			// The URL is the authorization server's (its metadata's
 			// endpoint): escaped as the server's other text is.
-			fmt.Fprintf(stderr, "mcpc: %s asks for authorization. Open this URL in a browser to authorize mcpc (-timeout bounds the wait; mcpc login does this once):\n\n  %s\n\n", r.endpoint, printable(u, maxErrorShown))
+			fmt.Fprintf(stderr, "mcpc: %s asks for authorization. Open this URL in a browser to authorize mcpc (-timeout bounds the wait; mcpc login does this once):\n\n  %s\n\n", shownEndpoint(r.endpoint), printable(u, maxErrorShown))
 		}
 		cfg := &oauth.Config{
 			ClientName:  "mcpc",
