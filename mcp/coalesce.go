@@ -12,12 +12,44 @@ import "sync"
 type coalescer struct {
 	mu    sync.Mutex
 	state map[string]bool // key → another send is due after the current one
+	// holding: posts wait in held (one per key, the last) until release.
+	holding bool
+	held    map[string]func()
+}
+
+// hold makes posts wait until release: a subscription's changes are
+// posted from the moment it is registered, and sent only after its
+// acknowledgement, which must be the stream's first message.
+func (q *coalescer) hold() {
+	q.mu.Lock()
+	q.holding = true
+	q.mu.Unlock()
+}
+
+// release posts what waited since hold, and stops holding.
+func (q *coalescer) release() {
+	q.mu.Lock()
+	q.holding = false
+	held := q.held
+	q.held = nil
+	q.mu.Unlock()
+	for key, send := range held {
+		q.post(key, send)
+	}
 }
 
 // post runs send on its own goroutine unless a send for key is already
 // under way, in which case it asks that one to go once more.
 func (q *coalescer) post(key string, send func()) {
 	q.mu.Lock()
+	if q.holding {
+		if q.held == nil {
+			q.held = map[string]func(){}
+		}
+		q.held[key] = send
+		q.mu.Unlock()
+		return
+	}
 	if _, busy := q.state[key]; busy {
 		q.state[key] = true
 		q.mu.Unlock()

@@ -156,13 +156,18 @@ func (ss *ServerSession) subscriptionsListen(ctx context.Context, r *transport.R
 		return nil, err
 	}
 	defer ss.srv.removeListener(l)
-	// The acknowledgement is the stream's first message: it goes out
-	// before the listener can receive anything.
+	// Registered before the acknowledgement, so that a change made once
+	// the client has it is sent (registered after, a change in between
+	// was lost, and the client, told it listens, had no way to know);
+	// what is posted meanwhile waits, as the acknowledgement must be the
+	// stream's first message.
+	l.notify.hold()
+	ss.srv.addListener(l)
 	if err := ss.connection().Notify(ctx, "notifications/subscriptions/acknowledged",
 		&SubscriptionsAcknowledgedParams{Notifications: l.filter, Meta: l.meta()}); err != nil {
 		return nil, err
 	}
-	ss.srv.addListener(l)
+	l.notify.release()
 	done := ss.waitOnClient() // to cancel it
 	// Over a stream, a client whose input ended can no longer cancel the
 	// listen: it ends, or the stream would wait its drain timeout for it

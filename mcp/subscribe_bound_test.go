@@ -172,3 +172,26 @@ func TestListenEndsWhenInputEnds(t *testing.T) {
 		t.Fatalf("after the input ended: %s, want the listen's final result", got)
 	}
 }
+
+// A change made as soon as the client holds the acknowledgement reaches
+// it. The server registered the listener only after writing the
+// acknowledgement, and a change in between was lost, with nothing to tell
+// the client it had missed one (TestListenHearsChanges in client failed
+// under load on it). Each round opens a listen, reads the acknowledgement
+// and publishes at once.
+func TestListenHearsChangeRightAfterAck(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	for round := range 30 {
+		w := connectWire(t, srv)
+		w.send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["a:1"]},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+		if got := w.recv(); !strings.Contains(got, "notifications/subscriptions/acknowledged") {
+			t.Fatalf("round %d: %s", round, got)
+		}
+		srv.ResourceUpdated(context.Background(), "a:1")
+		if got := w.recv(); !strings.Contains(got, "notifications/resources/updated") {
+			t.Fatalf("round %d: after the acknowledgement, %s", round, got)
+		}
+		w.conn.Close()
+	}
+}
