@@ -367,8 +367,10 @@ func (s *Server) newConn(ss *ServerSession, stream *transport.Stream) *transport
 // a ConnectDirect session that never started one, once it is closed).
 func (ss *ServerSession) ended() {
 	ss.endOnce.Do(func() {
-		ss.closed()
+		// Out of Sessions before Done closes: a caller that saw Done
+		// found the session still listed (TestConnectServer, under load).
 		ss.srv.sessions.Remove(ss, ss.shard)
+		ss.closed()
 	})
 }
 
