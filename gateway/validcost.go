@@ -348,15 +348,8 @@ func (c *costCounter) count(i int32, v any, depth, frames int, tried bool) {
 	if c.budget -= cost; c.budget < 0 {
 		return
 	}
-	for _, j := range n.same {
-		if c.count(j, v, depth, frames+1, tried); c.budget < 0 {
-			return
-		}
-	}
-	for _, j := range n.tried {
-		if c.count(j, v, depth, frames+1, true); c.budget < 0 {
-			return
-		}
+	if !c.each(n.same, v, depth, frames+1, tried) || !c.each(n.tried, v, depth, frames+1, true) {
+		return
 	}
 	switch t := v.(type) {
 	case map[string]any:
@@ -366,28 +359,15 @@ func (c *costCounter) count(i int32, v any, depth, frames int, tried bool) {
 			// members times the applications, uncharged (an anyOf of
 			// 1000 branches of properties against 20000 members).
 			for name, js := range n.props {
-				x, ok := t[name]
-				if !ok {
-					continue
-				}
-				for _, j := range js {
-					if c.count(j, x, depth+1, frames+1, tried); c.budget < 0 {
-						return
-					}
+				if x, ok := t[name]; ok && !c.each(js, x, depth+1, frames+1, tried) {
+					return
 				}
 			}
 			return
 		}
 		for k, x := range t {
-			for _, j := range n.names {
-				if c.count(j, k, depth+1, frames+1, tried); c.budget < 0 {
-					return
-				}
-			}
-			for _, j := range n.props[k] {
-				if c.count(j, x, depth+1, frames+1, tried); c.budget < 0 {
-					return
-				}
+			if !c.each(n.names, k, depth+1, frames+1, tried) || !c.each(n.props[k], x, depth+1, frames+1, tried) {
+				return
 			}
 			// jsonschema-go tries every pattern on every member. The
 			// model applies every pattern's schema too: matching them
@@ -396,15 +376,8 @@ func (c *costCounter) count(i int32, v any, depth, frames int, tried bool) {
 			if c.budget -= (len(n.patterns) + 3) / 4; c.budget < 0 {
 				return
 			}
-			for _, j := range n.patterns {
-				if c.count(j, x, depth+1, frames+1, tried); c.budget < 0 {
-					return
-				}
-			}
-			for _, j := range n.members {
-				if c.count(j, x, depth+1, frames+1, tried); c.budget < 0 {
-					return
-				}
+			if !c.each(n.patterns, x, depth+1, frames+1, tried) || !c.each(n.members, x, depth+1, frames+1, tried) {
+				return
 			}
 		}
 	case []any:
@@ -412,23 +385,25 @@ func (c *costCounter) count(i int32, v any, depth, frames int, tried bool) {
 			t = t[:min(len(t), len(n.prefix))] // as above
 		}
 		for idx, x := range t {
-			if idx < len(n.prefix) {
-				if c.count(n.prefix[idx], x, depth+1, frames+1, tried); c.budget < 0 {
-					return
-				}
+			if idx < len(n.prefix) && !c.each(n.prefix[idx:idx+1], x, depth+1, frames+1, tried) {
+				return
 			}
-			for _, j := range n.elems {
-				if c.count(j, x, depth+1, frames+1, tried); c.budget < 0 {
-					return
-				}
-			}
-			for _, j := range n.contains {
-				if c.count(j, x, depth+1, frames+1, true); c.budget < 0 {
-					return
-				}
+			if !c.each(n.elems, x, depth+1, frames+1, tried) || !c.each(n.contains, x, depth+1, frames+1, true) {
+				return
 			}
 		}
 	}
+}
+
+// each counts every node of nodes applied to v, and reports whether
+// budget is left.
+func (c *costCounter) each(nodes []int32, v any, depth, frames int, tried bool) bool {
+	for _, j := range nodes {
+		if c.count(j, v, depth, frames, tried); c.budget < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // size is about the length of v printed (with %v or %q), remembered for
