@@ -240,14 +240,7 @@ func TestListenRefusedIsNotRetried(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	f := &fakeListener{refuse: true}
-	a, b := transport.Pipe(nil)
-	srvConn := transport.NewConn(a, f, nil)
-	defer srvConn.Close()
-	c, err := client.Connect(ctx, b, newHeard().options(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connectFake(t, ctx, f, newHeard())
 	// Ping is a round trip behind the refusal: the loop has seen it.
 	if err := c.Ping(ctx); err != nil && !strings.Contains(err.Error(), "Method not found") {
 		t.Fatal(err)
