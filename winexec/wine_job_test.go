@@ -197,11 +197,23 @@ func TestWineLocalWindowsJob(t *testing.T) {
 	exe := wintest.GoWindowsTestExe(t, ".")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := w.Command(ctx, exe, "-test.run", "^TestLocalWindows", "-test.v")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestLocalWindowsJobDiesWithServer") ||
-		!strings.Contains(string(out), "--- PASS: TestLocalWindowsJobKillsStartedGrandchild") {
+	for attempt := 1; ; attempt++ {
+		cmd := w.Command(ctx, exe, "-test.run", "^TestLocalWindows", "-test.v")
+		cmd.WaitDelay = 5 * time.Second
+		out, err := cmd.CombinedOutput()
+		if err == nil && strings.Contains(string(out), "--- PASS: TestLocalWindowsJobDiesWithServer") &&
+			strings.Contains(string(out), "--- PASS: TestLocalWindowsJobKillsStartedGrandchild") {
+			return
+		}
+		// Under load wine's CreateProcess fails now and then with
+		// ERROR_INTERNAL_ERROR before the program exists (seen once in a
+		// CI rehearsal: "fork/exec C:\windows\system32\cmd.exe: Internal
+		// error."): not the Job Object under test. Tried once more, and
+		// logged; a second time fails the test as it is.
+		if attempt == 1 && strings.Contains(string(out), "fork/exec") && strings.Contains(string(out), "Internal error.") {
+			t.Logf("wine could not start a process; trying once more:\n%s", out)
+			continue
+		}
 		t.Fatalf("windows tests under wine: %v\n%s", err, out)
 	}
 }
