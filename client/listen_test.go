@@ -221,13 +221,7 @@ func TestListenLateFirstAckReportsWhatItMayHaveMissed(t *testing.T) {
 	f := &fakeListener{ackAfter: make(chan struct{})}
 	h := newHeard()
 	connectFake(t, ctx, f, h)
-	select {
-	case <-h.tools:
-		t.Fatal("OnToolsChanged before the listen was acknowledged")
-	default:
-	}
-	close(f.ackAfter)
-	waitFor(t, ctx, h.tools, "the callback once the late listen was acknowledged")
+	heardOnceAcknowledged(t, ctx, f, h)
 	if n := f.listens.Load(); n != 1 {
 		t.Errorf("%d listens, want 1", n)
 	}
@@ -263,16 +257,16 @@ func TestListenFirstAckAfterConnectContextEnded(t *testing.T) {
 	defer cancel()
 	f := &fakeListener{ackAfter: make(chan struct{})}
 	h := newHeard()
-	a, b := transport.Pipe(nil)
-	srvConn := transport.NewConn(a, f, nil)
-	defer srvConn.Close()
 	cctx, ccancel := context.WithTimeout(ctx, 500*time.Millisecond) // the handshake takes far less
-	c, err := client.Connect(cctx, b, h.options(nil))
+	connectFake(t, cctx, f, h)
 	ccancel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	heardOnceAcknowledged(t, ctx, f, h)
+}
+
+// heardOnceAcknowledged checks that OnToolsChanged waits for f's held
+// acknowledgement, and runs once f sends it.
+func heardOnceAcknowledged(t *testing.T, ctx context.Context, f *fakeListener, h *heard) {
+	t.Helper()
 	select {
 	case <-h.tools:
 		t.Fatal("OnToolsChanged before the listen was acknowledged")
