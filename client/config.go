@@ -40,8 +40,8 @@ import (
 //	}
 //
 // An entry has either "command" (a stdio server, run as a child process)
-// or "url" (a Streamable HTTP server; "type", when present, is "http" or
-// "streamable-http", and "headers" is an object of strings sent with every
+// or "url" (a Streamable HTTP server; "type", when present, is "http",
+// "streamable-http" or Cline's "streamableHttp", and "headers" is an object of strings sent with every
 // request). Fields this package does not know are ignored, so one file
 // can serve several hosts. A VS Code file (.vscode/mcp.json), whose
 // servers are under "servers" instead, is read the same way when it has
@@ -386,7 +386,7 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 	}
 	if raw, ok := m["type"]; ok {
 		if s, ok := p.String(member(path, "type"), raw); ok && s != "stdio" {
-			if s == "http" || s == "streamable-http" {
+			if httpType(s) {
 				p.Fail(member(path, "url"), "missing (\"type\" is %q)", s)
 			} else {
 				p.Fail(member(path, "type"), "%q servers are not supported; want \"stdio\" with \"command\", or \"http\" with \"url\"", s)

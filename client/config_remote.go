@@ -57,8 +57,8 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 		}
 	}
 	if raw, ok := m["type"]; ok {
-		if s, _ := raw.(string); s != "http" && s != "streamable-http" {
-			p.Fail(member(path, "type"), "want \"http\" or \"streamable-http\" with \"url\" (SSE servers are not supported), got %s", jsonValue(raw))
+		if s, _ := raw.(string); !httpType(s) {
+			p.Fail(member(path, "type"), "want \"http\", \"streamable-http\" or \"streamableHttp\" with \"url\" (SSE servers are not supported), got %s", jsonValue(raw))
 		}
 	}
 	raw, ok := m["headers"]
@@ -110,6 +110,14 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 			sc.Headers[k] = v
 		}
 	}
+}
+
+// httpType reports whether a server's "type" names Streamable HTTP, as
+// the hosts whose configs this package reads spell it: "http" (Claude
+// Code, VS Code, Cursor), "streamable-http" (the TypeScript SDK's
+// transport name, used by several gateways), "streamableHttp" (Cline).
+func httpType(s string) bool {
+	return s == "http" || s == "streamable-http" || s == "streamableHttp"
 }
 
 // shownURL is the part of u an error may show: its scheme and host, and

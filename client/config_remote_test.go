@@ -18,6 +18,7 @@ func TestParseConfigMixesStdioAndURL(t *testing.T) {
 			"fs":{"command":"npx","args":["-y","pkg"]},
 			"web":{"type":"http","url":"https://example.com/mcp","headers":{"X-Tenant":"a","Authorization":"Bearer s3cret"},"timeoutMs":2500},
 			"web2":{"type":"streamable-http","url":"http://127.0.0.1:8080/mcp","disabled":true},
+			"cline":{"type":"streamableHttp","url":"https://example.net/mcp","alwaysAllow":["x"]},
 			"plain":{"url":"https://example.org/mcp"}}}`))
 		if err != nil {
 			t.Fatalf("%s: %v", root, err)
@@ -32,6 +33,10 @@ func TestParseConfigMixesStdioAndURL(t *testing.T) {
 		}
 		if web2 == nil || !web2.Disabled || web2.URL == "" || plain == nil || plain.URL != "https://example.org/mcp" {
 			t.Errorf("web2 %+v, plain %+v", web2, plain)
+		}
+		// Cline spells the type "streamableHttp" (and adds fields of its own).
+		if cline := cfg.Servers["cline"]; cline == nil || cline.URL != "https://example.net/mcp" || cline.Command != "" {
+			t.Errorf("cline: %+v", cline)
 		}
 	}
 }
@@ -53,9 +58,11 @@ func TestParseConfigURLErrors(t *testing.T) {
 		{`{"mcpServers":{"b":{"url":"https://"}}}`, `mcpServers.b.url: want an http or https URL`},
 		{`{"mcpServers":{"b":{"url":7}}}`, `mcpServers.b.url: want string, got number`},
 		{`{"mcpServers":{"b":{"url":"https://me:pw@h/mcp"}}}`, `mcpServers.b.url: has a user:password part`},
-		{`{"mcpServers":{"c":{"url":"http://h/mcp","type":"sse"}}}`, `mcpServers.c.type: want "http" or "streamable-http" with "url" (SSE servers are not supported), got "sse"`},
+		{`{"mcpServers":{"c":{"url":"http://h/mcp","type":"sse"}}}`, `mcpServers.c.type: want "http", "streamable-http" or "streamableHttp" with "url" (SSE servers are not supported), got "sse"`},
 		{`{"mcpServers":{"c":{"url":"http://h/mcp","type":"stdio"}}}`, `mcpServers.c.type: want "http"`},
 		{`{"mcpServers":{"c":{"command":"x","type":"sse"}}}`, `mcpServers.c.type: "sse" servers are not supported`},
+		{`{"mcpServers":{"c":{"command":"x","type":"streamableHttp"}}}`, `mcpServers.c.url: missing ("type" is "streamableHttp")`},
+		{`{"mcpServers":{"c":{"url":"http://h/mcp","type":"streamablehttp"}}}`, `mcpServers.c.type: want "http"`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"k":1}}}}`, `mcpServers.d.headers.k: want string, got number`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":[]}}}`, `mcpServers.d.headers: want object, got array`},
 		{`{"mcpServers":{"d":{"url":"http://h/mcp","headers":{"Bad Name":"v"}}}}`, `mcpServers.d.headers: invalid header name "Bad…"`},

@@ -76,7 +76,7 @@ func TestParseConfigHTTP(t *testing.T) {
 	for _, want := range []string{
 		"mcpServers.a.command: missing",
 		`mcpServers.b.url: want an http or https URL, got "ftp://x"`,
-		`mcpServers.c.type: want "http" or "streamable-http"`,
+		`mcpServers.c.type: want "http", "streamable-http" or "streamableHttp"`,
 		`mcpServers.d.headers.k: want string, got number`,
 		`mcpServers.e: has both "command" and "url"`,
 	} {
