@@ -164,3 +164,22 @@ func TestMetaMemoTogether(t *testing.T) {
 		}
 	}
 }
+
+// cloneJSON copies every map and slice of a decoded value: a copy
+// scribbled over leaves the original as it was, nested arrays of objects
+// included, and a nil object copies as an empty one.
+func TestCloneJSONDeep(t *testing.T) {
+	orig := jsonDecodeMeta(t, `{"a":{"b":[{"c":1},[2,{"d":[]}]],"e":{}},"f":"g","h":null}`)
+	want := jsonDecodeMeta(t, `{"a":{"b":[{"c":1},[2,{"d":[]}]],"e":{}},"f":"g","h":null}`)
+	c := cloneJSON(orig)
+	if !reflect.DeepEqual(c, any(orig)) {
+		t.Fatalf("copy %#v, want %#v", c, orig)
+	}
+	scribble(c)
+	if !reflect.DeepEqual(orig, want) {
+		t.Fatalf("the original changed with its copy: %#v", orig)
+	}
+	if m, ok := cloneJSON(map[string]any(nil)).(map[string]any); !ok || m == nil {
+		t.Fatalf("nil object copied as %#v", m)
+	}
+}
