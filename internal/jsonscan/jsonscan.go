@@ -2,8 +2,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -179,15 +181,33 @@ func Skip(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i].
-// It finds the next quote with bytes.IndexByte and looks for a backslash
-// only before that quote: a search for backslashes that ran on to the end
-// of b made every string cost the rest of the message, and a message of
-// many short strings quadratic time. The quote is remembered across
-// escapes and searched again only once an escape consumed it, so each byte
-// is searched at most once for each, and text with many escapes stays
-// linear too.
+//
+// Most strings of a message are short (member names, tool names,
+// versions): the first words of a string are checked eight bytes at a
+// time in this loop (quoteOrEscape), which costs a third of the two
+// searches below on the strings of a tools/call's _meta.
+//
+// Past shortRun bytes it finds the next quote with bytes.IndexByte and
+// looks for a backslash only before that quote: a search for backslashes
+// that ran on to the end of b made every string cost the rest of the
+// message, and a message of many short strings quadratic time. The quote
+// is remembered across escapes and searched again only once an escape
+// consumed it, so each byte is searched at most once for each, and text
+// with many escapes stays linear too.
 func skipString(b []byte, i int) int {
 	i++
+	for end := i + shortRun; i <= len(b)-8 && i < end; {
+		m := quoteOrEscape(binary.LittleEndian.Uint64(b[i:]))
+		if m == 0 {
+			i += 8
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)/8 // the first quote or backslash
+		if b[j] == '"' {
+			return j + 1
+		}
+		i = j + 2 // a backslash and the character it escapes
+	}
 	q := -1 // the next quote at or after i
 	for {
 		if q < i {
@@ -201,6 +221,21 @@ func skipString(b []byte, i int) int {
 		}
 		i += bs + 2 // a backslash and the character it escapes
 	}
+}
+
+// shortRun is how far into a string skipString checks words itself
+// before it hands the rest to bytes.IndexByte, which is faster on long
+// text.
+const shortRun = 64
+
+// quoteOrEscape marks, with the high bit of each byte, the quotes and
+// backslashes among the eight bytes of w (little-endian). The lowest mark
+// is exact: a byte gets a false one only from a borrow out of a marked
+// byte below it.
+func quoteOrEscape(w uint64) uint64 {
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // indexFrom is bytes.IndexByte from b[i] on, as an index into b.
