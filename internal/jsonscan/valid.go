@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -162,7 +163,19 @@ func skipDigits(b []byte, i int) int {
 func validString(b []byte, i int) (int, bool) {
 	i++
 	for {
-		i += plainRun(b[i:], false)
+		// plainRun(b[i:], false), by hand: the call cost as much as the
+		// run on the short strings most of a message is made of.
+		for {
+			if len(b)-i < 8 {
+				i += plainRun(b[i:], false)
+				break
+			}
+			if m := special(binary.LittleEndian.Uint64(b[i:]), false); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
 		if i >= len(b) {
 			return i, false
 		}
@@ -204,7 +217,9 @@ const (
 // special reports, as a non-zero word, whether any of the eight bytes in w
 // is a quote, a backslash or a control character (below 0x20); with
 // nonASCII, bytes from 0x80 up count too. These are the bytes that end a
-// run of string content that needs no work.
+// run of string content that needs no work. The mark (high bit) of the
+// first such byte (w little-endian) is exact: a subtraction that borrows
+// out of a marked byte may mark bytes above it, never one below.
 func special(w uint64, nonASCII bool) uint64 {
 	q := w ^ (ones * '"')
 	bs := w ^ (ones * '\\')
@@ -223,8 +238,10 @@ func special(w uint64, nonASCII bool) uint64 {
 func plainRun(s []byte, nonASCII bool) int {
 	i := 0
 	for ; len(s)-i >= 8; i += 8 {
-		if special(binary.LittleEndian.Uint64(s[i:]), nonASCII) != 0 {
-			break
+		if m := special(binary.LittleEndian.Uint64(s[i:]), nonASCII); m != 0 {
+			// The lowest mark is exact (see special): no byte before it
+			// needs looking at again.
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for ; i < len(s); i++ {

@@ -88,3 +88,23 @@ func FuzzSkipString(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkValidMessage(b *testing.B) {
+	msg := []byte(statelessCall)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if !ValidMessage(msg) {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+func BenchmarkMembersValidMessage(b *testing.B) {
+	msg := []byte(statelessCall)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if !MembersValid(msg, func(k, v []byte) bool { return true }) {
+			b.Fatal("invalid")
+		}
+	}
+}
