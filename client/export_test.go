@@ -13,3 +13,7 @@ func SetFirstListenWait(t interface{ Cleanup(func()) }, d time.Duration) {
 
 // SetManagerClock replaces the clock of a Manager's start backoff.
 func SetManagerClock(m *Manager, now func() time.Time) { m.now = now }
+
+// StartsWaiting is how many starts wait for a slot of the Manager's
+// MaxConcurrentStarts.
+func StartsWaiting(m *Manager) int { return int(m.gate.waiting.Load()) }

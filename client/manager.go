@@ -62,6 +62,17 @@ type ManagerOptions struct {
 	// IdleTimeout stops an ephemeral server after this long without calls;
 	// zero means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// MaxConcurrentStarts bounds how many servers start at once, from
+	// launching the program until its handshake ends: the starts of Start,
+	// of Server, Tools and CallTool (an ephemeral server waking, a server
+	// started again after it failed), and the restarts of autoRestart
+	// servers, all together. A start beyond it waits for a slot within its
+	// context (Start's, Server's, ...), and its start-up timeout counts
+	// from when it has one. Zero means two per CPU (GOMAXPROCS), at least
+	// four; negative means no bound. Without one, a configuration of 300
+	// npx servers started 300 node processes at once, and on a small
+	// machine every one of them missed its start-up timeout.
+	MaxConcurrentStarts int
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -99,8 +110,12 @@ type Manager struct {
 	opts   ManagerOptions
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close: ends starts under way
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	now    func() time.Time // the clock of the start backoff (tests set it)
+	gate   *startGate       // MaxConcurrentStarts
+	// idleStops counts the idle stops under way, which Close waits for:
+	// they are Process.Closes it no longer sees (ms.proc is nil).
+	idleStops sync.WaitGroup
 
 	mu      sync.Mutex
 	servers map[string]*managed
@@ -135,13 +150,14 @@ type managed struct {
 // first use.
 func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	m := &Manager{servers: map[string]*managed{}, routes: map[string]route{}, now: time.Now}
-	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.ctx, m.cancel = context.WithCancelCause(context.Background())
 	if opts != nil {
 		m.opts = *opts
 	}
 	if m.opts.IdleTimeout <= 0 {
 		m.opts.IdleTimeout = DefaultIdleTimeout
 	}
+	m.gate = newStartGate(m.opts.MaxConcurrentStarts)
 	m.log = m.opts.Logger
 	if m.log == nil {
 		m.log = slog.Default()
@@ -185,11 +201,18 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	return m
 }
 
-// Start starts every enabled keep-alive server, concurrently, and waits
-// for them to be ready. Servers that fail to start are reported in the
-// returned error (one joined error naming each) and by Status; the others
-// serve regardless.
+// Start starts every enabled keep-alive server, concurrently (at most
+// MaxConcurrentStarts at once, the others waiting their turn within ctx),
+// and waits for them to be ready. Servers that fail to start are reported
+// in the returned error (one joined error naming each) and by Status; the
+// others serve regardless.
 func (m *Manager) Start(ctx context.Context) error {
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return ErrManagerClosed
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(m.names))
 	for i, name := range m.names {
@@ -303,15 +326,27 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		ms.mu.Unlock()
 		return nil, err
 	}
+	// Checked under ms.mu, which Close takes after setting closed to find
+	// the starts under way: a start either is seen and waited for by
+	// Close, or sees closed and launches nothing.
+	ms.m.mu.Lock()
+	closed := ms.m.closed
+	ms.m.mu.Unlock()
+	if closed {
+		ms.mu.Unlock()
+		return nil, ErrManagerClosed
+	}
 	done := make(chan struct{})
 	ms.starting = done
 	ms.mu.Unlock()
 
-	lctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(ms.m.ctx, cancel)
-	p, err := Launch(lctx, ms.cfg.CommandSpec(), &ms.opts)
+	// A start under way, or waiting for its slot, ends with Close, and
+	// says so.
+	lctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(ms.m.ctx, func() { cancel(ErrManagerClosed) })
+	p, err := launchGated(lctx, ms.cfg.CommandSpec(), &ms.opts, ms.m.gate)
 	stop()
-	cancel()
+	cancel(nil)
 	ms.mu.Lock()
 	ms.starting = nil
 	ms.lastErr = err
@@ -399,8 +434,14 @@ func (ms *managed) release() {
 		}
 		p := ms.proc
 		ms.proc, ms.idle = nil, nil
+		if p != nil {
+			// Under ms.mu: Close, which takes it after stopping the
+			// timers, waits only for Adds made before.
+			ms.m.idleStops.Add(1)
+		}
 		ms.mu.Unlock()
 		if p != nil {
+			defer ms.m.idleStops.Done()
 			ms.opts.Logger.Info("mcp manager: stopping idle ephemeral server")
 			p.Close()
 		}
@@ -614,7 +655,7 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	m.mu.Unlock()
-	m.cancel()
+	m.cancel(ErrManagerClosed)
 	var wg sync.WaitGroup
 	for _, ms := range m.servers {
 		ms.mu.Lock()
@@ -635,5 +676,6 @@ func (m *Manager) Close() error {
 		}
 	}
 	wg.Wait()
+	m.idleStops.Wait()
 	return nil
 }

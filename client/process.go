@@ -180,6 +180,7 @@ type Process struct {
 	opts   ProcessOptions
 	log    *slog.Logger
 	ccfg   childConfig
+	gate   *startGate      // the Manager's bound on starts at once; nil: none
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	// callOpts are the client's options as far as a call's timeout goes,
@@ -217,7 +218,14 @@ type incarnation struct {
 // timeouts of opts; the server runs until Close. If the server exits during
 // start-up the error unwraps to an *ExitError with its status and stderr.
 func Launch(ctx context.Context, cmd *Command, opts *ProcessOptions) (*Process, error) {
+	return launchGated(ctx, cmd, opts, nil)
+}
+
+// launchGated is Launch with each start, the first and every restart,
+// holding a slot of gate (the Manager's).
+func launchGated(ctx context.Context, cmd *Command, opts *ProcessOptions, gate *startGate) (*Process, error) {
 	p := newProcess(cmd, opts)
+	p.gate = gate
 	inc, err := p.launch(ctx)
 	if err != nil {
 		p.cancel()
@@ -301,6 +309,13 @@ func setDefault(d *time.Duration, v time.Duration) {
 // launch starts one run of the server and performs the handshake.
 func (p *Process) launch(ctx context.Context) (*incarnation, error) {
 	name := p.spec.name()
+	// The slot is taken before the program runs and the start-up timeout
+	// counts, so that a start waiting its turn does not time out; ctx
+	// bounds the wait.
+	if err := p.gate.acquire(ctx); err != nil {
+		return nil, fmt.Errorf("client: starting %s: %w", name, err)
+	}
+	defer p.gate.release()
 	ch, err := startChild(&p.spec, p.ccfg)
 	if err != nil {
 		return nil, err

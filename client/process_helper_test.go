@@ -64,8 +64,12 @@ func runHelper(mode string) int {
 // the file exists), WB_STDERR_FLOOD=BYTES, WB_IGNORE_TERM=1 (ignore
 // SIGTERM and the end of stdin), WB_GRANDCHILD=1 (start a grandchild that
 // holds stdout and stderr open), WB_STDERR_LINE=TEXT (write TEXT and a
-// newline to stderr first).
+// newline to stderr first), WB_GATE_DIR=DIR (hold the start until the
+// test lets it go; see gatedStart).
 func helperServer() int {
+	if dir := os.Getenv("WB_GATE_DIR"); dir != "" {
+		gatedStart(dir)
+	}
 	if line, ok := os.LookupEnv("WB_STDERR_LINE"); ok {
 		fmt.Fprintln(os.Stderr, line)
 	}
@@ -147,6 +151,33 @@ func helperServer() int {
 		return 1
 	}
 	return 0
+}
+
+// gatedStart reports this start in dir and holds it until the test lets
+// it go: it writes in.PID, then seen.PID holding the number of starts it
+// found under way (in.* less out.*, itself included), waits for go.PID,
+// and writes out.PID before it answers anything. The parent holds a start
+// slot from before in.PID until after out.PID, so the starts under way
+// never number more than its bound.
+func gatedStart(dir string) {
+	pid := strconv.Itoa(os.Getpid())
+	count := func(prefix string) int {
+		m, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
+		return len(m)
+	}
+	tmp := filepath.Join(dir, "tmp."+pid)
+	os.WriteFile(tmp, nil, 0o600)
+	os.Rename(tmp, filepath.Join(dir, "in."+pid))
+	os.WriteFile(tmp, []byte(strconv.Itoa(count("in.")-count("out."))), 0o600)
+	os.Rename(tmp, filepath.Join(dir, "seen."+pid))
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go."+pid)); err == nil {
+			break
+		}
+		time.Sleep(2 * time.Millisecond) // the child's own wait for the test
+	}
+	os.WriteFile(tmp, nil, 0o600)
+	os.Rename(tmp, filepath.Join(dir, "out."+pid))
 }
 
 // floodStderr writes n bytes to stderr in lines, ending with a marker.

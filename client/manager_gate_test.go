@@ -1,0 +1,373 @@
+//go:build linux
+
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/winbridge/winbridge/client"
+)
+
+// gateDir is where gated helper servers (WB_GATE_DIR) report their starts
+// and wait for the test to let them go.
+type gateDir string
+
+func newGateDir(t *testing.T) gateDir { return gateDir(t.TempDir()) }
+
+// pids lists the servers that wrote prefix.PID.
+func (d gateDir) pids(prefix string) []int {
+	m, _ := filepath.Glob(filepath.Join(string(d), prefix+".*"))
+	var out []int
+	for _, f := range m {
+		if pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), prefix+".")); err == nil {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// underWay is how many starts have begun and not yet ended.
+func (d gateDir) underWay() int { return len(d.pids("in")) - len(d.pids("out")) }
+
+// release lets the server pid go on with its start.
+func (d gateDir) release(t *testing.T, pid int) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(string(d), "go."+strconv.Itoa(pid)), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// maxSeen is the most starts under way that any server found when its
+// own began.
+func (d gateDir) maxSeen(t *testing.T) int {
+	t.Helper()
+	most := 0
+	for _, pid := range d.pids("seen") {
+		b, err := os.ReadFile(filepath.Join(string(d), "seen."+strconv.Itoa(pid)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.Atoi(string(b))
+		if err != nil {
+			t.Fatalf("seen.%d: %q", pid, b)
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// awaitState polls cond; a cond that returns an error fails the test at
+// once (a bound broken is not waited out).
+func awaitState(t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	var err error
+	ok := pollUntil(30*time.Second, func() bool {
+		var done bool
+		done, err = cond()
+		return done || err != nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// TestManagerBoundsConcurrentStarts: Start runs at most
+// MaxConcurrentStarts starts at once; the others wait their turn, and
+// each starts as a slot frees. The children count the starts under way;
+// the test lets them finish one by one. Before, all twelve were launched
+// at once.
+func TestManagerBoundsConcurrentStarts(t *testing.T) {
+	noLeaks(t)
+	const n, limit = 12, 3
+	dir := newGateDir(t)
+	servers := map[string]any{}
+	for i := range n {
+		servers[fmt.Sprintf("s%02d", i)] = helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir))
+	}
+	m := client.NewManager(parseConfig(t, servers), &client.ManagerOptions{MaxConcurrentStarts: limit,
+		Process: client.ProcessOptions{Logger: quietLog, StartTimeout: 2 * time.Minute}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	started := make(chan error, 1)
+	go func() { started <- m.Start(ctx) }()
+
+	for released := 0; released < n; released++ {
+		want := min(limit, n-released)
+		waiting := n - released - want
+		awaitState(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
+			if u := dir.underWay(); u > limit {
+				return false, fmt.Errorf("%d starts under way at once; the bound is %d", u, limit)
+			}
+			return dir.underWay() == want && len(dir.pids("out")) == released && client.StartsWaiting(m) == waiting, nil
+		})
+		for _, pid := range dir.pids("in") {
+			if _, err := os.Stat(filepath.Join(string(dir), "go."+strconv.Itoa(pid))); err != nil {
+				dir.release(t, pid)
+				break
+			}
+		}
+	}
+	if err := <-started; err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if got := len(dir.pids("in")); got != n {
+		t.Errorf("%d servers started, want %d", got, n)
+	}
+	if most := dir.maxSeen(t); most > limit {
+		t.Errorf("a server found %d starts under way; the bound is %d", most, limit)
+	}
+	for _, st := range m.Status() {
+		if st.State != client.StateReady {
+			t.Errorf("%s: %v %v", st.Name, st.State, st.Err)
+		}
+	}
+	if w := client.StartsWaiting(m); w != 0 {
+		t.Errorf("%d starts still waiting", w)
+	}
+}
+
+// TestManagerStartWaitHonoursContext: a start waiting for a slot returns
+// when its context ends, with the context's error (not a StartError: the
+// server was never tried), and holds no slot afterwards.
+func TestManagerStartWaitHonoursContext(t *testing.T) {
+	noLeaks(t)
+	dir := newGateDir(t)
+	cfg := parseConfig(t, map[string]any{
+		"held":  helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir)),
+		"other": helperServerJSON(t, nil),
+	})
+	m := client.NewManager(cfg, &client.ManagerOptions{MaxConcurrentStarts: 1, Process: client.ProcessOptions{Logger: quietLog}})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	held := make(chan error, 1)
+	go func() {
+		_, err := m.Server(ctx, "held")
+		held <- err
+	}()
+	awaitState(t, "held to start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+
+	wctx, wcancel := context.WithCancel(ctx)
+	waited := make(chan error, 1)
+	go func() {
+		_, err := m.Server(wctx, "other")
+		waited <- err
+	}()
+	awaitState(t, "other to wait for a slot", func() (bool, error) { return client.StartsWaiting(m) == 1, nil })
+	wcancel()
+	select {
+	case err := <-waited:
+		if !errors.Is(err, context.Canceled) || errors.As(err, new(*client.StartError)) {
+			t.Errorf("cancelled wait: %v; want context.Canceled, not a StartError", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("a cancelled wait for a slot did not return")
+	}
+	if w := client.StartsWaiting(m); w != 0 {
+		t.Errorf("%d starts still waiting", w)
+	}
+	for _, st := range m.Status() {
+		if st.Name == "other" && (st.Pid != 0 || !st.NextAttempt.IsZero()) {
+			t.Errorf("other: %+v; want never started, no backoff", st)
+		}
+	}
+
+	dir.release(t, dir.pids("in")[0])
+	if err := <-held; err != nil {
+		t.Fatalf("held: %v", err)
+	}
+	// With one slot, this starts only if neither start kept it.
+	if _, err := m.Server(ctx, "other"); err != nil {
+		t.Fatalf("other after the wait: %v", err)
+	}
+}
+
+// TestManagerCloseWhileStartsWait: Close ends the start under way and
+// those waiting for a slot, at once, and their callers get
+// ErrManagerClosed.
+func TestManagerCloseWhileStartsWait(t *testing.T) {
+	noLeaks(t)
+	dir := newGateDir(t)
+	cfg := parseConfig(t, map[string]any{
+		"held": helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir)),
+		"w1":   helperServerJSON(t, nil),
+		"w2":   helperServerJSON(t, nil),
+	})
+	m := client.NewManager(cfg, &client.ManagerOptions{MaxConcurrentStarts: 1, Process: client.ProcessOptions{Logger: quietLog}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	errs := make(chan error, 3)
+	start := func(name string) {
+		go func() {
+			_, err := m.Server(ctx, name)
+			errs <- err
+		}()
+	}
+	start("held")
+	awaitState(t, "held to start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+	start("w1")
+	start("w2")
+	awaitState(t, "two starts to wait", func() (bool, error) { return client.StartsWaiting(m) == 2, nil })
+	pid := dir.pids("in")[0]
+
+	closed := make(chan struct{})
+	go func() {
+		m.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close hung while starts waited")
+	}
+	for range 3 {
+		if err := <-errs; !errors.Is(err, client.ErrManagerClosed) {
+			t.Errorf("a start ended by Close: %v; want ErrManagerClosed", err)
+		}
+	}
+	if !pollUntil(5*time.Second, func() bool { return processGone(pid) }) {
+		t.Errorf("the held server %d was left running", pid)
+	}
+	if len(dir.pids("in")) != 1 {
+		t.Errorf("servers launched after Close: %v", dir.pids("in"))
+	}
+}
+
+// TestManagerRestartTakesASlot: the restart of a crashed autoRestart
+// server waits for a slot like any start, and Close ends that wait.
+// Before, a crash of many servers at once restarted them all at once.
+func TestManagerRestartTakesASlot(t *testing.T) {
+	for _, closeFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("close=%v", closeFirst), func(t *testing.T) {
+			noLeaks(t)
+			dir := newGateDir(t)
+			cfg := parseConfig(t, map[string]any{
+				"r":    helperServerJSON(t, map[string]any{"autoRestart": true}),
+				"held": helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir)),
+			})
+			m := client.NewManager(cfg, &client.ManagerOptions{MaxConcurrentStarts: 1, Process: client.ProcessOptions{
+				Logger: quietLog, Restart: &client.RestartPolicy{InitialDelay: time.Millisecond, Jitter: -1}}})
+			defer m.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			p, err := m.Server(ctx, "r")
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := make(chan error, 1)
+			go func() {
+				_, err := m.Server(ctx, "held")
+				held <- err
+			}()
+			awaitState(t, "held to start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+
+			if _, err := p.CallTool(ctx, "crash", map[string]int{"code": 3}); err == nil {
+				t.Fatal("crash did not fail the call")
+			}
+			awaitState(t, "the restart to wait for a slot", func() (bool, error) {
+				return client.StartsWaiting(m) == 1 && p.State() == client.StateRestarting, nil
+			})
+			if pid := p.Pid(); pid != 0 {
+				t.Errorf("a server runs (pid %d) while its restart waits", pid)
+			}
+
+			if closeFirst {
+				closed := make(chan struct{})
+				go func() {
+					m.Close()
+					close(closed)
+				}()
+				select {
+				case <-closed:
+				case <-ctx.Done():
+					t.Fatal("Close hung while a restart waited")
+				}
+				<-held
+				if s := p.State(); s != client.StateStopped {
+					t.Errorf("after Close: %v", s)
+				}
+				return
+			}
+			dir.release(t, dir.pids("in")[0])
+			if err := <-held; err != nil {
+				t.Fatalf("held: %v", err)
+			}
+			awaitState(t, "the restart", func() (bool, error) { return p.State() == client.StateReady, nil })
+			if n := p.Restarts(); n != 1 {
+				t.Errorf("%d restarts, want 1", n)
+			}
+		})
+	}
+}
+
+// TestManagerStartAfterClose: Start after Close launches nothing and says
+// why. Before, it launched every server and killed each when its start
+// saw the Manager closed: programs ran after Close had returned.
+func TestManagerStartAfterClose(t *testing.T) {
+	noLeaks(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(t.TempDir(), "runs")
+	cfg := parseConfig(t, map[string]any{
+		"a": map[string]any{"command": "sh", "args": []string{"-c", `echo run >> "$RUNS"; exec "$EXE"`},
+			"env": map[string]string{"RUNS": runs, "EXE": exe, helperEnv: "server", "GORACE": "atexit_sleep_ms=0"}},
+	})
+	m := client.NewManager(cfg, &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog}})
+	m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := m.Start(ctx); err != client.ErrManagerClosed {
+		t.Errorf("Start after Close: %v; want ErrManagerClosed", err)
+	}
+	if _, err := m.Server(ctx, "a"); !errors.Is(err, client.ErrManagerClosed) {
+		t.Errorf("Server after Close: %v; want ErrManagerClosed", err)
+	}
+	if b, _ := os.ReadFile(runs); len(b) != 0 {
+		t.Errorf("launched after Close: %q", b)
+	}
+}
+
+// TestManagerCloseWaitsForIdleStop: Close returns only once an ephemeral
+// server it found stopping for idleness is gone. Before, the idle stop
+// was out of Close's sight: Close returned with the server still running
+// (one that ignores SIGTERM, until its SIGKILL).
+func TestManagerCloseWaitsForIdleStop(t *testing.T) {
+	noLeaks(t)
+	cfg := parseConfig(t, map[string]any{
+		"e": helperServerJSON(t, map[string]any{"lifecycle": "ephemeral"}, "WB_IGNORE_TERM=1"),
+	})
+	m := client.NewManager(cfg, &client.ManagerOptions{IdleTimeout: time.Millisecond,
+		Process: client.ProcessOptions{Logger: quietLog}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Server starts it without arming the idle stop; the call's end arms it.
+	p, err := m.Server(ctx, "e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Pid()
+	if _, err := m.CallTool(ctx, "e__echo", map[string]string{"text": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitState(t, "the idle stop", func() (bool, error) { return !m.Status()[0].Running, nil })
+	m.Close()
+	if !processGone(pid) {
+		t.Errorf("server %d still running after Close", pid)
+	}
+}
