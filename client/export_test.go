@@ -16,4 +16,7 @@ func SetManagerClock(m *Manager, now func() time.Time) { m.now = now }
 
 // StartsWaiting is how many starts wait for a slot of the Manager's
 // MaxConcurrentStarts.
-func StartsWaiting(m *Manager) int { return int(m.gate.waiting.Load()) }
+func StartsWaiting(m *Manager) int { return int(m.limit.waiting.Load()) }
+
+// LimitWaiting is how many starts wait for a slot of l.
+func LimitWaiting(l *StartLimit) int { return int(l.waiting.Load()) }

@@ -72,6 +72,8 @@ type ManagerOptions struct {
 	// four; negative means no bound. Without one, a configuration of 300
 	// npx servers started 300 node processes at once, and on a small
 	// machine every one of them missed its start-up timeout.
+	// Process.StartLimit, if set, replaces it: one bound shared with other
+	// Managers, or with code that calls Launch (a gateway's upstreams).
 	MaxConcurrentStarts int
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
@@ -112,7 +114,7 @@ type Manager struct {
 	ctx    context.Context // cancelled by Close: ends starts under way
 	cancel context.CancelCauseFunc
 	now    func() time.Time // the clock of the start backoff (tests set it)
-	gate   *startGate       // MaxConcurrentStarts
+	limit  *StartLimit      // MaxConcurrentStarts, or Process.StartLimit
 	// idleStops counts the idle stops under way, which Close waits for:
 	// they are Process.Closes it no longer sees (ms.proc is nil).
 	idleStops sync.WaitGroup
@@ -157,13 +159,17 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	if m.opts.IdleTimeout <= 0 {
 		m.opts.IdleTimeout = DefaultIdleTimeout
 	}
-	m.gate = newStartGate(m.opts.MaxConcurrentStarts)
+	m.limit = m.opts.Process.StartLimit
+	if m.limit == nil {
+		m.limit = NewStartLimit(m.opts.MaxConcurrentStarts)
+	}
 	m.log = m.opts.Logger
 	if m.log == nil {
 		m.log = slog.Default()
 	}
 	for name, sc := range cfg.Servers {
 		ms := &managed{m: m, cfg: sc, opts: m.opts.Process}
+		ms.opts.StartLimit = m.limit
 		if sc.URL != "" {
 			ms.lastErr = ErrRemoteServer // what Status says of it
 		}
@@ -344,7 +350,7 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 	// says so.
 	lctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(ms.m.ctx, func() { cancel(ErrManagerClosed) })
-	p, err := launchGated(lctx, ms.cfg.CommandSpec(), &ms.opts, ms.m.gate)
+	p, err := Launch(lctx, ms.cfg.CommandSpec(), &ms.opts)
 	stop()
 	cancel(nil)
 	ms.mu.Lock()

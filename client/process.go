@@ -164,6 +164,12 @@ type ProcessOptions struct {
 	// transport.ErrWriteTimeout, and the server is stopped (and restarted
 	// under Restart).
 	WriteTimeout time.Duration
+	// StartLimit, if set, bounds the starts at once of the processes
+	// launched with it, this one's first start and its restarts included
+	// (see StartLimit); nil means no bound. A Manager sets every server's
+	// to its own: this field of its Process template if set, else one
+	// made from ManagerOptions.MaxConcurrentStarts.
+	StartLimit *StartLimit
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -180,7 +186,6 @@ type Process struct {
 	opts   ProcessOptions
 	log    *slog.Logger
 	ccfg   childConfig
-	gate   *startGate      // the Manager's bound on starts at once; nil: none
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	// callOpts are the client's options as far as a call's timeout goes,
@@ -218,14 +223,7 @@ type incarnation struct {
 // timeouts of opts; the server runs until Close. If the server exits during
 // start-up the error unwraps to an *ExitError with its status and stderr.
 func Launch(ctx context.Context, cmd *Command, opts *ProcessOptions) (*Process, error) {
-	return launchGated(ctx, cmd, opts, nil)
-}
-
-// launchGated is Launch with each start, the first and every restart,
-// holding a slot of gate (the Manager's).
-func launchGated(ctx context.Context, cmd *Command, opts *ProcessOptions, gate *startGate) (*Process, error) {
 	p := newProcess(cmd, opts)
-	p.gate = gate
 	inc, err := p.launch(ctx)
 	if err != nil {
 		p.cancel()
@@ -312,10 +310,10 @@ func (p *Process) launch(ctx context.Context) (*incarnation, error) {
 	// The slot is taken before the program runs and the start-up timeout
 	// counts, so that a start waiting its turn does not time out; ctx
 	// bounds the wait.
-	if err := p.gate.acquire(ctx); err != nil {
+	if err := p.opts.StartLimit.acquire(ctx); err != nil {
 		return nil, fmt.Errorf("client: starting %s: %w", name, err)
 	}
-	defer p.gate.release()
+	defer p.opts.StartLimit.release()
 	ch, err := startChild(&p.spec, p.ccfg)
 	if err != nil {
 		return nil, err

@@ -50,6 +50,19 @@ type Options struct {
 	// after this long without calls; zero means client.DefaultIdleTimeout
 	// (5 minutes). Its lists are kept; the next call starts it again.
 	IdleTimeout time.Duration
+	// MaxConcurrentStarts bounds how many upstream child processes start
+	// at once, from launching the program until its handshake ends: first
+	// starts, restarts, ephemeral servers waking and the servers a Reload
+	// adds, all together (HTTP and in-process upstreams start no process
+	// and are not counted). A start beyond it waits for a slot, shown as
+	// "starting", and its start-up timeout counts from when it has one.
+	// Zero means two per CPU (GOMAXPROCS), at least four; negative means
+	// no bound. Without one, a configuration of 200 npx servers started
+	// 200 node processes at once, and on a small machine every one of
+	// them missed its start-up timeout. Process.StartLimit, if set,
+	// replaces it: one bound shared with a client.Manager or another
+	// Gateway.
+	MaxConcurrentStarts int
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -66,6 +79,7 @@ type Gateway struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	starts *client.StartLimit // every child's start holds one of its slots
 
 	upsMu sync.RWMutex
 	ups   map[string]*upstream // Reload changes the set
@@ -121,6 +135,10 @@ func New(opts *Options) (*Gateway, error) {
 	if g.opts.Audit != nil {
 		g.audit = &auditor{h: g.opts.Audit}
 	}
+	g.starts = g.opts.Process.StartLimit
+	if g.starts == nil {
+		g.starts = client.NewStartLimit(g.opts.MaxConcurrentStarts)
+	}
 	g.info = g.opts.Info
 	if g.info == nil {
 		g.info = &mcp.Implementation{Name: "winbridge-gateway", Version: "0.1.0"}
@@ -140,9 +158,14 @@ func New(opts *Options) (*Gateway, error) {
 // (Run), HTTP (mcphttp) or any transport.
 func (g *Gateway) Server() *mcp.Server { return g.main.srv }
 
+// ErrClosed is returned by Start when the Gateway is closed before its
+// upstreams have settled.
+var ErrClosed = errors.New("gateway: closed")
+
 // Start starts every upstream and waits until each is ready or has failed
-// once (ctx bounds the wait); failed ones keep being retried with backoff
-// while the others serve. The error names the servers that failed.
+// once (ctx bounds the wait, and Close ends it with ErrClosed); failed
+// ones keep being retried with backoff while the others serve. The error
+// names the servers that failed.
 func (g *Gateway) Start(ctx context.Context) error {
 	for _, u := range g.upstreams() {
 		g.launch(u)
@@ -176,6 +199,10 @@ func (g *Gateway) waitSettled(ctx context.Context) error {
 		case <-ch:
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		case <-g.ctx.Done():
+			// The run loops end without a last state: upstreams still
+			// starting (waiting for a start slot, say) would never settle.
+			return ErrClosed
 		}
 	}
 }

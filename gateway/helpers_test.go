@@ -54,8 +54,12 @@ var hostileTools = []map[string]any{
 // stormFor is how long the storm helper floods list_changed.
 const stormFor = 2 * time.Second
 
-// runHelper serves the hostile upstream on stdio.
+// runHelper serves the hostile upstream on stdio. With WB_GATE_DIR=DIR
+// it first holds its start until the test lets it go (gatedStart).
 func runHelper(mode string) int {
+	if dir := os.Getenv("WB_GATE_DIR"); dir != "" {
+		gatedStart(dir)
+	}
 	switch mode {
 	case "bench-upstream", "bench-facade":
 		return benchServer(mode)

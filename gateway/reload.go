@@ -10,8 +10,9 @@ import (
 // is the same when Options.Servers names the same *mcp.Server); removed
 // and changed ones are stopped, new and changed ones started. The surface
 // is rebuilt and the sessions get list_changed for whatever changed.
-// Options.Process, Audit, Info and Logger keep their values from New. On
-// error nothing changes.
+// Options.Process, MaxConcurrentStarts, Audit, Info and Logger keep their
+// values from New (the servers it starts share New's bound on starts at
+// once). On error nothing changes.
 func (g *Gateway) Reload(opts *Options) error {
 	mapper := opts.PathMapper
 	if mapper == nil {

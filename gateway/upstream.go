@@ -245,6 +245,9 @@ func (u *upstream) start(ctx context.Context) (<-chan struct{}, error) {
 		po.Restart = &client.RestartPolicy{}
 	}
 	po.Logger = u.g.log.With("upstream", u.name)
+	// ctx (the loop's, ended by close and Close) bounds the wait for a
+	// slot; the process's restarts wait within its own life.
+	po.StartLimit = u.g.starts
 	prev := po.OnStateChange
 	po.OnStateChange = func(s client.State, err error) {
 		if prev != nil {
