@@ -31,6 +31,7 @@ type gatewaySettings struct {
 	config, policy, profile string
 	httpAddr, audit         string
 	auditMax                int64
+	maxStarts               int
 	bridge, check, plan     bool
 	startTimeout, watch     time.Duration
 	routes                  routeFlag
@@ -55,6 +56,7 @@ func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error
 	fs.BoolVar(&s.check, "check", false, "validate the configuration and the policy, start nothing, and exit")
 	fs.BoolVar(&s.plan, "plan", false, "start the servers, print the surface the model will see, and exit")
 	fs.DurationVar(&s.startTimeout, "start-timeout", 2*time.Minute, "how long to wait for the servers at start-up (npx may download)")
+	fs.IntVar(&s.maxStarts, "max-starts", 0, "start at most `n` servers at once, restarts included (0: two per CPU, at least four; -1: no bound)")
 	fs.Var(&s.routes, "route", "with -http, also serve policy `PATH=PROFILE` at PATH (repeatable), e.g. /gemini=gemini; /mcp serves -profile")
 	fs.DurationVar(&s.watch, "watch", 2*time.Second, "check the -config and -policy files for changes this often and reload them (0: only on SIGHUP)")
 	level := fs.String("log-level", "info", "`level` of the log on stderr: debug, info, warn, error")
@@ -72,6 +74,9 @@ func parseGatewaySettings(args []string, out io.Writer) (*gatewaySettings, error
 	}
 	if len(s.routes) > 0 && s.httpAddr == "" {
 		return nil, errors.New("-route needs -http")
+	}
+	if s.maxStarts < -1 {
+		return nil, fmt.Errorf("-max-starts: want a count, 0 for the default or -1 for no bound, got %d", s.maxStarts)
 	}
 	return s, nil
 }
@@ -211,7 +216,7 @@ func gatewayOptions(s *gatewaySettings, log *slog.Logger, stderr io.Writer) (*ga
 			c()
 		}
 	}
-	opts := &gateway.Options{Profile: s.profile, Logger: log,
+	opts := &gateway.Options{Profile: s.profile, Logger: log, MaxConcurrentStarts: s.maxStarts,
 		Info:    &mcp.Implementation{Name: "winbridge-gateway", Title: "WinBridge tool facade", Version: version},
 		Process: client.ProcessOptions{StderrLogger: log}}
 	if err := loadFiles(s, opts); err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -285,5 +286,33 @@ func TestGatewayHTTPRoutes(t *testing.T) {
 		if !strings.HasPrefix(n, "bridge__path_") {
 			t.Errorf("/paths lists %s", n)
 		}
+	}
+}
+
+// -max-starts reaches the gateway's Options; a count below -1 is refused
+// before anything starts.
+func TestGatewayMaxStartsFlag(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeJSON(t, dir, "cfg.json", map[string]any{"mcpServers": map[string]any{"shell": map[string]any{"command": "sh"}}})
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, 0}, {[]string{"-max-starts", "3"}, 3}, {[]string{"-max-starts", "-1"}, -1}} {
+		s, err := parseGatewaySettings(append([]string{"-config", cfg}, tc.args...), io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		opts, cleanup, err := gatewayOptions(s, slog.New(slog.DiscardHandler), io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		cleanup()
+		if opts.MaxConcurrentStarts != tc.want {
+			t.Errorf("%q: MaxConcurrentStarts %d, want %d", tc.args, opts.MaxConcurrentStarts, tc.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"gateway", "-config", cfg, "-max-starts", "-2"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-max-starts: want a count") {
+		t.Fatalf("exit %d %s", code, errb.String())
 	}
 }
