@@ -470,7 +470,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	if f.as, err = discoverServer(ctx, f.hc, issuer, reachFor(server, cfg.InsecureHTTP)); err != nil {
 		return nil, err
 	}
-	f.log.DebugContext(ctx, "oauth: discovered", "resource", f.resource, "issuer", f.as.Issuer, "fallback", f.as.fallback)
+	f.log.DebugContext(ctx, "oauth: discovered", "resource", urlshow.String(f.resource), "issuer", f.as.Issuer, "fallback", f.as.fallback)
 	if slices.Contains(f.as.DPoPSigningAlgValuesSupported, "ES256") && !cfg.DisableDPoP {
 		s.mu.Lock()
 		if s.dpop == nil {
