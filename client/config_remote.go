@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/winbridge/winbridge/internal/jsonwalk"
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // ErrRemoteServer is returned by a Manager for a configured "url"
@@ -120,15 +121,9 @@ func httpType(s string) bool {
 	return s == "http" || s == "streamable-http" || s == "streamableHttp"
 }
 
-// shownURL is the part of u an error may show: its scheme and host, and
-// "/..." for whatever followed (a path or query may hold a token).
-func shownURL(u *url.URL) string {
-	s := (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
-	if u.Opaque != "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
-		s += "/..."
-	}
-	return s
-}
+// shownURL is the part of u an error may show, as urlshow decides: a
+// path or query may hold a token.
+func shownURL(u *url.URL) string { return urlshow.URL(u) }
 
 // jsonValue shows a decoded JSON scalar in a message, or its type.
 func jsonValue(v any) string {

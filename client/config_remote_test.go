@@ -54,7 +54,7 @@ func TestParseConfigURLErrors(t *testing.T) {
 	}
 	for _, tc := range []struct{ doc, want string }{
 		{`{"mcpServers":{"b":{"url":"ftp://x"}}}`, `mcpServers.b.url: want an http or https URL, got "ftp://x"`},
-		{`{"mcpServers":{"b":{"url":"ftp://x/mcp?k=v"}}}`, `mcpServers.b.url: want an http or https URL, got "ftp://x/..."`},
+		{`{"mcpServers":{"b":{"url":"ftp://x/mcp?k=v"}}}`, `mcpServers.b.url: want an http or https URL, got "ftp://x/mcp?..."`},
 		{`{"mcpServers":{"b":{"url":"https://"}}}`, `mcpServers.b.url: want an http or https URL`},
 		{`{"mcpServers":{"b":{"url":7}}}`, `mcpServers.b.url: want string, got number`},
 		{`{"mcpServers":{"b":{"url":"https://me:pw@h/mcp"}}}`, `mcpServers.b.url: has a user:password part`},

@@ -66,6 +66,7 @@ import (
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/cli"
 	"github.com/winbridge/winbridge/internal/termtext"
+	"github.com/winbridge/winbridge/internal/urlshow"
 	"github.com/winbridge/winbridge/mcp"
 )
 
@@ -337,8 +338,8 @@ func serverCommand(f flags, command []string) (*client.Command, *remote, *client
 	return cmd, nil, copts, sc, nil
 }
 
-// shownEndpoint is the part of a server's URL that mcpc's messages show:
-// its scheme and host. Services put the key in the path or the query
+// shownEndpoint is the part of a server's URL that mcpc's messages show,
+// as urlshow decides. Services put the key in the path or the query
 // (https://mcp.example/mcp/KEY, ?api_key=KEY), and a message on stderr
 // ends up in CI logs and bug reports.
 func shownEndpoint(endpoint string) string {
@@ -346,7 +347,7 @@ func shownEndpoint(endpoint string) string {
 	if err != nil {
 		return "the remote server"
 	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+	return urlshow.URL(u)
 }
 
 // pickServer finds the --server of a config, or says which there are.

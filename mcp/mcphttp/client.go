@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/urlshow"
 	"github.com/winbridge/winbridge/internal/wirenames"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
@@ -165,12 +166,14 @@ type inFrame struct {
 // NewFramer returns the framer under NewStream, for callers that wrap it
 // (transport.TapFramer) before making a Stream of it.
 func NewFramer(ctx context.Context, rawURL string, opts *ClientOptions) (*Framer, error) {
+	// The errors show the endpoint as urlshow does: its query, path or
+	// userinfo may hold the server's key.
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("mcphttp: MCP endpoint: %w", err)
+		return nil, fmt.Errorf("mcphttp: MCP endpoint: %w", urlshow.Error(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("mcphttp: MCP endpoint %q: scheme must be http or https", rawURL)
+		return nil, fmt.Errorf("mcphttp: MCP endpoint %q: scheme must be http or https", urlshow.URL(u))
 	}
 	if opts == nil {
 		opts = &ClientOptions{}
@@ -536,10 +539,15 @@ func (f *Framer) do(ctx context.Context, method string, m *outMsg, stateless boo
 		f.fillHeader(req.Header, method, m, stateless, lastEventID, h)
 	}
 	resp, err := f.client.Do(req)
-	if err == nil && f.gzip {
+	if err != nil {
+		// Do's *url.Error quotes the whole URL, and the error goes on to
+		// callers, logs and the made-up error responses of WriteFrame.
+		return resp, urlshow.Error(err)
+	}
+	if f.gzip {
 		gunzip(resp)
 	}
-	return resp, err
+	return resp, nil
 }
 
 // reqHeader is what the headers of a request take from the framer's

@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // The client makes one HTTP request per message. http.NewRequestWithContext
@@ -20,7 +22,7 @@ import (
 func newEndpoint(rawURL string) (*http.Request, error) {
 	r, err := http.NewRequest(http.MethodPost, rawURL, nil)
 	if err != nil {
-		return nil, err
+		return nil, urlshow.Error(err) // a parse error quotes the URL
 	}
 	r.Header = nil // each request gets its own (Framer.do)
 	return r, nil

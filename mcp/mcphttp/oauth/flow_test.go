@@ -36,6 +36,12 @@ func newProtected(t *testing.T, scopes ...string) *protected {
 
 func newProtectedWith(t *testing.T, configure func(*mcphttp.AuthOptions)) *protected {
 	t.Helper()
+	return newProtectedAt(t, "/mcp", configure)
+}
+
+// newProtectedAt is newProtectedWith with the MCP endpoint at path.
+func newProtectedAt(t *testing.T, path string, configure func(*mcphttp.AuthOptions)) *protected {
+	t.Helper()
 	as := oauthtest.New(t, "mcp:tools", "offline_access")
 	srv := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1.0.0"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]string, error) {
@@ -50,7 +56,7 @@ func newProtectedWith(t *testing.T, configure func(*mcphttp.AuthOptions)) *prote
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
-	resource := ts.URL + "/mcp"
+	resource := ts.URL + path
 	mux.Handle(mcphttp.ResourceMetadataPath(resource), mcphttp.ResourceMetadataHandler(&oauth.ResourceMetadata{
 		Resource: resource, AuthorizationServers: []string{as.URL}, ScopesSupported: []string{"mcp:tools"},
 	}))
@@ -59,7 +65,7 @@ func newProtectedWith(t *testing.T, configure func(*mcphttp.AuthOptions)) *prote
 		ResourceMetadataURL: ts.URL + mcphttp.ResourceMetadataPath(resource),
 	}
 	configure(&opts)
-	mux.Handle("/mcp", mcphttp.RequireAuth(opts, h))
+	mux.Handle(path, mcphttp.RequireAuth(opts, h))
 	return &protected{url: resource, as: as}
 }
 

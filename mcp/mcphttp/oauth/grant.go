@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // Grant is how the Transport obtains a token once it knows the
@@ -73,7 +75,7 @@ func (AuthorizationCode) grant(ctx context.Context, f *flow) (*Token, error) {
 		q.Set("resource", f.resource)
 	}
 	au.RawQuery = q.Encode()
-	f.log.DebugContext(ctx, "oauth: authorization request", "endpoint", redactURL(f.as.AuthorizationEndpoint), "scope", f.scope, "resource", f.resource)
+	f.log.DebugContext(ctx, "oauth: authorization request", "endpoint", redactURL(f.as.AuthorizationEndpoint), "scope", f.scope, "resource", urlshow.String(f.resource))
 	cb, err := cfg.UserAgent.Authorize(ctx, au.String())
 	if err != nil {
 		return nil, fmt.Errorf("oauth: authorization: %w", err)

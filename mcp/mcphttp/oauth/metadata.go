@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // MaxResponseBytes bounds every body the client reads from an
@@ -76,7 +78,7 @@ var ErrPKCEUnsupported = errors.New("oauth: authorization server does not suppor
 func getJSON(ctx context.Context, c *http.Client, u string, v any, rc reach) (found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return false, err
+		return false, urlshow.Error(err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := secureRedirects(c, rc).Do(req)
@@ -89,14 +91,14 @@ func getJSON(ctx context.Context, c *http.Client, u string, v any, rc reach) (fo
 		return false, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return false, fmt.Errorf("GET %s: %s", redactURL(u), resp.Status)
+		return false, fmt.Errorf("GET %s: %s", urlshow.String(u), resp.Status)
 	}
 	body, err := readLimited(resp.Body)
 	if err != nil {
-		return false, fmt.Errorf("GET %s: %w", redactURL(u), err)
+		return false, fmt.Errorf("GET %s: %w", urlshow.String(u), err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return false, fmt.Errorf("GET %s: %w", redactURL(u), err)
+		return false, fmt.Errorf("GET %s: %w", urlshow.String(u), err)
 	}
 	return true, nil
 }
@@ -141,7 +143,10 @@ func readLimited(r io.Reader) ([]byte, error) {
 
 // redactURL drops the query, fragment and user info of a URL for
 // messages: an authorization URL's query or a redirect's carries state
-// and codes.
+// and codes. It keeps the path, for the authorization server's endpoints,
+// which its metadata publishes and which carry no secret; a URL of the
+// MCP server, or made from its path, goes through urlshow instead (a
+// key may be in the path).
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -190,10 +195,10 @@ func discoverResource(ctx context.Context, c *http.Client, server *url.URL, hint
 			continue
 		}
 		if m.Resource == "" {
-			return nil, fmt.Errorf("oauth: protected resource metadata at %s has no resource", redactURL(u))
+			return nil, fmt.Errorf("oauth: protected resource metadata at %s has no resource", urlshow.String(u))
 		}
 		if !resourceCovers(m.Resource, server) {
-			return nil, fmt.Errorf("%w: %s is not %s", ErrResourceMismatch, redactURL(m.Resource), redactURL(server.String()))
+			return nil, fmt.Errorf("%w: %s is not %s", ErrResourceMismatch, urlshow.String(m.Resource), urlshow.URL(server))
 		}
 		return &m, nil
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // Token is an access token with what came with it. It redacts itself
@@ -278,11 +280,13 @@ func readCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(
 
 func asTokenError(err error, te **TokenError) bool { return errors.As(err, te) }
 
-// scrubURLError takes the query out of the URL a *url.Error names.
+// scrubURLError shows the URL a *url.Error names as urlshow does: the
+// URL may be the protected resource's metadata, whose path is the MCP
+// server's (a key in it included).
 func scrubURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: redactURL(ue.URL), Err: ue.Err}
+		return &url.Error{Op: ue.Op, URL: urlshow.String(ue.URL), Err: ue.Err}
 	}
 	return err
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // Config configures a Transport. Only the fields of the grant in use
@@ -266,7 +268,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, err
 		}
 		drain(resp)
-		return nil, fmt.Errorf("%w: %s (Config.InsecureHTTP allows it)", ErrInsecureResource, redactURL(req.URL.String()))
+		return nil, fmt.Errorf("%w: %s (Config.InsecureHTTP allows it)", ErrInsecureResource, urlshow.URL(req.URL))
 	}
 	s := t.stateFor(endpointKey(req.URL))
 	creds, err := t.credentials(ctx, s)
@@ -468,7 +470,7 @@ func (t *Transport) authorize(ctx context.Context, s *state, server *url.URL, ch
 	if f.as, err = discoverServer(ctx, f.hc, issuer, reachFor(server, cfg.InsecureHTTP)); err != nil {
 		return nil, err
 	}
-	f.log.DebugContext(ctx, "oauth: discovered", "resource", f.resource, "issuer", f.as.Issuer, "fallback", f.as.fallback)
+	f.log.DebugContext(ctx, "oauth: discovered", "resource", urlshow.String(f.resource), "issuer", f.as.Issuer, "fallback", f.as.fallback)
 	if slices.Contains(f.as.DPoPSigningAlgValuesSupported, "ES256") && !cfg.DisableDPoP {
 		s.mu.Lock()
 		if s.dpop == nil {
