@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/closinglog"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -154,7 +155,12 @@ type Client struct {
 	info mcp.Implementation
 	// metaInfo and metaCaps are info and the capabilities, encoded.
 	metaInfo, metaCaps json.RawMessage
-	log                *slog.Logger
+	// log goes silent when Close returns (logs): the listen loop and the
+	// connection's read loop learn of the close a moment later, and
+	// logged then to a handler the caller had let go of (mcpc's stderr
+	// buffer, read once it returned, raced with them).
+	log  *slog.Logger
+	logs *closinglog.Handler
 
 	// metaJSON is the whole _meta of a stateless request without a
 	// progress token or entries of the caller's: the same on every call.
@@ -205,10 +211,12 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	// here, they are spliced in as they are.
 	c.metaInfo, _ = json.Marshal(c.info)
 	c.metaCaps, _ = json.Marshal(c.opts.statelessCapabilities())
-	c.log = c.opts.Logger
-	if c.log == nil {
-		c.log = slog.Default()
+	base := c.opts.Logger
+	if base == nil {
+		base = slog.Default()
 	}
+	c.logs = closinglog.New(base.Handler())
+	c.log = slog.New(c.logs)
 	if d := c.opts.timeout(); d > 0 {
 		c.timeoutErr = fmt.Errorf("%w after %v (%s)", ErrTimeout, d, c.opts.timeoutName())
 	}
@@ -334,8 +342,13 @@ func (c *Client) Capabilities() mcp.ServerCapabilities { return c.capabilities }
 // Instructions returns the server's instructions for the model.
 func (c *Client) Instructions() string { return c.instructions }
 
-// Close closes the connection; pending calls fail with ErrClosed.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close closes the connection; pending calls fail with ErrClosed. Once it
+// returns, the client logs nothing more to Options.Logger.
+func (c *Client) Close() error {
+	err := c.conn.Close()
+	c.logs.Close()
+	return err
+}
 
 // Done is closed when the connection has closed.
 func (c *Client) Done() <-chan struct{} { return c.conn.Done() }

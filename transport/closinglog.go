@@ -3,7 +3,8 @@ package transport
 import (
 	"context"
 	"log/slog"
-	"sync"
+
+	"github.com/winbridge/winbridge/internal/closinglog"
 )
 
 // closingLog is a stream's logger, silent once the stream has closed.
@@ -13,26 +14,22 @@ import (
 // log file being closed. Close waits for a line being written, never
 // for the read loop.
 type closingLog struct {
-	mu  sync.RWMutex
-	log *slog.Logger // nil once closed
+	h   *closinglog.Handler
+	log *slog.Logger
 }
 
-func newClosingLog(l *slog.Logger) *closingLog { return &closingLog{log: l} }
+func newClosingLog(l *slog.Logger) *closingLog {
+	h := closinglog.New(l.Handler())
+	return &closingLog{h: h, log: slog.New(h)}
+}
 
-func (l *closingLog) Debug(msg string, args ...any) { l.at(slog.LevelDebug, msg, args...) }
-func (l *closingLog) Warn(msg string, args ...any)  { l.at(slog.LevelWarn, msg, args...) }
+func (l *closingLog) Debug(msg string, args ...any) {
+	l.log.Log(context.Background(), slog.LevelDebug, msg, args...)
+}
 
-func (l *closingLog) at(level slog.Level, msg string, args ...any) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.log != nil {
-		l.log.Log(context.Background(), level, msg, args...)
-	}
+func (l *closingLog) Warn(msg string, args ...any) {
+	l.log.Log(context.Background(), slog.LevelWarn, msg, args...)
 }
 
 // close silences l, after any line being written.
-func (l *closingLog) close() {
-	l.mu.Lock()
-	l.log = nil
-	l.mu.Unlock()
-}
+func (l *closingLog) close() { l.h.Close() }
