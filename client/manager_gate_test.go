@@ -8,81 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/proctest"
+	"github.com/winbridge/winbridge/internal/startgatetest"
 )
-
-// gateDir is where gated helper servers (WB_GATE_DIR) report their starts
-// and wait for the test to let them go.
-type gateDir string
-
-func newGateDir(t *testing.T) gateDir { return gateDir(t.TempDir()) }
-
-// pids lists the servers that wrote prefix.PID.
-func (d gateDir) pids(prefix string) []int {
-	m, _ := filepath.Glob(filepath.Join(string(d), prefix+".*"))
-	var out []int
-	for _, f := range m {
-		if pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), prefix+".")); err == nil {
-			out = append(out, pid)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// underWay is how many starts have begun and not yet ended.
-func (d gateDir) underWay() int { return len(d.pids("in")) - len(d.pids("out")) }
-
-// release lets the server pid go on with its start.
-func (d gateDir) release(t *testing.T, pid int) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(string(d), "go."+strconv.Itoa(pid)), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// maxSeen is the most starts under way that any server found when its
-// own began.
-func (d gateDir) maxSeen(t *testing.T) int {
-	t.Helper()
-	most := 0
-	for _, pid := range d.pids("seen") {
-		b, err := os.ReadFile(filepath.Join(string(d), "seen."+strconv.Itoa(pid)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := strconv.Atoi(string(b))
-		if err != nil {
-			t.Fatalf("seen.%d: %q", pid, b)
-		}
-		most = max(most, n)
-	}
-	return most
-}
-
-// awaitState polls cond; a cond that returns an error fails the test at
-// once (a bound broken is not waited out).
-func awaitState(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	var err error
-	ok := pollUntil(30*time.Second, func() bool {
-		var done bool
-		done, err = cond()
-		return done || err != nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Fatalf("timed out waiting for %s", what)
-	}
-}
 
 // TestManagerBoundsConcurrentStarts: Start runs at most
 // MaxConcurrentStarts starts at once; the others wait their turn, and
@@ -92,7 +25,7 @@ func awaitState(t *testing.T, what string, cond func() (bool, error)) {
 func TestManagerBoundsConcurrentStarts(t *testing.T) {
 	noLeaks(t)
 	const n, limit = 12, 3
-	dir := newGateDir(t)
+	dir := startgatetest.NewDir(t)
 	servers := map[string]any{}
 	for i := range n {
 		servers[fmt.Sprintf("s%02d", i)] = helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir))
@@ -108,15 +41,15 @@ func TestManagerBoundsConcurrentStarts(t *testing.T) {
 	for released := 0; released < n; released++ {
 		want := min(limit, n-released)
 		waiting := n - released - want
-		awaitState(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
-			if u := dir.underWay(); u > limit {
+		startgatetest.Await(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
+			if u := dir.UnderWay(); u > limit {
 				return false, fmt.Errorf("%d starts under way at once; the bound is %d", u, limit)
 			}
-			return dir.underWay() == want && len(dir.pids("out")) == released && client.StartsWaiting(m) == waiting, nil
+			return dir.UnderWay() == want && len(dir.PIDs("out")) == released && client.StartsWaiting(m) == waiting, nil
 		})
-		for _, pid := range dir.pids("in") {
+		for _, pid := range dir.PIDs("in") {
 			if _, err := os.Stat(filepath.Join(string(dir), "go."+strconv.Itoa(pid))); err != nil {
-				dir.release(t, pid)
+				dir.Release(t, pid)
 				break
 			}
 		}
@@ -124,10 +57,10 @@ func TestManagerBoundsConcurrentStarts(t *testing.T) {
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	if got := len(dir.pids("in")); got != n {
+	if got := len(dir.PIDs("in")); got != n {
 		t.Errorf("%d servers started, want %d", got, n)
 	}
-	if most := dir.maxSeen(t); most > limit {
+	if most := dir.MaxSeen(t); most > limit {
 		t.Errorf("a server found %d starts under way; the bound is %d", most, limit)
 	}
 	for _, st := range m.Status() {
@@ -145,7 +78,7 @@ func TestManagerBoundsConcurrentStarts(t *testing.T) {
 // server was never tried), and holds no slot afterwards.
 func TestManagerStartWaitHonoursContext(t *testing.T) {
 	noLeaks(t)
-	dir := newGateDir(t)
+	dir := startgatetest.NewDir(t)
 	cfg := parseConfig(t, map[string]any{
 		"held":  helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir)),
 		"other": helperServerJSON(t, nil),
@@ -159,7 +92,7 @@ func TestManagerStartWaitHonoursContext(t *testing.T) {
 		_, err := m.Server(ctx, "held")
 		held <- err
 	}()
-	awaitState(t, "held to start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+	startgatetest.Await(t, "held to start", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
 
 	wctx, wcancel := context.WithCancel(ctx)
 	waited := make(chan error, 1)
@@ -167,7 +100,7 @@ func TestManagerStartWaitHonoursContext(t *testing.T) {
 		_, err := m.Server(wctx, "other")
 		waited <- err
 	}()
-	awaitState(t, "other to wait for a slot", func() (bool, error) { return client.StartsWaiting(m) == 1, nil })
+	startgatetest.Await(t, "other to wait for a slot", func() (bool, error) { return client.StartsWaiting(m) == 1, nil })
 	wcancel()
 	select {
 	case err := <-waited:
@@ -186,7 +119,7 @@ func TestManagerStartWaitHonoursContext(t *testing.T) {
 		}
 	}
 
-	dir.release(t, dir.pids("in")[0])
+	dir.Release(t, dir.PIDs("in")[0])
 	if err := <-held; err != nil {
 		t.Fatalf("held: %v", err)
 	}
@@ -201,7 +134,7 @@ func TestManagerStartWaitHonoursContext(t *testing.T) {
 // ErrManagerClosed.
 func TestManagerCloseWhileStartsWait(t *testing.T) {
 	noLeaks(t)
-	dir := newGateDir(t)
+	dir := startgatetest.NewDir(t)
 	cfg := parseConfig(t, map[string]any{
 		"held": helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir)),
 		"w1":   helperServerJSON(t, nil),
@@ -218,11 +151,11 @@ func TestManagerCloseWhileStartsWait(t *testing.T) {
 		}()
 	}
 	start("held")
-	awaitState(t, "held to start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+	startgatetest.Await(t, "held to start", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
 	start("w1")
 	start("w2")
-	awaitState(t, "two starts to wait", func() (bool, error) { return client.StartsWaiting(m) == 2, nil })
-	pid := dir.pids("in")[0]
+	startgatetest.Await(t, "two starts to wait", func() (bool, error) { return client.StartsWaiting(m) == 2, nil })
+	pid := dir.PIDs("in")[0]
 
 	closed := make(chan struct{})
 	go func() {
@@ -239,11 +172,11 @@ func TestManagerCloseWhileStartsWait(t *testing.T) {
 			t.Errorf("a start ended by Close: %v; want ErrManagerClosed", err)
 		}
 	}
-	if !pollUntil(5*time.Second, func() bool { return processGone(pid) }) {
+	if !pollUntil(5*time.Second, func() bool { return proctest.Gone(pid) }) {
 		t.Errorf("the held server %d was left running", pid)
 	}
-	if len(dir.pids("in")) != 1 {
-		t.Errorf("servers launched after Close: %v", dir.pids("in"))
+	if len(dir.PIDs("in")) != 1 {
+		t.Errorf("servers launched after Close: %v", dir.PIDs("in"))
 	}
 }
 
@@ -254,7 +187,7 @@ func TestManagerRestartTakesASlot(t *testing.T) {
 	for _, closeFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("close=%v", closeFirst), func(t *testing.T) {
 			noLeaks(t)
-			dir := newGateDir(t)
+			dir := startgatetest.NewDir(t)
 			cfg := parseConfig(t, map[string]any{
 				"r":    helperServerJSON(t, map[string]any{"autoRestart": true}),
 				"held": helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir)),
@@ -273,12 +206,12 @@ func TestManagerRestartTakesASlot(t *testing.T) {
 				_, err := m.Server(ctx, "held")
 				held <- err
 			}()
-			awaitState(t, "held to start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+			startgatetest.Await(t, "held to start", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
 
 			if _, err := p.CallTool(ctx, "crash", map[string]int{"code": 3}); err == nil {
 				t.Fatal("crash did not fail the call")
 			}
-			awaitState(t, "the restart to wait for a slot", func() (bool, error) {
+			startgatetest.Await(t, "the restart to wait for a slot", func() (bool, error) {
 				return client.StartsWaiting(m) == 1 && p.State() == client.StateRestarting, nil
 			})
 			if pid := p.Pid(); pid != 0 {
@@ -302,11 +235,11 @@ func TestManagerRestartTakesASlot(t *testing.T) {
 				}
 				return
 			}
-			dir.release(t, dir.pids("in")[0])
+			dir.Release(t, dir.PIDs("in")[0])
 			if err := <-held; err != nil {
 				t.Fatalf("held: %v", err)
 			}
-			awaitState(t, "the restart", func() (bool, error) { return p.State() == client.StateReady, nil })
+			startgatetest.Await(t, "the restart", func() (bool, error) { return p.State() == client.StateReady, nil })
 			if n := p.Restarts(); n != 1 {
 				t.Errorf("%d restarts, want 1", n)
 			}
@@ -365,9 +298,9 @@ func TestManagerCloseWaitsForIdleStop(t *testing.T) {
 	if _, err := m.CallTool(ctx, "e__echo", map[string]string{"text": "x"}); err != nil {
 		t.Fatal(err)
 	}
-	awaitState(t, "the idle stop", func() (bool, error) { return !m.Status()[0].Running, nil })
+	startgatetest.Await(t, "the idle stop", func() (bool, error) { return !m.Status()[0].Running, nil })
 	m.Close()
-	if !processGone(pid) {
+	if !proctest.Gone(pid) {
 		t.Errorf("server %d still running after Close", pid)
 	}
 }

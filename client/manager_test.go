@@ -18,6 +18,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/logrec"
+	"github.com/winbridge/winbridge/internal/proctest"
 )
 
 // helperServerJSON is an mcpServers entry running the test binary as the
@@ -120,7 +121,7 @@ func TestManagerAggregatesAndRoutes(t *testing.T) {
 		t.Errorf("Close took %v", d)
 	}
 	for _, pid := range pids {
-		if !processGone(pid) {
+		if !proctest.Gone(pid) {
 			t.Errorf("server %d left running", pid)
 		}
 	}
@@ -246,7 +247,7 @@ func TestManagerEphemeralServerStopsWhenIdle(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no pid after a call")
 	}
-	if !pollUntil(5*time.Second, func() bool { return !m.Status()[0].Running && processGone(pid) }) {
+	if !pollUntil(5*time.Second, func() bool { return !m.Status()[0].Running && proctest.Gone(pid) }) {
 		t.Fatalf("still running after the idle timeout: %+v", m.Status()[0])
 	}
 	// Its tools are still listed while it sleeps, without waking it.

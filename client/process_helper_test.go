@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/startgatetest"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -65,10 +65,10 @@ func runHelper(mode string) int {
 // SIGTERM and the end of stdin), WB_GRANDCHILD=1 (start a grandchild that
 // holds stdout and stderr open), WB_STDERR_LINE=TEXT (write TEXT and a
 // newline to stderr first), WB_GATE_DIR=DIR (hold the start until the
-// test lets it go; see gatedStart).
+// test lets it go; see package internal/startgatetest).
 func helperServer() int {
 	if dir := os.Getenv("WB_GATE_DIR"); dir != "" {
-		gatedStart(dir)
+		startgatetest.Hold(dir)
 	}
 	if line, ok := os.LookupEnv("WB_STDERR_LINE"); ok {
 		fmt.Fprintln(os.Stderr, line)
@@ -151,33 +151,6 @@ func helperServer() int {
 		return 1
 	}
 	return 0
-}
-
-// gatedStart reports this start in dir and holds it until the test lets
-// it go: it writes in.PID, then seen.PID holding the number of starts it
-// found under way (in.* less out.*, itself included), waits for go.PID,
-// and writes out.PID before it answers anything. The parent holds a start
-// slot from before in.PID until after out.PID, so the starts under way
-// never number more than its bound.
-func gatedStart(dir string) {
-	pid := strconv.Itoa(os.Getpid())
-	count := func(prefix string) int {
-		m, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
-		return len(m)
-	}
-	tmp := filepath.Join(dir, "tmp."+pid)
-	os.WriteFile(tmp, nil, 0o600)
-	os.Rename(tmp, filepath.Join(dir, "in."+pid))
-	os.WriteFile(tmp, []byte(strconv.Itoa(count("in.")-count("out."))), 0o600)
-	os.Rename(tmp, filepath.Join(dir, "seen."+pid))
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go."+pid)); err == nil {
-			break
-		}
-		time.Sleep(2 * time.Millisecond) // the child's own wait for the test
-	}
-	os.WriteFile(tmp, nil, 0o600)
-	os.Rename(tmp, filepath.Join(dir, "out."+pid))
 }
 
 // floodStderr writes n bytes to stderr in lines, ending with a marker.
@@ -315,22 +288,4 @@ func launch(t *testing.T, cmd *client.Command, opts *client.ProcessOptions) *cli
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
-}
-
-// processGone reports whether pid no longer runs: it does not exist, or
-// it is a zombie waiting for a parent (init in a container may not reap).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-		return true
-	}
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return os.IsNotExist(err)
-	}
-	// The state follows the parenthesised command name.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
-	}
-	return false
 }

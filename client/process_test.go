@@ -21,6 +21,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/logrec"
+	"github.com/winbridge/winbridge/internal/proctest"
 )
 
 func TestProcessEchoAndClose(t *testing.T) {
@@ -42,8 +43,8 @@ func TestProcessEchoAndClose(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("Close took %v", d)
 	}
-	if p.State() != client.StateStopped || !processGone(pid) {
-		t.Errorf("after Close: state %v, process gone %v", p.State(), processGone(pid))
+	if p.State() != client.StateStopped || !proctest.Gone(pid) {
+		t.Errorf("after Close: state %v, process gone %v", p.State(), proctest.Gone(pid))
 	}
 	if _, err := p.CallTool(context.Background(), "echo", nil); !errors.Is(err, client.ErrStopped) {
 		t.Errorf("call after Close: %v, want ErrStopped", err)
@@ -139,7 +140,7 @@ func TestProcessIgnoringSIGTERMIsKilled(t *testing.T) {
 	if !strings.Contains(string(e.Stderr), "staying up anyway") {
 		t.Errorf("stderr %q", e.Stderr)
 	}
-	if !processGone(pid) {
+	if !proctest.Gone(pid) {
 		t.Errorf("process %d still there", pid)
 	}
 }
@@ -165,7 +166,7 @@ func TestProcessGrandchildHoldingStdoutIsKilledOnClose(t *testing.T) {
 	noLeaks(t)
 	p := launch(t, helperCommand(t, "server", "WB_GRANDCHILD=1"), nil)
 	pid, gc := p.Pid(), grandchildPID(t, p)
-	if processGone(gc) {
+	if proctest.Gone(gc) {
 		t.Fatal("grandchild not running")
 	}
 	start := time.Now()
@@ -174,7 +175,7 @@ func TestProcessGrandchildHoldingStdoutIsKilledOnClose(t *testing.T) {
 		t.Errorf("Close took %v", d)
 	}
 	for _, id := range []int{pid, gc} {
-		if !pollUntil(time.Second, func() bool { return processGone(id) }) {
+		if !pollUntil(time.Second, func() bool { return proctest.Gone(id) }) {
 			t.Errorf("process %d left behind", id)
 		}
 	}
@@ -197,7 +198,7 @@ func TestProcessCrashWithGrandchildHoldingStdout(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Code != 4 {
 		t.Fatalf("err = %v, want exit status 4", err)
 	}
-	if !pollUntil(time.Second, func() bool { return processGone(gc) }) {
+	if !pollUntil(time.Second, func() bool { return proctest.Gone(gc) }) {
 		t.Errorf("grandchild %d outlived the crashed server", gc)
 	}
 }
@@ -321,7 +322,7 @@ func TestProcessRestartsAfterCrash(t *testing.T) {
 	if err != nil || !strings.Contains(res.TextOf(), "back") {
 		t.Fatalf("call after the crash: %v", err)
 	}
-	if p.Restarts() != 1 || p.Pid() == pid || !processGone(pid) {
+	if p.Restarts() != 1 || p.Pid() == pid || !proctest.Gone(pid) {
 		t.Errorf("restarts %d, pid %d (was %d)", p.Restarts(), p.Pid(), pid)
 	}
 	if tools, err := p.Tools(ctx); err != nil || len(tools) < 5 {
@@ -387,7 +388,7 @@ func TestProcessHealthCheckRestartsHungServer(t *testing.T) {
 	if !pollUntil(5*time.Second, func() bool { return p.Restarts() == 1 && p.State() == client.StateReady }) {
 		t.Fatalf("not restarted: state %v, restarts %d", p.State(), p.Restarts())
 	}
-	if !processGone(pid) {
+	if !proctest.Gone(pid) {
 		t.Errorf("the hung process %d is still there", pid)
 	}
 	if _, err := p.CallTool(context.Background(), "echo", nil); err != nil {

@@ -6,25 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/startgatetest"
 )
-
-// releaseOne lets the first held start that is not yet let go go on.
-func (d gateDir) releaseOne(t *testing.T) {
-	t.Helper()
-	for _, pid := range d.pids("in") {
-		if _, err := os.Stat(filepath.Join(string(d), "go."+strconv.Itoa(pid))); err != nil {
-			d.release(t, pid)
-			return
-		}
-	}
-}
 
 // TestStartLimitSharedByLaunchAndManager: one StartLimit given to
 // Launch calls and to a Manager (Process.StartLimit) bounds their starts
@@ -34,7 +21,7 @@ func TestStartLimitSharedByLaunchAndManager(t *testing.T) {
 	noLeaks(t)
 	const launches, managed, limit = 3, 3, 2
 	const n = launches + managed
-	dir := newGateDir(t)
+	dir := startgatetest.NewDir(t)
 	sl := client.NewStartLimit(limit)
 	servers := map[string]any{}
 	for i := range managed {
@@ -64,13 +51,13 @@ func TestStartLimitSharedByLaunchAndManager(t *testing.T) {
 	for released := 0; released < n; released++ {
 		want := min(limit, n-released)
 		waiting := n - released - want
-		awaitState(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
-			if u := dir.underWay(); u > limit {
+		startgatetest.Await(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
+			if u := dir.UnderWay(); u > limit {
 				return false, fmt.Errorf("%d starts under way at once; the bound is %d", u, limit)
 			}
-			return dir.underWay() == want && len(dir.pids("out")) == released && client.LimitWaiting(sl) == waiting, nil
+			return dir.UnderWay() == want && len(dir.PIDs("out")) == released && client.LimitWaiting(sl) == waiting, nil
 		})
-		dir.releaseOne(t)
+		dir.ReleaseOne(t)
 	}
 	for range launches + 1 {
 		if err := <-errs; err != nil {
@@ -84,7 +71,7 @@ func TestStartLimitSharedByLaunchAndManager(t *testing.T) {
 		}
 		p.Close()
 	}
-	if most := dir.maxSeen(t); most > limit {
+	if most := dir.MaxSeen(t); most > limit {
 		t.Errorf("a server found %d starts under way; the bound is %d", most, limit)
 	}
 	for _, st := range m.Status() {
@@ -99,7 +86,7 @@ func TestStartLimitSharedByLaunchAndManager(t *testing.T) {
 // nothing and keeping no slot.
 func TestLaunchStartLimitWaitHonoursContext(t *testing.T) {
 	noLeaks(t)
-	dir := newGateDir(t)
+	dir := startgatetest.NewDir(t)
 	sl := client.NewStartLimit(1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -111,7 +98,7 @@ func TestLaunchStartLimitWaitHonoursContext(t *testing.T) {
 		}
 		held <- p
 	}()
-	awaitState(t, "the held start", func() (bool, error) { return len(dir.pids("in")) == 1, nil })
+	startgatetest.Await(t, "the held start", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
 
 	wctx, wcancel := context.WithCancel(ctx)
 	waited := make(chan error, 1)
@@ -122,7 +109,7 @@ func TestLaunchStartLimitWaitHonoursContext(t *testing.T) {
 		}
 		waited <- err
 	}()
-	awaitState(t, "a start waiting for the slot", func() (bool, error) { return client.LimitWaiting(sl) == 1, nil })
+	startgatetest.Await(t, "a start waiting for the slot", func() (bool, error) { return client.LimitWaiting(sl) == 1, nil })
 	wcancel()
 	select {
 	case err := <-waited:
@@ -133,7 +120,7 @@ func TestLaunchStartLimitWaitHonoursContext(t *testing.T) {
 		t.Fatal("a cancelled wait for a slot did not return")
 	}
 
-	dir.releaseOne(t)
+	dir.ReleaseOne(t)
 	if p := <-held; p != nil {
 		p.Close()
 	}
@@ -147,7 +134,7 @@ func TestLaunchStartLimitWaitHonoursContext(t *testing.T) {
 func TestStartLimitNegativeBoundsNothing(t *testing.T) {
 	noLeaks(t)
 	for _, sl := range []*client.StartLimit{client.NewStartLimit(-1), nil} {
-		dir := newGateDir(t)
+		dir := startgatetest.NewDir(t)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		const n = 3
 		procs := make(chan *client.Process, n)
@@ -160,9 +147,9 @@ func TestStartLimitNegativeBoundsNothing(t *testing.T) {
 				procs <- p
 			}()
 		}
-		awaitState(t, "every start under way at once", func() (bool, error) { return dir.underWay() == n, nil })
+		startgatetest.Await(t, "every start under way at once", func() (bool, error) { return dir.UnderWay() == n, nil })
 		for range n {
-			dir.releaseOne(t)
+			dir.ReleaseOne(t)
 		}
 		for range n {
 			if p := <-procs; p != nil {

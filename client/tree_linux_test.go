@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/winbridge/winbridge/internal/proctest"
 )
 
 // checkTreesGone checks that the processes and every member of their
@@ -15,7 +17,7 @@ import (
 func checkTreesGone(t *testing.T, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
-		if !pollUntil(2*time.Second, func() bool { return processGone(pid) && len(groupMembers(pid)) == 0 }) {
+		if !pollUntil(2*time.Second, func() bool { return proctest.Gone(pid) && len(groupMembers(pid)) == 0 }) {
 			t.Errorf("process %d or its group %v still running", pid, groupMembers(pid))
 		}
 	}

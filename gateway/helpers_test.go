@@ -17,6 +17,7 @@ import (
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/jsonscan"
+	"github.com/winbridge/winbridge/internal/startgatetest"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
 )
@@ -55,10 +56,10 @@ var hostileTools = []map[string]any{
 const stormFor = 2 * time.Second
 
 // runHelper serves the hostile upstream on stdio. With WB_GATE_DIR=DIR
-// it first holds its start until the test lets it go (gatedStart).
+// it first holds its start until the test lets it go (startgatetest.Hold).
 func runHelper(mode string) int {
 	if dir := os.Getenv("WB_GATE_DIR"); dir != "" {
-		gatedStart(dir)
+		startgatetest.Hold(dir)
 	}
 	switch mode {
 	case "bench-upstream", "bench-facade":

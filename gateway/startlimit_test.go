@@ -10,19 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
+	"github.com/winbridge/winbridge/internal/proctest"
+	"github.com/winbridge/winbridge/internal/startgatetest"
 )
 
 // gateDir is where gated helpers (WB_GATE_DIR) report their starts and
 // wait for the test to let them go.
-type gateDir string
+type gateDir = startgatetest.Dir
 
 // gatedConfig configures the servers names, each a helper holding its
 // start in dir.
@@ -57,93 +57,6 @@ func serverOf(t *testing.T, pid int) string {
 	return ""
 }
 
-// pids lists the helpers that wrote prefix.PID.
-func (d gateDir) pids(prefix string) []int {
-	m, _ := filepath.Glob(filepath.Join(string(d), prefix+".*"))
-	var out []int
-	for _, f := range m {
-		if pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), prefix+".")); err == nil {
-			out = append(out, pid)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// underWay is how many starts have begun and not yet ended.
-func (d gateDir) underWay() int { return len(d.pids("in")) - len(d.pids("out")) }
-
-// releaseOne lets the first held start not yet let go go on.
-func (d gateDir) releaseOne(t *testing.T) {
-	t.Helper()
-	for _, pid := range d.pids("in") {
-		name := filepath.Join(string(d), "go."+strconv.Itoa(pid))
-		if _, err := os.Stat(name); err != nil {
-			if err := os.WriteFile(name, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatal("no held start to let go")
-}
-
-// maxSeen is the most starts under way that any helper found when its
-// own began.
-func (d gateDir) maxSeen(t *testing.T) int {
-	t.Helper()
-	most := 0
-	for _, pid := range d.pids("seen") {
-		b, err := os.ReadFile(filepath.Join(string(d), "seen."+strconv.Itoa(pid)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := strconv.Atoi(string(b))
-		if err != nil {
-			t.Fatalf("seen.%d: %q", pid, b)
-		}
-		most = max(most, n)
-	}
-	return most
-}
-
-// awaitGate polls cond; an error from it fails the test at once (a bound
-// broken is not waited out).
-func awaitGate(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, err := cond()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not synchronization
-	}
-}
-
-// releaseInTurn lets the held starts go one at a time, checking before
-// each that exactly min(limit, total-released) are under way, never more
-// than limit, and that released of them have ended.
-func (d gateDir) releaseInTurn(t *testing.T, limit, released, total int) {
-	t.Helper()
-	for ; released < total; released++ {
-		want := min(limit, total-released)
-		awaitGate(t, fmt.Sprintf("%d starts under way, %d done", want, released), func() (bool, error) {
-			if u := d.underWay(); u > limit {
-				return false, fmt.Errorf("%d upstreams starting at once; the bound is %d", u, limit)
-			}
-			return d.underWay() == want && len(d.pids("out")) == released, nil
-		})
-		d.releaseOne(t)
-	}
-}
-
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func serverNames(prefix string, n int) []string {
@@ -152,22 +65,6 @@ func serverNames(prefix string, n int) []string {
 		out = append(out, fmt.Sprintf("%s%d", prefix, i))
 	}
 	return out
-}
-
-// processGone reports whether pid no longer runs (or is a zombie).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-		return true
-	}
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return os.IsNotExist(err)
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
-	}
-	return false
 }
 
 // TestGatewayBoundsConcurrentStarts: Start launches at most
@@ -188,14 +85,14 @@ func TestGatewayBoundsConcurrentStarts(t *testing.T) {
 	started := make(chan error, 1)
 	go func() { started <- g.Start(ctx) }()
 
-	dir.releaseInTurn(t, limit, 0, n)
+	dir.ReleaseInTurn(t, limit, 0, n)
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	if got := len(dir.pids("in")); got != n {
+	if got := len(dir.PIDs("in")); got != n {
 		t.Errorf("%d upstreams launched, want %d", got, n)
 	}
-	if most := dir.maxSeen(t); most > limit {
+	if most := dir.MaxSeen(t); most > limit {
 		t.Errorf("an upstream found %d starts under way; the bound is %d", most, limit)
 	}
 	for _, st := range g.Status() {
@@ -222,24 +119,24 @@ func TestGatewayReloadSharesStartLimit(t *testing.T) {
 	defer cancel()
 	started := make(chan error, 1)
 	go func() { started <- g.Start(ctx) }()
-	awaitGate(t, "the first starts held", func() (bool, error) { return dir.underWay() == limit, nil })
+	startgatetest.Await(t, "the first starts held", func() (bool, error) { return dir.UnderWay() == limit, nil })
 
 	// The first servers are kept (their configuration is the same); two
 	// more are added while they hold both slots.
 	if err := g.Reload(&Options{Config: gatedConfig(t, dir, append(first, serverNames("b", 2)...)...)}); err != nil {
 		t.Fatal(err)
 	}
-	dir.releaseInTurn(t, limit, 0, limit+2)
+	dir.ReleaseInTurn(t, limit, 0, limit+2)
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	if err := g.waitSettled(ctx); err != nil {
 		t.Fatalf("after Reload: %v", err)
 	}
-	if most := dir.maxSeen(t); most > limit {
+	if most := dir.MaxSeen(t); most > limit {
 		t.Errorf("an upstream found %d starts under way; the bound is %d", most, limit)
 	}
-	if got := len(dir.pids("in")); got != limit+2 {
+	if got := len(dir.PIDs("in")); got != limit+2 {
 		t.Errorf("%d upstreams launched, want %d", got, limit+2)
 	}
 }
@@ -261,11 +158,11 @@ func TestGatewayCloseWhileStartsWait(t *testing.T) {
 	defer cancel()
 	started := make(chan error, 1)
 	go func() { started <- g.Start(ctx) }()
-	awaitGate(t, "the starts held", func() (bool, error) {
-		if u := dir.underWay(); u > limit {
+	startgatetest.Await(t, "the starts held", func() (bool, error) {
+		if u := dir.UnderWay(); u > limit {
 			return false, fmt.Errorf("%d upstreams starting at once; the bound is %d", u, limit)
 		}
-		return dir.underWay() == limit, nil
+		return dir.UnderWay() == limit, nil
 	})
 	for _, st := range g.Status() {
 		if st.State != StateStarting {
@@ -291,12 +188,12 @@ func TestGatewayCloseWhileStartsWait(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("Start did not return after Close")
 	}
-	held := dir.pids("in")
+	held := dir.PIDs("in")
 	if len(held) != limit {
 		t.Errorf("%d upstreams launched, want the %d held: the waiting ones launched after Close", len(held), limit)
 	}
 	for _, pid := range held {
-		if !processGone(pid) {
+		if !proctest.Gone(pid) {
 			t.Errorf("upstream process %d still runs after Close", pid)
 		}
 	}
@@ -325,22 +222,22 @@ func TestGatewayKillSwitchEndsStartWait(t *testing.T) {
 	defer cancel()
 	started := make(chan error, 1)
 	go func() { started <- g.Start(ctx) }()
-	awaitGate(t, "one start held", func() (bool, error) {
-		if u := dir.underWay(); u > 1 {
+	startgatetest.Await(t, "one start held", func() (bool, error) {
+		if u := dir.UnderWay(); u > 1 {
 			return false, fmt.Errorf("%d upstreams starting at once; the bound is 1", u)
 		}
-		return dir.underWay() == 1, nil
+		return dir.UnderWay() == 1, nil
 	})
-	held := serverOf(t, dir.pids("in")[0])
+	held := serverOf(t, dir.PIDs("in")[0])
 	waiting := map[string]string{"a": "b", "b": "a"}[held]
 	if err := g.SetServerEnabled(waiting, false); err != nil {
 		t.Fatal(err)
 	}
-	dir.releaseOne(t)
+	dir.ReleaseOne(t)
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	if got := len(dir.pids("in")); got != 1 {
+	if got := len(dir.PIDs("in")); got != 1 {
 		t.Errorf("%d upstreams launched; the disabled one launched too", got)
 	}
 	for _, st := range g.Status() {
@@ -353,7 +250,7 @@ func TestGatewayKillSwitchEndsStartWait(t *testing.T) {
 	if err := g.SetServerEnabled(waiting, true); err != nil {
 		t.Fatal(err)
 	}
-	awaitGate(t, "the enabled server held", func() (bool, error) { return len(dir.pids("in")) == 2, nil })
-	dir.releaseOne(t)
+	startgatetest.Await(t, "the enabled server held", func() (bool, error) { return len(dir.PIDs("in")) == 2, nil })
+	dir.ReleaseOne(t)
 	waitState(t, g, waiting, StateReady)
 }

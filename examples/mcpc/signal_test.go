@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/winbridge/winbridge/internal/peertest"
+	"github.com/winbridge/winbridge/internal/proctest"
 )
 
 // SIGTERM stops mcpc as Ctrl-C does: the server it started, and what the
@@ -71,7 +72,7 @@ func TestSIGTERMKillsServerTree(t *testing.T) {
 		t.Fatal("mcpc did not exit after SIGTERM")
 	}
 	for _, pid := range pids {
-		if !poll(5*time.Second, func() bool { return gone(pid) }) {
+		if !poll(5*time.Second, func() bool { return proctest.Gone(pid) }) {
 			t.Errorf("process %d of the server's tree outlived mcpc", pid)
 		}
 	}
@@ -88,21 +89,4 @@ func poll(d time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(10 * time.Millisecond) // polling interval, not synchronization
 	}
-}
-
-// gone reports whether pid no longer runs: it does not exist, or it is a
-// zombie that no one has reaped yet.
-func gone(pid int) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return true
-	}
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return os.IsNotExist(err)
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z' || s[i+2] == 'X'
-	}
-	return false
 }
