@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -38,22 +37,7 @@ func TestManagerBoundsConcurrentStarts(t *testing.T) {
 	started := make(chan error, 1)
 	go func() { started <- m.Start(ctx) }()
 
-	for released := 0; released < n; released++ {
-		want := min(limit, n-released)
-		waiting := n - released - want
-		startgatetest.Await(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
-			if u := dir.UnderWay(); u > limit {
-				return false, fmt.Errorf("%d starts under way at once; the bound is %d", u, limit)
-			}
-			return dir.UnderWay() == want && len(dir.PIDs("out")) == released && client.StartsWaiting(m) == waiting, nil
-		})
-		for _, pid := range dir.PIDs("in") {
-			if _, err := os.Stat(filepath.Join(string(dir), "go."+strconv.Itoa(pid))); err != nil {
-				dir.Release(t, pid)
-				break
-			}
-		}
-	}
+	dir.ReleaseInTurn(t, limit, 0, n, func() int { return client.StartsWaiting(m) })
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}

@@ -48,17 +48,7 @@ func TestStartLimitSharedByLaunchAndManager(t *testing.T) {
 	}
 	go func() { errs <- m.Start(ctx) }()
 
-	for released := 0; released < n; released++ {
-		want := min(limit, n-released)
-		waiting := n - released - want
-		startgatetest.Await(t, fmt.Sprintf("%d starts under way and %d waiting", want, waiting), func() (bool, error) {
-			if u := dir.UnderWay(); u > limit {
-				return false, fmt.Errorf("%d starts under way at once; the bound is %d", u, limit)
-			}
-			return dir.UnderWay() == want && len(dir.PIDs("out")) == released && client.LimitWaiting(sl) == waiting, nil
-		})
-		dir.ReleaseOne(t)
-	}
+	dir.ReleaseInTurn(t, limit, 0, n, func() int { return client.LimitWaiting(sl) })
 	for range launches + 1 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)

@@ -85,7 +85,7 @@ func TestGatewayBoundsConcurrentStarts(t *testing.T) {
 	started := make(chan error, 1)
 	go func() { started <- g.Start(ctx) }()
 
-	dir.ReleaseInTurn(t, limit, 0, n)
+	dir.ReleaseInTurn(t, limit, 0, n, nil)
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -126,7 +126,7 @@ func TestGatewayReloadSharesStartLimit(t *testing.T) {
 	if err := g.Reload(&Options{Config: gatedConfig(t, dir, append(first, serverNames("b", 2)...)...)}); err != nil {
 		t.Fatal(err)
 	}
-	dir.ReleaseInTurn(t, limit, 0, limit+2)
+	dir.ReleaseInTurn(t, limit, 0, limit+2, nil)
 	if err := <-started; err != nil {
 		t.Fatalf("Start: %v", err)
 	}

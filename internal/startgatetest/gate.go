@@ -121,16 +121,18 @@ func Await(t testing.TB, what string, cond func() (bool, error)) {
 
 // ReleaseInTurn lets the held starts go one at a time, checking before
 // each that exactly min(limit, total-released) are under way, never more
-// than limit, and that released of them have ended.
-func (d Dir) ReleaseInTurn(t testing.TB, limit, released, total int) {
+// than limit, that released of them have ended, and, if waiting is not
+// nil, that it reports the rest as waiting for a slot.
+func (d Dir) ReleaseInTurn(t testing.TB, limit, released, total int, waiting func() int) {
 	t.Helper()
 	for ; released < total; released++ {
 		want := min(limit, total-released)
-		Await(t, fmt.Sprintf("%d starts under way, %d done", want, released), func() (bool, error) {
+		rest := total - released - want
+		Await(t, fmt.Sprintf("%d starts under way, %d done, %d waiting", want, released, rest), func() (bool, error) {
 			if u := d.UnderWay(); u > limit {
 				return false, fmt.Errorf("%d starts under way at once; the bound is %d", u, limit)
 			}
-			return d.UnderWay() == want && len(d.PIDs("out")) == released, nil
+			return d.UnderWay() == want && len(d.PIDs("out")) == released && (waiting == nil || waiting() == rest), nil
 		})
 		d.ReleaseOne(t)
 	}
