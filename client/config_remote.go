@@ -42,7 +42,7 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 			// the endpoint; a header is not printed.
 			p.Fail(up, "has a user:password part; send credentials in \"headers\" instead")
 		case u.Scheme != "http" && u.Scheme != "https":
-			p.Fail(up, "want an http or https URL, got %q", shownURL(u))
+			p.Fail(up, "want an http or https URL, got %q", urlshow.URL(u))
 		case u.Host == "":
 			p.Fail(up, "want an http or https URL, got one without a host")
 		default:
@@ -120,10 +120,6 @@ func (p *configParser) remote(path string, m map[string]any, sc *ServerConfig) {
 func httpType(s string) bool {
 	return s == "http" || s == "streamable-http" || s == "streamableHttp"
 }
-
-// shownURL is the part of u an error may show, as urlshow decides: a
-// path or query may hold a token.
-func shownURL(u *url.URL) string { return urlshow.URL(u) }
 
 // jsonValue shows a decoded JSON scalar in a message, or its type.
 func jsonValue(v any) string {

@@ -83,7 +83,7 @@ func getJSON(ctx context.Context, c *http.Client, u string, v any, rc reach) (fo
 	req.Header.Set("Accept", "application/json")
 	resp, err := secureRedirects(c, rc).Do(req)
 	if err != nil {
-		return false, scrubURLError(err)
+		return false, urlshow.Error(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {

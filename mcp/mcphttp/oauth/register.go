@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+
+	"github.com/winbridge/winbridge/internal/urlshow"
 )
 
 // ErrNoClient is returned when the client has no way to identify itself
@@ -112,7 +114,7 @@ func (f *flow) register(ctx context.Context) error {
 	req.Header.Set("Accept", "application/json")
 	resp, err := noRedirects(f.hc).Do(req)
 	if err != nil {
-		return fmt.Errorf("oauth: registration: %w", scrubURLError(err))
+		return fmt.Errorf("oauth: registration: %w", urlshow.Error(err))
 	}
 	defer resp.Body.Close()
 	raw, err := readLimited(resp.Body)

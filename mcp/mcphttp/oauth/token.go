@@ -213,7 +213,7 @@ func postToken(hc *http.Client, req *http.Request, form url.Values) (*Token, htt
 	endpoint := redactURL(req.URL.String())
 	resp, err := noRedirects(hc).Do(req)
 	if err != nil {
-		return nil, http.Header{}, fmt.Errorf("oauth: %s: %w", endpoint, scrubURLError(err))
+		return nil, http.Header{}, fmt.Errorf("oauth: %s: %w", endpoint, urlshow.Error(err))
 	}
 	defer resp.Body.Close()
 	raw, err := readLimited(resp.Body)
@@ -279,17 +279,6 @@ const maxExpiresIn = 100 * 365 * 24 * 3600
 func readCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }
 
 func asTokenError(err error, te **TokenError) bool { return errors.As(err, te) }
-
-// scrubURLError shows the URL a *url.Error names as urlshow does: the
-// URL may be the protected resource's metadata, whose path is the MCP
-// server's (a key in it included).
-func scrubURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: urlshow.String(ue.URL), Err: ue.Err}
-	}
-	return err
-}
 
 // cut tames text a server chose for an error message: at most n bytes
 // of valid UTF-8, with control and format characters (a terminal's escape
