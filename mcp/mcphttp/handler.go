@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/winbridge/winbridge/internal/delayq"
 	"github.com/winbridge/winbridge/internal/shardset"
 	"github.com/winbridge/winbridge/mcp"
 	"github.com/winbridge/winbridge/transport"
@@ -263,6 +264,11 @@ type Handler struct {
 	// handler-wide context) made every stateless request take one mutex
 	// twice, and under 64 callers they queued on it.
 	stateless shardset.Set[*httpSession]
+	// The waits of every request, one queue each, on one timer each
+	// (internal/delayq): a legacy POST's watch (watchAfter), a POST
+	// body's BodyTimeout, and a whole answer's WriteTimeout (nil if
+	// none).
+	late, bodyWaits, flushes *delayq.Queue
 	// testHookAbandoned, if set by a test, is called once a POST whose
 	// client went away has let go of its session (streamer.go).
 	testHookAbandoned atomic.Pointer[func()]
@@ -327,6 +333,10 @@ func NewHandler(srv *mcp.Server, opts *HandlerOptions) *Handler {
 		o.MaxInFlightPerSubject = max(1, o.MaxInFlight/4)
 	}
 	h.bodies.init(o.MaxBodyMemory)
+	h.late, h.bodyWaits = delayq.New(watchAfter), delayq.New(o.BodyTimeout)
+	if o.WriteTimeout > 0 {
+		h.flushes = delayq.New(o.WriteTimeout)
+	}
 	if h.opts.KeepAlive == 0 {
 		h.opts.KeepAlive = DefaultKeepAlive
 	}
@@ -357,16 +367,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.exit()
-	rc := http.NewResponseController(w)
 	// Until the body is read (readBody and get lift it): a client sending
 	// its body slowly, or a refusal's unread body, holds no connection
 	// past BodyTimeout.
-	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
-	if h.opts.WriteTimeout > 0 {
-		dw := &deadlineWriter{ResponseWriter: w, rc: rc, timeout: h.opts.WriteTimeout}
-		defer dw.finish()
-		w = dw
-	}
+	dw := h.newDeadlineWriter(w, r)
+	defer dw.finish()
+	w = dw
 	if e := h.checkHost(r); e != nil {
 		writeHTTPError(w, e)
 		return

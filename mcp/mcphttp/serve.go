@@ -196,7 +196,11 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 			return nil, h.readError(err)
 		}
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if dw, ok := w.(*deadlineWriter); ok {
+		dw.bodyRead()
+	} else {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	return buf, nil
 }
 

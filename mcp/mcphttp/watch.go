@@ -4,7 +4,8 @@ import (
 	"context"
 	"net/http"
 	"sync"
-	"time"
+
+	"github.com/winbridge/winbridge/internal/delayq"
 )
 
 // A legacy session's request outlives its POST, so the POST watches its
@@ -18,10 +19,14 @@ import (
 const watchAfter = quickAnswer
 
 type lateWatch struct {
-	ctx   context.Context
-	f     func()    // run instead of abandoning the request, by tests; nil for a POST's watch
-	also  *streamer // started on the same timer after arming, or nil (watchPost)
-	timer *time.Timer
+	// The wait for watchAfter, in the Handler's queue (Handler.late):
+	// a timer per POST, set and stopped within a millisecond, cost a
+	// sequential client 7% of its calls per second (internal/delayq).
+	delayq.Entry
+	q    *delayq.Queue
+	ctx  context.Context
+	f    func()    // run instead of abandoning the request, by tests; nil for a POST's watch
+	also *streamer // started with the watch's arming, or nil (watchPost)
 	// What a POST's watch abandons (Handler.abandoned): held here, and
 	// made into a func only when the watch arms, rarely, instead of a
 	// closure per request.
@@ -39,21 +44,20 @@ type lateWatch struct {
 // context is done it abandons the request (Handler.abandoned), and it
 // also starts st, if not nil, when the watch arms, unless release came
 // first. The streamer starts after quickAnswer, which is watchAfter, and
-// rides on this timer instead of a second one (each costs an allocation
-// and the runtime timer heap's lock twice, and its arming may wake the
-// network poller). lw.release stops both: st never starts after release
-// has returned true.
+// rides on the same wait. lw.release stops both: st never starts after
+// release has returned true.
 func (h *Handler) watchPost(r *http.Request, s *httpSession, st *streamer, es *eventStream) *lateWatch {
-	lw := &lateWatch{ctx: r.Context(), also: st, h: h, r: r, s: s, es: es}
-	lw.timer = time.AfterFunc(watchAfter, lw.fire)
+	lw := &lateWatch{q: h.late, ctx: r.Context(), also: st, h: h, r: r, s: s, es: es}
+	lw.q.Add(&lw.Entry, lw)
 	return lw
 }
 
 // abandon is what a POST's watch runs once armed and its client gone.
 func (lw *lateWatch) abandon() { lw.h.abandoned(lw.s, lw.also, lw.es, lw.h.counted(lw.r)) }
 
-// fire is the timer's: arm the watch, then start also.
-func (lw *lateWatch) fire() {
+// Due is the queue's, once the POST has run for watchAfter: arm the
+// watch, then start also (on a goroutine of its own).
+func (lw *lateWatch) Due() {
 	lw.arm()
 	if lw.also != nil {
 		lw.also.start()
@@ -73,7 +77,7 @@ func (lw *lateWatch) arm() {
 }
 
 func (lw *lateWatch) release() bool {
-	if lw.timer.Stop() {
+	if lw.q.Remove(&lw.Entry) {
 		return true // never armed
 	}
 	lw.mu.Lock()
@@ -81,7 +85,7 @@ func (lw *lateWatch) release() bool {
 	stop := lw.stop
 	lw.mu.Unlock()
 	if stop == nil {
-		return true // the timer fired, and arm found it released
+		return true // the wait fell due, and arm found it released
 	}
 	return stop()
 }

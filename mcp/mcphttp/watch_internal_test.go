@@ -5,7 +5,8 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/winbridge/winbridge/internal/delayq"
 )
 
 // TestWatchLate: release before the watch arms reports true and f never
@@ -40,9 +41,8 @@ func TestWatchLate(t *testing.T) {
 	t.Run("done after arming", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		ran := make(chan struct{})
-		lw := &lateWatch{ctx: ctx, f: func() { close(ran) }}
-		lw.timer = newStoppedTimer()
-		lw.arm() // as the timer would
+		lw := &lateWatch{q: delayq.New(watchAfter), ctx: ctx, f: func() { close(ran) }}
+		lw.arm() // as the queue would, once the wait fell due
 		cancel()
 		<-ran
 		if lw.release() {
@@ -52,8 +52,7 @@ func TestWatchLate(t *testing.T) {
 	t.Run("armed then released", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		lw := &lateWatch{ctx: ctx, f: func() { t.Error("f ran after release") }}
-		lw.timer = newStoppedTimer()
+		lw := &lateWatch{q: delayq.New(watchAfter), ctx: ctx, f: func() { t.Error("f ran after release") }}
 		lw.arm()
 		if !lw.release() {
 			t.Fatal("release of an armed watch reported false")
@@ -63,11 +62,11 @@ func TestWatchLate(t *testing.T) {
 }
 
 // TestWatchPost: the streamer never starts after an early release;
-// the timer arms the watch and starts the streamer.
+// the wait falling due arms the watch and starts the streamer.
 func TestWatchPost(t *testing.T) {
 	t.Run("released early", func(t *testing.T) {
 		st := &streamer{}
-		lw := (&Handler{}).watchPost(httptest.NewRequest("POST", "/", nil), &httpSession{}, st, nil)
+		lw := (&Handler{late: delayq.New(watchAfter)}).watchPost(httptest.NewRequest("POST", "/", nil), &httpSession{}, st, nil)
 		if !lw.release() {
 			t.Fatal("release before arming reported false")
 		}
@@ -77,9 +76,8 @@ func TestWatchPost(t *testing.T) {
 	})
 	t.Run("fired", func(t *testing.T) {
 		st := &streamer{started: true} // as if started: start does nothing more
-		lw := &lateWatch{ctx: context.Background(), f: func() {}, also: st}
-		lw.timer = newStoppedTimer()
-		lw.fire() // as the timer would
+		lw := &lateWatch{q: delayq.New(watchAfter), ctx: context.Background(), f: func() {}, also: st}
+		lw.Due() // as the queue would
 		if lw.stop == nil {
 			t.Fatal("fire did not arm the watch")
 		}
@@ -93,15 +91,7 @@ func TestWatchPost(t *testing.T) {
 // context.AfterFunc does, but starts watching ctx only after watchAfter.
 // The returned release stops it, and reports false if f ran or runs.
 func watchLate(ctx context.Context, f func()) (release func() bool) {
-	lw := &lateWatch{ctx: ctx, f: f}
-	lw.timer = time.AfterFunc(watchAfter, lw.fire)
+	lw := &lateWatch{q: delayq.New(watchAfter), ctx: ctx, f: f}
+	lw.q.Add(&lw.Entry, lw)
 	return lw.release
-}
-
-// newStoppedTimer is a timer that has fired: Stop reports false, as for
-// a watch whose timer ran arm.
-func newStoppedTimer() *time.Timer {
-	t := time.NewTimer(0)
-	<-t.C
-	return t
 }

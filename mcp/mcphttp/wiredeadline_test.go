@@ -1,10 +1,13 @@
 package mcphttp_test
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +71,10 @@ func (c *watchedConn) Write(b []byte) (int, error) {
 }
 
 // Every byte of the handler's answers goes out under a write deadline,
-// including what net/http writes after ServeHTTP returns: the chunked
+// the connection's or, for a whole answer of declared length, a wait in
+// the Handler's queue that sets one once it falls due (connWait; checked
+// by TestHTTPWriteTimeoutWholeAnswer, as the connection shows nothing of
+// it), including what net/http writes after ServeHTTP returns: the chunked
 // terminator of an SSE answer was written with none, so a client that
 // stopped reading as its stream ended could hold the connection and its
 // goroutine for ever. The deadline left for it does not fail the next
@@ -131,7 +137,67 @@ func TestHTTPEveryWriteHasADeadline(t *testing.T) {
 	if wl.accepted != 1 {
 		t.Errorf("%d connections for requests sent one after another, want 1 (kept alive)", wl.accepted)
 	}
-	if len(wl.bare) > 0 {
-		t.Errorf("written with no deadline: %q", wl.bare)
+	var bare []string
+	for _, b := range wl.bare {
+		if !wholeJSON(b) {
+			bare = append(bare, b)
+		}
 	}
+	if len(bare) > 0 {
+		t.Errorf("written with no deadline: %q", bare)
+	}
+	if len(bare) == len(wl.bare) {
+		t.Error("no whole JSON answer written: the test no longer sees the writes it means to")
+	}
+}
+
+// wholeJSON reports whether b is a whole JSON answer, its header and
+// body written at once, its length declared.
+func wholeJSON(b string) bool {
+	head, body, ok := strings.Cut(b, "\r\n\r\n")
+	return ok && strings.HasPrefix(head, "HTTP/1.1 ") && strings.Contains(head, "\r\nContent-Type: application/json") &&
+		strings.Contains(head, "\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n")
+}
+
+// A whole answer, written with no deadline on the connection, is still
+// cut off after WriteTimeout when its client stops reading: the POST
+// returns instead of blocking on a full socket for ever.
+func TestHTTPWriteTimeoutWholeAnswer(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, &mcp.ServerOptions{Logger: quietLog})
+	big := strings.Repeat("x", 32<<20) // more than loopback's socket buffers hold
+	mcp.AddTool(srv, &mcp.Tool{Name: "big", Description: "Answers 32 MiB."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}}, nil, nil
+		})
+	returned := make(chan string, 4)
+	_, url := serveHTTPWrapped(t, srv, &mcphttp.HandlerOptions{WriteTimeout: 200 * time.Millisecond, Logger: quietLog}, returns(returned))
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"%s: %s\r\n%s: tools/call\r\n%s: big\r\nContent-Length: %d\r\n\r\n%s",
+		addr, mcphttp.HeaderProtocolVersion, mcp.Version20260728, mcphttp.HeaderMethod, mcphttp.HeaderName, len(body), body)
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	// Never read: the answer fills the socket, and its write must fail.
+	start := time.Now()
+	await(t, returned, "the POST whose client reads nothing of its 32 MiB answer to return")
+	took := time.Since(start)
+	// What the socket took of the answer is still here to read: it was
+	// the whole answer's start, not a refusal.
+	head := make([]byte, 512)
+	n, _ := io.ReadAtLeast(conn, head, len("HTTP/1.1 200"))
+	if !wholeJSON(string(head[:n])+"\r\n\r\n") && !strings.HasPrefix(string(head[:n]), "HTTP/1.1 200 OK\r\n") {
+		t.Fatalf("answered %q, want the start of a 200 JSON answer", head[:n])
+	}
+	if took < 200*time.Millisecond {
+		t.Fatalf("returned %v after the request, before WriteTimeout (200 ms): the answer did not fill the socket", took)
+	}
+	t.Logf("returned %v after the request (WriteTimeout 200 ms)", took)
 }
