@@ -137,9 +137,13 @@ type managed struct {
 
 	mu       sync.Mutex
 	proc     *Process
-	starting chan struct{} // non-nil while a start is under way
-	lastErr  error         // why the last start failed
-	pace     *StartPacer   // failed starts in a row (a run that ended before StableAfter counts), and when the next may be
+	starting chan struct{} // non-nil while a start is under way: run.done
+	run      *startRun
+	// sawAbandoned counts callers that found a start every caller had
+	// given up on, and waited for it to end (for tests).
+	sawAbandoned int
+	lastErr      error       // why the last start failed
+	pace         *StartPacer // failed starts in a row (a run that ended before StableAfter counts), and when the next may be
 	// readyAt and failedAt are when the process last became ready and
 	// when it failed for good, on the Manager's clock (watch).
 	readyAt, failedAt time.Time
@@ -301,6 +305,20 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		return nil, ErrRemoteServer
 	}
 	ms.mu.Lock()
+	for ms.run != nil && ms.run.waiting == 0 {
+		// Every caller gave up on the start under way, which is ending:
+		// wait for it to end, then start afresh rather than share its
+		// cancellation.
+		done := ms.run.done
+		ms.sawAbandoned++
+		ms.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		ms.mu.Lock()
+	}
 	if p := ms.proc; p != nil {
 		s := p.State()
 		if s != StateStopped && s != StateFailed {
@@ -312,20 +330,10 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 			ms.ended(p)
 		}
 	}
-	if ch := ms.starting; ch != nil {
+	if run := ms.run; run != nil {
+		run.waiting++
 		ms.mu.Unlock()
-		select {
-		case <-ch:
-			ms.mu.Lock()
-			p, err := ms.proc, ms.lastErr
-			ms.mu.Unlock()
-			if p != nil {
-				return p, nil
-			}
-			return nil, err
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
+		return ms.await(ctx, run)
 	}
 	if ms.pace.Failures() > 0 && ms.m.now().Before(ms.pace.Next()) {
 		err := ms.lastErr // the *StartError of the last attempt
@@ -342,23 +350,71 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		ms.mu.Unlock()
 		return nil, ErrManagerClosed
 	}
-	done := make(chan struct{})
-	ms.starting = done
+	// The start is every waiting caller's, not this one's: it keeps
+	// ctx's values but not its end, and ends only once every caller has
+	// given up (await), or with Close. Before, the first caller's
+	// context ended it, and the callers that came after got that
+	// caller's cancellation for an error.
+	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	run := &startRun{done: make(chan struct{}), waiting: 1, cancel: cancel}
+	ms.run, ms.starting = run, run.done
 	ms.mu.Unlock()
+	go ms.launch(lctx, run)
+	return ms.await(ctx, run)
+}
 
+// launchEnded, if set by a test, runs as a start's Launch returns.
+var launchEnded func()
+
+// startRun is a start under way, shared by the callers of process that
+// wait for it. Its fields are guarded by managed.mu.
+type startRun struct {
+	done    chan struct{} // closed once proc and err are set
+	waiting int           // callers still waiting
+	cancel  context.CancelCauseFunc
+	proc    *Process
+	err     error
+}
+
+// await waits for run within ctx. The last waiting caller to give up
+// ends the start.
+func (ms *managed) await(ctx context.Context, run *startRun) (*Process, error) {
+	select {
+	case <-run.done:
+		ms.mu.Lock()
+		defer ms.mu.Unlock()
+		return run.proc, run.err
+	case <-ctx.Done():
+		ms.mu.Lock()
+		run.waiting--
+		if run.waiting == 0 {
+			run.cancel(context.Cause(ctx))
+		}
+		ms.mu.Unlock()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// launch starts the server for run, on a goroutine of its own, so that a
+// caller that gives up returns at once, while the others wait on.
+func (ms *managed) launch(ctx context.Context, run *startRun) {
 	// A start under way, or waiting for its slot, ends with Close, and
 	// says so.
-	lctx, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(ms.m.ctx, func() { cancel(ErrManagerClosed) })
-	p, err := Launch(lctx, ms.cfg.CommandSpec(), &ms.opts)
+	stop := context.AfterFunc(ms.m.ctx, func() { run.cancel(ErrManagerClosed) })
+	p, err := Launch(ctx, ms.cfg.CommandSpec(), &ms.opts)
 	stop()
-	cancel(nil)
+	if launchEnded != nil {
+		launchEnded()
+	}
+	abandoned := ctx.Err() != nil // every caller gave up, or Close
+	run.cancel(nil)
 	ms.mu.Lock()
-	ms.starting = nil
+	ms.run, ms.starting = nil, nil
 	ms.lastErr = err
-	if err != nil && ctx.Err() == nil && ms.m.ctx.Err() == nil {
-		// A start the caller gave up on says nothing of the server; one
-		// that failed on its own is not tried again before the backoff.
+	if err != nil && !abandoned {
+		// A start every caller gave up on says nothing of the server;
+		// one that failed on its own is not tried again before the
+		// backoff.
 		next := ms.pace.Failed(ms.m.now())
 		err = &StartError{Attempts: ms.pace.Failures(), Next: next, Err: err}
 		ms.lastErr = err
@@ -370,18 +426,16 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		ms.m.mu.Unlock()
 		if closed {
 			ms.mu.Unlock()
-			close(done)
 			p.Close()
-			return nil, ErrManagerClosed
+			ms.mu.Lock()
+			p, err = nil, ErrManagerClosed
+		} else {
+			ms.proc = p
 		}
-		ms.proc = p
 	}
+	run.proc, run.err = p, err
 	ms.mu.Unlock()
-	close(done)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	close(run.done)
 }
 
 // ended accounts for a process that failed for good. One that ran less

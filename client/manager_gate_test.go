@@ -59,7 +59,8 @@ func TestManagerBoundsConcurrentStarts(t *testing.T) {
 
 // TestManagerStartWaitHonoursContext: a start waiting for a slot returns
 // when its context ends, with the context's error (not a StartError: the
-// server was never tried), and holds no slot afterwards.
+// server was never tried), and holds no slot afterwards, nor waits for
+// one.
 func TestManagerStartWaitHonoursContext(t *testing.T) {
 	noLeaks(t)
 	dir := startgatetest.NewDir(t)
@@ -94,9 +95,11 @@ func TestManagerStartWaitHonoursContext(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("a cancelled wait for a slot did not return")
 	}
-	if w := client.StartsWaiting(m); w != 0 {
-		t.Errorf("%d starts still waiting", w)
-	}
+	// The caller returns at once; its start, which no one else waits
+	// for, stops waiting for a slot a moment later, on its own goroutine.
+	startgatetest.Await(t, "the abandoned start to stop waiting for a slot", func() (bool, error) {
+		return client.StartsWaiting(m) == 0, nil
+	})
 	for _, st := range m.Status() {
 		if st.Name == "other" && (st.Pid != 0 || !st.NextAttempt.IsZero()) {
 			t.Errorf("other: %+v; want never started, no backoff", st)
@@ -287,4 +290,116 @@ func TestManagerCloseWaitsForIdleStop(t *testing.T) {
 	if !proctest.Gone(pid) {
 		t.Errorf("server %d still running after Close", pid)
 	}
+}
+
+// TestManagerSharedStartOutlivesFirstCaller: a start shared by several
+// callers is theirs, not its first caller's. The first caller giving up
+// returns at once with its own cause, and the others still get the
+// server once it is ready. Before, the first caller's context ended the
+// start, and every other caller got its cancellation.
+func TestManagerSharedStartOutlivesFirstCaller(t *testing.T) {
+	m, dir, ctx := heldManager(t)
+	firstGone := errors.New("the first caller went away")
+	fctx, fcancel := context.WithCancelCause(ctx)
+	first := make(chan error, 1)
+	go func() {
+		_, err := m.Server(fctx, "held")
+		first <- err
+	}()
+	startgatetest.Await(t, "the first start to be under way", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
+	second := make(chan error, 1)
+	go func() {
+		p, err := m.Server(ctx, "held")
+		if err == nil && p.State() != client.StateReady {
+			err = fmt.Errorf("state %v", p.State())
+		}
+		second <- err
+	}()
+	startgatetest.Await(t, "the second caller to share the start", func() (bool, error) { return client.StartWaiters(m, "held") == 2, nil })
+	fcancel(firstGone)
+	if err := <-first; !errors.Is(err, firstGone) {
+		t.Fatalf("first caller: %v; want its own cause", err)
+	}
+	if w := client.StartWaiters(m, "held"); w != 1 {
+		t.Fatalf("%d callers wait for the start, want 1", w)
+	}
+	dir.Release(t, dir.PIDs("in")[0])
+	if err := <-second; err != nil {
+		t.Fatalf("second caller: %v; want the server", err)
+	}
+	if n := len(dir.PIDs("in")); n != 1 {
+		t.Errorf("%d starts, want the one shared", n)
+	}
+}
+
+// TestManagerSharedStartAbandoned: once every caller has given up, the
+// start ends (its child is gone), it counts as no failure, and the next
+// caller starts afresh rather than inherit the cancellation.
+func TestManagerSharedStartAbandoned(t *testing.T) {
+	m, dir, ctx := heldManager(t)
+	// The abandoned start is held as it ends, so that the next caller
+	// comes while it is still under way.
+	releaseEnd := client.HoldLaunchEnds(t)
+	defer releaseEnd() // before Close, which waits for the start to end
+	var cancels []context.CancelFunc
+	errs := make(chan error, 2)
+	for range 2 {
+		cctx, ccancel := context.WithCancel(ctx)
+		cancels = append(cancels, ccancel)
+		go func() {
+			_, err := m.Server(cctx, "held")
+			errs <- err
+		}()
+	}
+	startgatetest.Await(t, "both callers to share the start under way", func() (bool, error) {
+		return client.StartWaiters(m, "held") == 2 && len(dir.PIDs("in")) == 1, nil
+	})
+	pid := dir.PIDs("in")[0]
+	for _, c := range cancels {
+		c()
+	}
+	for range 2 {
+		if err := <-errs; !errors.Is(err, context.Canceled) {
+			t.Fatalf("a caller that gave up: %v; want context.Canceled", err)
+		}
+	}
+	startgatetest.Await(t, "the abandoned start's child to be gone", func() (bool, error) { return proctest.Gone(pid), nil })
+	// The next caller starts anew, once the abandoned start has ended:
+	// the gate holds its child too.
+	next := make(chan error, 1)
+	go func() {
+		_, err := m.Server(ctx, "held")
+		next <- err
+	}()
+	startgatetest.Await(t, "the next caller to wait for the abandoned start to end", func() (bool, error) {
+		return client.SawAbandoned(m, "held") == 1, nil
+	})
+	releaseEnd()
+	startgatetest.Await(t, "a second child to start", func() (bool, error) { return len(dir.PIDs("in")) == 2, nil })
+	for _, p := range dir.PIDs("in") {
+		if p != pid {
+			dir.Release(t, p)
+		}
+	}
+	if err := <-next; err != nil {
+		t.Fatalf("the caller after the abandoned start: %v", err)
+	}
+	for _, st := range m.Status() {
+		if !st.NextAttempt.IsZero() {
+			t.Errorf("an abandoned start set a backoff: %+v", st)
+		}
+	}
+}
+
+// heldManager is a Manager of one server, "held", whose starts the
+// returned gate holds; it closes as the test ends. ctx bounds the test.
+func heldManager(t *testing.T) (*client.Manager, startgatetest.Dir, context.Context) {
+	noLeaks(t)
+	dir := startgatetest.NewDir(t)
+	m := client.NewManager(parseConfig(t, map[string]any{"held": helperServerJSON(t, nil, "WB_GATE_DIR="+string(dir))}),
+		&client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog}})
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return m, dir, ctx
 }
