@@ -97,19 +97,21 @@ func (w *deadlineWriter) writeWhole(status int, body []byte) {
 // Flush after Write runs under the deadline Write set.
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// bodyRead ends the body's BodyTimeout once readBody has all of it.
-func (w *deadlineWriter) bodyRead() {
+// bodyRead ends the body's BodyTimeout once readBody has all of it, and
+// reports false if it fell due first: the body is then refused as late.
+// Taking it as read is not safe, even though its reads succeeded: net/http
+// starts a background read of the connection as it sees the body's end, and
+// a deadline set in the past after that ends that read, which cancels the
+// request's context, so that the request would run cancelled. (A deadline
+// on the connection had no such window: net/http lifts it as it starts
+// that read.)
+func (w *deadlineWriter) bodyRead() bool {
 	if w.lift {
 		w.lift = false
 		_ = w.rc.SetReadDeadline(time.Time{})
-		return
+		return true
 	}
-	if w.body.end(w.h.bodyWaits) {
-		// It fell due as the body ended: the read succeeded, and the
-		// connection's deadline, now past, is lifted, as the old
-		// deadline would have been.
-		_ = w.rc.SetReadDeadline(time.Time{})
-	}
+	return !w.body.end(w.h.bodyWaits)
 }
 
 // finish runs as the handler returns. A body left unread (a refusal, or

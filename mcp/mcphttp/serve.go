@@ -197,7 +197,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 		}
 	}
 	if dw, ok := w.(*deadlineWriter); ok {
-		dw.bodyRead()
+		if !dw.bodyRead() {
+			return nil, h.readError(os.ErrDeadlineExceeded)
+		}
 	} else {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
