@@ -44,7 +44,9 @@ type Entry struct {
 type Due interface{ Due() }
 
 // Add queues e to run d.Due once it has waited the queue's delay, and
-// returns when that will be. e must not be waiting already.
+// returns when that will be. e must not be waiting already. An entry may
+// be added again once Remove took it back, or once its Due has returned;
+// added again while its Due is yet to run, that Due runs for the new wait.
 func (q *Queue) Add(e *Entry, d Due) time.Time {
 	due := time.Now().Add(q.delay)
 	q.mu.Lock()

@@ -170,16 +170,20 @@ type connWait struct {
 	fired bool
 }
 
+// start starts the wait; a connWait is started at most once.
 func (c *connWait) start(q *delayq.Queue) {
-	c.mu.Lock()
-	c.ended, c.fired = false, false
-	c.mu.Unlock()
 	c.waiting = true
 	c.due = q.Add(&c.Entry, c)
 }
 
-// Due is the queue's: the deadline has passed.
-func (c *connWait) Due() {
+// Due is the queue's: the deadline has passed. It sets it on a goroutine
+// of its own, as the runtime ran a connection's deadline: over HTTP/2 a
+// deadline goes through the connection's serve loop, and one stuck
+// connection must not hold the queue's timer goroutine, and with it every
+// other request's deadlines. Few waits ever fall due.
+func (c *connWait) Due() { go c.fire() }
+
+func (c *connWait) fire() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ended {
