@@ -350,6 +350,14 @@ func (c *Client) Close() error {
 	return err
 }
 
+// closeWithError closes the connection with err for its cause, and
+// silences Options.Logger, as Close does: a Process closes its client
+// this way, and its caller may let go of the logger once it returns.
+func (c *Client) closeWithError(err error) {
+	c.conn.CloseWithError(err)
+	c.logs.Close()
+}
+
 // Done is closed when the connection has closed.
 func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
 

@@ -350,6 +350,12 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 		ms.mu.Unlock()
 		return nil, ErrManagerClosed
 	}
+	if ctx.Err() != nil {
+		// A caller already gone starts nothing: its start would be
+		// abandoned at once or, if it failed first, counted.
+		ms.mu.Unlock()
+		return nil, context.Cause(ctx)
+	}
 	// The start is every waiting caller's, not this one's: it keeps
 	// ctx's values but not its end, and ends only once every caller has
 	// given up (await), or with Close. Before, the first caller's

@@ -483,7 +483,7 @@ func (p *Process) supervise(inc *incarnation) {
 		// Pending calls fail now, with the exit status and stderr tail; the
 		// exit is reported before the state changes, so that whoever waits
 		// on Done has seen OnExit.
-		inc.c.conn.CloseWithError(cause)
+		inc.c.closeWithError(cause)
 		if p.opts.OnExit != nil {
 			p.opts.OnExit(exitErr)
 		}
@@ -544,7 +544,7 @@ func (p *Process) restart(failures *int, cause error) (*incarnation, error) {
 		p.mu.Lock()
 		if p.closing {
 			p.mu.Unlock()
-			inc.c.conn.CloseWithError(ErrStopped)
+			inc.c.closeWithError(ErrStopped)
 			inc.ch.shutdown(p.opts.StopGrace, p.opts.KillGrace)
 			return nil, nil
 		}
@@ -668,7 +668,7 @@ func (p *Process) Close() error {
 		p.mu.Unlock()
 		p.cancel()
 		if inc != nil {
-			inc.c.conn.CloseWithError(ErrStopped)
+			inc.c.closeWithError(ErrStopped)
 			inc.ch.shutdown(p.opts.StopGrace, p.opts.KillGrace)
 		}
 		p.wg.Wait()
