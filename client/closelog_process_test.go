@@ -48,7 +48,9 @@ func TestProcessNoLogAfterClose(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a buffer its writers share, as mcpc's stderr is.
+// lockedBuffer is a buffer its writers share, as mcpc's stderr is. Unlike
+// logrec.Buffer, the test reads it without the lock, so that -race sees a
+// write that Close did not wait for.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
