@@ -135,10 +135,9 @@ type managed struct {
 	cfg  *ServerConfig
 	opts ProcessOptions
 
-	mu       sync.Mutex
-	proc     *Process
-	starting chan struct{} // non-nil while a start is under way: run.done
-	run      *startRun
+	mu   sync.Mutex
+	proc *Process
+	run  *startRun // non-nil while a start is under way
 	// sawAbandoned counts callers that found a start every caller had
 	// given up on, and waited for it to end (for tests).
 	sawAbandoned int
@@ -363,7 +362,7 @@ func (ms *managed) process(ctx context.Context) (*Process, error) {
 	// caller's cancellation for an error.
 	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run := &startRun{done: make(chan struct{}), waiting: 1, cancel: cancel}
-	ms.run, ms.starting = run, run.done
+	ms.run = run
 	ms.mu.Unlock()
 	go ms.launch(lctx, run)
 	return ms.await(ctx, run)
@@ -415,7 +414,7 @@ func (ms *managed) launch(ctx context.Context, run *startRun) {
 	abandoned := ctx.Err() != nil // every caller gave up, or Close
 	run.cancel(nil)
 	ms.mu.Lock()
-	ms.run, ms.starting = nil, nil
+	ms.run = nil
 	ms.lastErr = err
 	if err != nil && !abandoned {
 		// A start every caller gave up on says nothing of the server;
@@ -587,7 +586,7 @@ func (m *Manager) Tools(ctx context.Context) ([]*mcp.Tool, error) {
 
 func (ms *managed) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	ms.mu.Lock()
-	asleep := ms.proc == nil && ms.starting == nil && ms.tools != nil && ms.cfg.Lifecycle == Ephemeral
+	asleep := ms.proc == nil && ms.run == nil && ms.tools != nil && ms.cfg.Lifecycle == Ephemeral
 	cached := ms.tools
 	ms.mu.Unlock()
 	if asleep {
@@ -694,7 +693,7 @@ func (m *Manager) Status() []ServerStatus {
 		if ms.pace.Failures() > 0 {
 			st.NextAttempt = ms.pace.Next()
 		}
-		if ms.starting != nil {
+		if ms.run != nil {
 			st.Running, st.State = true, StateStarting
 		}
 		p := ms.proc
@@ -725,7 +724,7 @@ func (m *Manager) Close() error {
 	var wg sync.WaitGroup
 	for _, ms := range m.servers {
 		ms.mu.Lock()
-		p, starting := ms.proc, ms.starting
+		p, run := ms.proc, ms.run
 		ms.proc = nil
 		if ms.idle != nil {
 			ms.idle.Stop()
@@ -735,10 +734,10 @@ func (m *Manager) Close() error {
 		if p != nil {
 			wg.Go(func() { p.Close() })
 		}
-		if starting != nil {
+		if run != nil {
 			// The start sees m.closed when it ends and closes what it
 			// started.
-			wg.Go(func() { <-starting })
+			wg.Go(func() { <-run.done })
 		}
 	}
 	wg.Wait()
