@@ -26,9 +26,6 @@ func New(d time.Duration) *Queue {
 	return &Queue{delay: d}
 }
 
-// Delay is how long the queue's waits last.
-func (q *Queue) Delay() time.Duration { return q.delay }
-
 // Entry is one wait, meant to be embedded in what waits; its zero value
 // is ready for Add. An Entry waits in one queue at a time.
 type Entry struct {
