@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 	"testing"
@@ -39,6 +40,9 @@ var httpPairs = []struct{ name, a, b string }{
 	{"winbridge-vs-mcpgo", "winbridge", "mcpgo"},
 	{"stateless-vs-legacy", "winbridge-2026-07-28", "winbridge"},
 	{"stateless-vs-mcpgo-stateless", "winbridge-2026-07-28", "mcpgo-stateless"},
+	// The wire floor of stateless-vs-legacy: net/http alone carrying each
+	// era's bytes (http_wirefloor_test.go).
+	{"wirefloor-stateless-vs-legacy", "wire-2026-07-28", "wire-2025-11-25"},
 }
 
 // BenchmarkHTTPPaired: for each pair, one op is one slice of calls on each
@@ -53,12 +57,15 @@ func BenchmarkHTTPPaired(b *testing.B) {
 		}
 		for _, p := range httpPairs {
 			b.Run(mode+"/"+p.name, func(b *testing.B) {
-				sa := mustStart(b, httpImpl(b, p.a))
-				defer sa.close()
-				sb := mustStart(b, httpImpl(b, p.b))
-				defer sb.close()
-				ra, rb := newPairedRunner(sa, callers), newPairedRunner(sb, callers)
+				// Each side's goroutines (its server's connections, its
+				// client's, its callers) carry the label side=a:name or
+				// b:name, so that a CPU profile of this benchmark splits
+				// by side: go tool pprof -tags, or -tagfocus.
+				ra := startPairedSide(b, "a:"+p.a, callers)
+				defer ra.s.close()
 				defer ra.stop()
+				rb := startPairedSide(b, "b:"+p.b, callers)
+				defer rb.s.close()
 				defer rb.stop()
 				// Warm both: connections open, encoders built.
 				if err := firstErr(ra.slice(), rb.slice()); err != nil {
@@ -87,9 +94,21 @@ func BenchmarkHTTPPaired(b *testing.B) {
 	}
 }
 
+// startPairedSide starts the implementation named by side (after its
+// "a:" or "b:") and its runner with pprof label side, which every
+// goroutine they start inherits.
+func startPairedSide(b *testing.B, side string, callers int) *pairedRunner {
+	var r *pairedRunner
+	pprof.Do(context.Background(), pprof.Labels("side", side), func(ctx context.Context) {
+		r = newPairedRunner(mustStart(b, httpImpl(b, side[len("a:"):])), callers)
+		r.labels = ctx
+	})
+	return r
+}
+
 // httpImpl is the HTTP implementation named name.
 func httpImpl(b *testing.B, name string) impl {
-	for _, im := range httpImpls {
+	for _, im := range append(httpImpls, wireFloorImpls...) {
 		if im.name == name {
 			return im
 		}
@@ -151,6 +170,7 @@ func rusageCPU() time.Duration {
 // goroutine is started while a slice is timed.
 type pairedRunner struct {
 	s       session
+	labels  context.Context // carries the side's pprof labels
 	callers int
 	start   chan struct{}
 	done    chan error
@@ -186,7 +206,14 @@ func (r *pairedRunner) perSlice() int {
 // slice makes one slice of calls and returns the first error.
 func (r *pairedRunner) slice() error {
 	if r.callers == 1 {
-		return r.calls(pairedSliceCalls)
+		if r.labels == nil {
+			return r.calls(pairedSliceCalls)
+		}
+		// The calls run on the benchmark's goroutine: label it for the
+		// slice.
+		var err error
+		pprof.Do(r.labels, pprof.Labels(), func(context.Context) { err = r.calls(pairedSliceCalls) })
+		return err
 	}
 	for range r.callers {
 		r.start <- struct{}{}
