@@ -294,6 +294,9 @@ func errFutureEvent(stream string, n int) *httpError {
 type sseWriter struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
+	// armed: a write (or the header) may have left a write deadline set
+	// (deadlineWriter), which rest clears.
+	armed bool
 }
 
 // startSSE sends the response header of an SSE stream.
@@ -306,7 +309,7 @@ func startSSE(w http.ResponseWriter, sessionID string) *sseWriter {
 		hd.Set(HeaderSessionID, sessionID)
 	}
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), armed: true}
 	_ = sw.rc.Flush()
 	return sw
 }
@@ -353,10 +356,26 @@ func (sw *sseWriter) prime(id string, retry time.Duration) error {
 func (sw *sseWriter) comment(text string) error { return sw.write([]byte(": " + text + "\n\n")) }
 
 func (sw *sseWriter) write(b []byte) error {
+	sw.armed = true
 	if _, err := sw.w.Write(b); err != nil {
 		return err
 	}
 	return sw.rc.Flush()
+}
+
+// rest clears the write deadline the last write set, before the stream
+// waits for its next event, over HTTP/2 (or later). WriteTimeout bounds
+// each write, not the time between them: over HTTP/1.1 a deadline that
+// passes with no write in progress does nothing (the next write sets its
+// own, so nothing is cleared there), but over HTTP/2 the stream's write
+// deadline is a timer that resets the stream when it fires, write or
+// not, and a stream idle for WriteTimeout (keep-alives off, or further
+// apart) was cut with its client reading.
+func (sw *sseWriter) rest(r *http.Request) {
+	if sw.armed && r.ProtoMajor >= 2 {
+		sw.armed = false
+		_ = sw.rc.SetWriteDeadline(time.Time{})
+	}
 }
 
 // serveStream writes es to w from event number after+1 until the stream is
@@ -388,6 +407,9 @@ func (h *Handler) serveStream(r *http.Request, sw *sseWriter, es *eventStream, a
 		}
 		if closed {
 			return false
+		}
+		if h.opts.WriteTimeout > 0 {
+			sw.rest(r)
 		}
 		select {
 		case <-es.wake:
