@@ -45,7 +45,7 @@ func RequireBearer(token string, next http.Handler) http.Handler {
 		// trickles it must not hold the connection.
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		e := httpErr(http.StatusUnauthorized, mcp.CodeInvalidRequest, msg)
-		e.close = true
+		e.close = closes(r)
 		writeHTTPError(w, e)
 	})
 }

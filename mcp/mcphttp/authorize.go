@@ -117,34 +117,34 @@ func RequireAuth(opts AuthOptions, next http.Handler) http.Handler {
 		}
 		tok, ok := bearer(r)
 		if !ok {
-			refuse(w, http.StatusUnauthorized, challenge(o, ""), "unauthorized: send Authorization: Bearer <access token>")
+			refuse(w, r, http.StatusUnauthorized, challenge(o, ""), "unauthorized: send Authorization: Bearer <access token>")
 			return
 		}
 		if !wellFormedToken(tok) {
-			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
+			refuse(w, r, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
 			return
 		}
 		info, err := opts.Verifier.VerifyToken(r.Context(), tok)
 		switch {
 		case errors.Is(err, ErrInvalidToken):
-			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
+			refuse(w, r, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token is not valid")
 			return
 		case err != nil || info == nil:
-			refuse(w, http.StatusInternalServerError, "", "internal error: the access token could not be verified")
+			refuse(w, r, http.StatusInternalServerError, "", "internal error: the access token could not be verified")
 			return
 		case info.Subject == "" && info.ClientID == "":
 			// Sessions and tasks are bound to the subject and client
 			// (a client credentials token may have only the client):
 			// every token naming neither would share them.
-			refuse(w, http.StatusInternalServerError, "", "internal error: the access token names no subject or client")
+			refuse(w, r, http.StatusInternalServerError, "", "internal error: the access token names no subject or client")
 			return
 		case !info.Expiry.IsZero() && time.Now().After(info.Expiry):
-			refuse(w, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token expired")
+			refuse(w, r, http.StatusUnauthorized, challenge(o, "invalid_token"), "unauthorized: the access token expired")
 			return
 		}
 		for _, s := range o.Scopes {
 			if !slices.Contains(info.Scopes, s) {
-				refuse(w, http.StatusForbidden, challenge(o, "insufficient_scope"), "forbidden: the access token lacks scope "+strconv.Quote(s))
+				refuse(w, r, http.StatusForbidden, challenge(o, "insufficient_scope"), "forbidden: the access token lacks scope "+strconv.Quote(s))
 				return
 			}
 		}
@@ -221,7 +221,7 @@ func quote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
-func refuse(w http.ResponseWriter, status int, challenge, msg string) {
+func refuse(w http.ResponseWriter, r *http.Request, status int, challenge, msg string) {
 	if challenge != "" {
 		w.Header().Set("WWW-Authenticate", challenge)
 	}
@@ -233,7 +233,7 @@ func refuse(w http.ResponseWriter, status int, challenge, msg string) {
 		code = mcp.CodeInternalError
 	}
 	e := httpErr(status, code, msg)
-	e.close = true
+	e.close = closes(r)
 	writeHTTPError(w, e)
 }
 

@@ -45,6 +45,15 @@ func (e *httpError) withID(m *rpcMessage) *httpError {
 	return e
 }
 
+// closes is the close of a refusal of r that leaves its body unread:
+// over HTTP/1.1 the connection closes after the answer (Connection:
+// close), so that the rest of the body does not hold it. Over HTTP/2 the
+// stream's unread body is reset on its own (RST_STREAM NO_ERROR once the
+// answer is sent), and Connection: close would make net/http send GOAWAY,
+// turning away every new stream of a connection other clients may share
+// (a proxy's), and making the client reconnect for each refusal.
+func closes(r *http.Request) bool { return r.ProtoMajor < 2 }
+
 // writeHTTPError writes e as a JSON-RPC error response.
 func writeHTTPError(w http.ResponseWriter, e *httpError) {
 	id := e.id

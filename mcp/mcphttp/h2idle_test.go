@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,63 @@ func TestHTTP2IdleStreamOutlivesWriteTimeout(t *testing.T) {
 	close(release)
 	if l := next("the result"); !strings.Contains(l, `"sum":42`) {
 		t.Fatalf("final event %s, want the result", l)
+	}
+}
+
+// A refusal over HTTP/2 ends its stream, not the connection: a 408 for
+// a stalled body, a 503 under MaxInFlight, a 401. Connection: close,
+// which over HTTP/1.1 keeps an unread body from holding the connection,
+// makes net/http's HTTP/2 server send GOAWAY, so that one client's
+// refusal turned away every new stream on a connection others may
+// share (a proxy's), and its client reconnected (a TLS handshake) for
+// each; the stream's unread body is reset on its own (RST_STREAM
+// NO_ERROR once the answer is sent).
+func TestHTTP2RefusalKeepsConnection(t *testing.T) {
+	const bodyTimeout = 200 * time.Millisecond
+	returned := make(chan string, 8)
+	url, hc := serveH2(t, httpTestServer(), &mcphttp.HandlerOptions{BodyTimeout: bodyTimeout},
+		func(next http.Handler) http.Handler {
+			return returns(returned)(mcphttp.RequireBearer("secret", next))
+		})
+	var conns []string
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conns = append(conns, i.Conn.LocalAddr().String()) }}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ctx = httptrace.WithClientTrace(ctx, trace)
+	do := func(body io.Reader, token string) *http.Response {
+		t.Helper()
+		req := statelessCall(t, ctx, url, "sum", body)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		await(t, returned, "the request to return")
+		return resp
+	}
+	sum := func() io.Reader { return strings.NewReader(statelessCallBody("sum", `{"a":2,"b":3}`)) }
+	if resp := do(sum(), "secret"); resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+		t.Fatalf("a call over %s: %s", resp.Proto, resp.Status)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() { _, _ = io.WriteString(pw, `{"jsonrpc":"2.0","id":1,`) }() // and then nothing
+	if resp := do(pr, "secret"); resp.StatusCode != http.StatusRequestTimeout {
+		t.Fatalf("a stalled body: %s, want 408", resp.Status)
+	}
+	if resp := do(sum(), "wrong"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a wrong token: %s, want 401", resp.Status)
+	}
+	if resp := do(sum(), "secret"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a call after the refusals: %s", resp.Status)
+	}
+	for i, c := range conns {
+		if c != conns[0] {
+			t.Fatalf("request %d went over a new connection (%v): a refusal ended the connection", i, conns)
+		}
 	}
 }

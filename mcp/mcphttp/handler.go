@@ -79,10 +79,10 @@ type HandlerOptions struct {
 	BodyWait time.Duration
 	// BodyTimeout is how long a request's body may take to arrive, from
 	// the start of ServeHTTP: a client that sends it slowly (slowloris)
-	// gets 408 and its connection is closed. A POST's body waits in one
-	// queue the handler keeps for all of them, which sets the
-	// connection's read deadline in the past (through
-	// http.ResponseController) if the body is late; other requests, a
+	// gets 408 and its connection is closed (over HTTP/2, its stream).
+	// A POST's body waits in one queue the handler keeps for all of
+	// them, which sets the connection's read deadline in the past
+	// (through http.ResponseController) if the body is late; other requests, a
 	// body left unread, and a POST under an http.Server ReadTimeout get
 	// the read deadline itself, lifted once the body is read so that SSE
 	// streams and long calls are not cut. Writers that do not support

@@ -24,7 +24,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			"busy: "+strconv.Itoa(h.opts.MaxInFlight)+" requests are being served (MaxInFlight); retry later")
 		e.retryAfter = time.Second
 		// The body is not read: the connection closes after the answer.
-		e.close = true
+		e.close = closes(r)
 		writeHTTPError(w, e)
 		return
 	}
@@ -161,7 +161,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 		}
 		if !h.bodies.acquire(r.Context(), n, reserved, wait.C) {
 			e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server busy: too many request bodies are being read at once; retry")
-			e.retryAfter, e.close = time.Second, true
+			e.retryAfter, e.close = time.Second, closes(r)
 			return e
 		}
 		reserved += n
@@ -188,17 +188,17 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 		buf = buf[:len(buf)+k]
 		if err == io.EOF {
 			if r.ContentLength >= 0 && int64(len(buf)) < most {
-				return nil, h.readError(io.ErrUnexpectedEOF)
+				return nil, h.readError(r, io.ErrUnexpectedEOF)
 			}
 			break
 		}
 		if err != nil {
-			return nil, h.readError(err)
+			return nil, h.readError(r, err)
 		}
 	}
 	if dw, ok := w.(*deadlineWriter); ok {
 		if !dw.bodyRead() {
-			return nil, h.readError(os.ErrDeadlineExceeded)
+			return nil, h.readError(r, os.ErrDeadlineExceeded)
 		}
 	} else {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
@@ -210,18 +210,18 @@ func (h *Handler) tooLarge() *httpError {
 	return httpErr(http.StatusRequestEntityTooLarge, mcp.CodeInvalidRequest, "request body exceeds "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes")
 }
 
-func (h *Handler) readError(err error) *httpError {
+func (h *Handler) readError(r *http.Request, err error) *httpError {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return h.tooLarge()
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		e := httpErr(http.StatusRequestTimeout, mcp.CodeInvalidRequest, "request timeout: the body did not arrive within "+h.opts.BodyTimeout.String())
-		e.close = true
+		e.close = closes(r)
 		return e
 	}
 	e := httpErr(http.StatusBadRequest, mcp.CodeParseError, "parse error: reading the body: "+err.Error())
-	e.close = true
+	e.close = closes(r)
 	return e
 }
 

@@ -86,7 +86,7 @@ func (h *Handler) admitSubject(r *http.Request) (string, *httpError) {
 			"too many requests: "+strconv.Itoa(n)+" requests of this user are being served, the most one may have at once (MaxInFlightPerSubject); retry once some have answered")
 		e.retryAfter = time.Second
 		// The body is not read: the connection closes after the answer.
-		e.close = true
+		e.close = closes(r)
 		return "", e
 	}
 	return owner, nil
