@@ -436,6 +436,12 @@ func (ms *managed) launch(ctx context.Context, run *startRun) {
 			p, err = nil, ErrManagerClosed
 		} else {
 			ms.proc = p
+			if run.waiting == 0 && ms.inUse == 0 && ms.cfg.Lifecycle == Ephemeral {
+				// Every caller gave up as it came up: none will
+				// release it, and without the idle stop it would run
+				// until the next call or Close.
+				ms.idleLater()
+			}
 		}
 	}
 	run.proc, run.err = p, err
@@ -487,6 +493,11 @@ func (ms *managed) release() {
 	if ms.inUse > 0 || ms.cfg.Lifecycle != Ephemeral || ms.proc == nil {
 		return
 	}
+	ms.idleLater()
+}
+
+// idleLater arms the idle stop of an ephemeral server. ms.mu is held.
+func (ms *managed) idleLater() {
 	if ms.idle != nil {
 		ms.idle.Stop()
 	}

@@ -403,3 +403,54 @@ func heldManager(t *testing.T) (*client.Manager, startgatetest.Dir, context.Cont
 	t.Cleanup(cancel)
 	return m, dir, ctx
 }
+
+// TestManagerAbandonedEphemeralStartSleeps: an ephemeral server whose
+// start every caller gave up on, but which came up all the same (its
+// Launch had returned as the last caller left), still stops when idle.
+// Before, it ran until the next call or Close: the callers' release had
+// found no process to arm the idle stop for, and the start stored one
+// with no idle stop armed.
+func TestManagerAbandonedEphemeralStartSleeps(t *testing.T) {
+	noLeaks(t)
+	dir := startgatetest.NewDir(t)
+	ready := make(chan struct{}, 1)
+	m := client.NewManager(parseConfig(t, map[string]any{
+		"eph": helperServerJSON(t, map[string]any{"lifecycle": "ephemeral"}, "WB_GATE_DIR="+string(dir)),
+	}), &client.ManagerOptions{IdleTimeout: time.Millisecond, Process: client.ProcessOptions{Logger: quietLog,
+		OnStateChange: func(s client.State, _ error) {
+			if s == client.StateReady {
+				select {
+				case ready <- struct{}{}:
+				default:
+				}
+			}
+		}}})
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	releaseEnd := client.HoldLaunchEnds(t)
+	defer releaseEnd()
+
+	cctx, ccancel := context.WithCancel(ctx)
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := m.Tools(cctx)
+		gaveUp <- err
+	}()
+	startgatetest.Await(t, "the start to be under way", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
+	pid := dir.PIDs("in")[0]
+	dir.Release(t, pid)
+	select {
+	case <-ready: // Launch has done its handshake: it returns the process
+	case <-ctx.Done():
+		t.Fatal("the server never became ready")
+	}
+	ccancel() // the only caller gives up as the start ends
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller that gave up: %v; want context.Canceled", err)
+	}
+	releaseEnd()
+	startgatetest.Await(t, "the unused ephemeral server to stop", func() (bool, error) {
+		return !m.Status()[0].Running && proctest.Gone(pid), nil
+	})
+}
