@@ -411,7 +411,11 @@ func (ms *managed) launch(ctx context.Context, run *startRun) {
 	if launchEnded != nil {
 		launchEnded()
 	}
-	abandoned := ctx.Err() != nil // every caller gave up, or Close
+	// Abandoned (every caller gave up, or Close) if that is why it
+	// failed: Launch's error then carries the cause. A start that failed
+	// on its own and was given up on while it stopped the server (up to
+	// StopGrace and KillGrace) says as much of the server as any.
+	abandoned := err != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx))
 	run.cancel(nil)
 	ms.mu.Lock()
 	ms.run = nil
