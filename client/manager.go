@@ -411,7 +411,11 @@ func (ms *managed) launch(ctx context.Context, run *startRun) {
 	if launchEnded != nil {
 		launchEnded()
 	}
-	abandoned := ctx.Err() != nil // every caller gave up, or Close
+	// Abandoned (every caller gave up, or Close) if that is why it
+	// failed: Launch's error then carries the cause. A start that failed
+	// on its own and was given up on while it stopped the server (up to
+	// StopGrace and KillGrace) says as much of the server as any.
+	abandoned := err != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx))
 	run.cancel(nil)
 	ms.mu.Lock()
 	ms.run = nil
@@ -436,6 +440,12 @@ func (ms *managed) launch(ctx context.Context, run *startRun) {
 			p, err = nil, ErrManagerClosed
 		} else {
 			ms.proc = p
+			if run.waiting == 0 && ms.inUse == 0 && ms.cfg.Lifecycle == Ephemeral {
+				// Every caller gave up as it came up: none will
+				// release it, and without the idle stop it would run
+				// until the next call or Close.
+				ms.idleLater()
+			}
 		}
 	}
 	run.proc, run.err = p, err
@@ -487,6 +497,11 @@ func (ms *managed) release() {
 	if ms.inUse > 0 || ms.cfg.Lifecycle != Ephemeral || ms.proc == nil {
 		return
 	}
+	ms.idleLater()
+}
+
+// idleLater arms the idle stop of an ephemeral server. ms.mu is held.
+func (ms *managed) idleLater() {
 	if ms.idle != nil {
 		ms.idle.Stop()
 	}

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/internal/proctest"
 	"github.com/winbridge/winbridge/internal/startgatetest"
+	"github.com/winbridge/winbridge/mcp"
 )
 
 // TestManagerBoundsConcurrentStarts: Start runs at most
@@ -402,4 +404,109 @@ func heldManager(t *testing.T) (*client.Manager, startgatetest.Dir, context.Cont
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return m, dir, ctx
+}
+
+// TestManagerAbandonedEphemeralStartSleeps: an ephemeral server whose
+// start every caller gave up on, but which came up all the same (its
+// Launch had returned as the last caller left), still stops when idle.
+// Before, it ran until the next call or Close: the callers' release had
+// found no process to arm the idle stop for, and the start stored one
+// with no idle stop armed.
+func TestManagerAbandonedEphemeralStartSleeps(t *testing.T) {
+	noLeaks(t)
+	dir := startgatetest.NewDir(t)
+	ready := make(chan struct{}, 1)
+	m := client.NewManager(parseConfig(t, map[string]any{
+		"eph": helperServerJSON(t, map[string]any{"lifecycle": "ephemeral"}, "WB_GATE_DIR="+string(dir)),
+	}), &client.ManagerOptions{IdleTimeout: time.Millisecond, Process: client.ProcessOptions{Logger: quietLog,
+		OnStateChange: func(s client.State, _ error) {
+			if s == client.StateReady {
+				select {
+				case ready <- struct{}{}:
+				default:
+				}
+			}
+		}}})
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	releaseEnd := client.HoldLaunchEnds(t)
+	defer releaseEnd()
+
+	cctx, ccancel := context.WithCancel(ctx)
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := m.Tools(cctx)
+		gaveUp <- err
+	}()
+	startgatetest.Await(t, "the start to be under way", func() (bool, error) { return len(dir.PIDs("in")) == 1, nil })
+	pid := dir.PIDs("in")[0]
+	dir.Release(t, pid)
+	select {
+	case <-ready: // Launch has done its handshake: it returns the process
+	case <-ctx.Done():
+		t.Fatal("the server never became ready")
+	}
+	ccancel() // the only caller gives up as the start ends
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller that gave up: %v; want context.Canceled", err)
+	}
+	releaseEnd()
+	startgatetest.Await(t, "the unused ephemeral server to stop", func() (bool, error) {
+		return !m.Status()[0].Running && proctest.Gone(pid), nil
+	})
+}
+
+// TestManagerFailedStartLeftLateCounts: a start that failed on its own
+// counts as a failed start (a backoff, a StartError) even if its caller
+// gave up while it was cleaning up after the failure (here, a server
+// that failed its handshake and lingers through StopGrace and
+// KillGrace). Before, the caller's leaving made it an abandoned start:
+// no backoff, and every call launched the failing server again.
+func TestManagerFailedStartLeftLateCounts(t *testing.T) {
+	noLeaks(t)
+	lingering := make(chan struct{}, 1)
+	m := client.NewManager(parseConfig(t, map[string]any{
+		// The junk server knows no server/discover: a client that wants
+		// 2026-07-28 fails its handshake.
+		"bad": helperServerJSON(t, nil, "WINBRIDGE_CLIENT_HELPER=junk", "WB_LINGER=1"),
+	}), &client.ManagerOptions{Process: client.ProcessOptions{Logger: quietLog,
+		StopGrace: 200 * time.Millisecond, KillGrace: 200 * time.Millisecond,
+		Client: &client.Options{ProtocolVersion: mcp.LatestVersion},
+		OnStderr: func(line string) {
+			if strings.Contains(line, "lingering") {
+				select {
+				case lingering <- struct{}{}:
+				default:
+				}
+			}
+		}}})
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	cctx, ccancel := context.WithCancel(ctx)
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := m.Server(cctx, "bad")
+		gaveUp <- err
+	}()
+	select {
+	case <-lingering: // the handshake failed; the start is stopping the server
+	case <-ctx.Done():
+		t.Fatal("the server never failed its handshake")
+	}
+	ccancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller that gave up: %v; want context.Canceled", err)
+	}
+	startgatetest.Await(t, "the failed start to end", func() (bool, error) { return !m.Status()[0].Running, nil })
+	st := m.Status()[0]
+	var se *client.StartError
+	if !errors.As(st.Err, &se) || st.NextAttempt.IsZero() {
+		t.Fatalf("a start that failed on its own set no backoff: %+v", st)
+	}
+	if _, err := m.Server(ctx, "bad"); !errors.As(err, &se) {
+		t.Errorf("the next call: %v; want the StartError, not another start", err)
+	}
 }

@@ -170,8 +170,16 @@ func floodStderr(n int) {
 // page slowly and without end: each page after N ms, with a next cursor
 // (but for the 50th, a stop for clients that would follow them all).
 // WB_EXIT_ON=METHOD makes it exit (status 7) when it reads that method,
-// request or notification.
+// request or notification. WB_LINGER=1 makes it ignore SIGTERM and stay
+// up once its stdin ends, saying so on stderr.
 func junkServer() int {
+	if os.Getenv("WB_LINGER") == "1" {
+		signal.Ignore(syscall.SIGTERM)
+		defer func() {
+			fmt.Fprintln(os.Stderr, "stdin closed; lingering")
+			time.Sleep(time.Hour)
+		}()
+	}
 	pageDelay, _ := strconv.Atoi(os.Getenv("WB_PAGE_DELAY_MS"))
 	pages := 0
 	out := bufio.NewWriter(os.Stdout)
