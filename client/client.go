@@ -241,7 +241,10 @@ func Connect(ctx context.Context, stream *transport.Stream, opts *Options) (*Cli
 	}
 	cancel()
 	if err != nil {
-		c.conn.Close()
+		// Close, not just the connection: its read loop may be logging
+		// as the handshake gives up, and the caller may let go of
+		// Options.Logger once Connect returns.
+		c.Close()
 		return nil, err
 	}
 	return c, nil
