@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,25 +25,7 @@ import (
 // client that speaks HTTP/2 to it.
 func serveH2(t *testing.T, srv *mcp.Server, opts *mcphttp.HandlerOptions, wrap func(http.Handler) http.Handler) (string, *http.Client) {
 	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = quietLog
-	}
-	h := mcphttp.NewHandler(srv, opts)
-	var served http.Handler = h
-	if wrap != nil {
-		served = wrap(h)
-	}
-	ts := httptest.NewUnstartedServer(served)
-	ts.EnableHTTP2 = true
-	ts.StartTLS()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := h.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		ts.Close()
-	})
+	_, ts := startTestServer(t, srv, opts, wrap, true)
 	return ts.URL + "/mcp", ts.Client()
 }
 

@@ -71,6 +71,15 @@ func serveHTTP(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOptions) (*mc
 // serveHTTPWrapped is serveHTTP with middleware around the handler.
 func serveHTTPWrapped(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOptions, wrap func(http.Handler) http.Handler) (*mcphttp.Handler, string) {
 	t.Helper()
+	h, ts := startTestServer(t, srv, opts, wrap, false)
+	return h, ts.URL + "/mcp"
+}
+
+// startTestServer serves srv through a Handler with opts (quiet unless
+// they say otherwise) and wrap around it, over TLS with HTTP/2 if h2,
+// shut down and closed at the test's end.
+func startTestServer(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOptions, wrap func(http.Handler) http.Handler, h2 bool) (*mcphttp.Handler, *httptest.Server) {
+	t.Helper()
 	if opts == nil {
 		opts = &mcphttp.HandlerOptions{}
 	}
@@ -82,7 +91,13 @@ func serveHTTPWrapped(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOption
 	if wrap != nil {
 		served = wrap(h)
 	}
-	ts := httptest.NewServer(served)
+	ts := httptest.NewUnstartedServer(served)
+	if h2 {
+		ts.EnableHTTP2 = true
+		ts.StartTLS()
+	} else {
+		ts.Start()
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -91,7 +106,7 @@ func serveHTTPWrapped(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOption
 		}
 		ts.Close()
 	})
-	return h, ts.URL + "/mcp"
+	return h, ts
 }
 
 // dialHTTP connects our client over HTTP and returns it with its framer.
