@@ -4,37 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/winbridge/winbridge/client"
 	"github.com/winbridge/winbridge/transport"
 )
-
-// heldRecords holds each record until returned is closed, or at most
-// holdLimit, counts those still written after that, and says when each
-// is done.
-type heldRecords struct {
-	returned chan struct{}
-	done     chan struct{}
-	late     atomic.Int32
-}
-
-func (h *heldRecords) Enabled(context.Context, slog.Level) bool { return true }
-func (h *heldRecords) Handle(context.Context, slog.Record) error {
-	defer func() { h.done <- struct{}{} }()
-	t := time.NewTimer(holdLimit)
-	defer t.Stop()
-	select {
-	case <-h.returned:
-		h.late.Add(1)
-	case <-t.C:
-	}
-	return nil
-}
-func (h *heldRecords) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *heldRecords) WithGroup(string) slog.Handler      { return h }
 
 // A Connect that fails silences Options.Logger before it returns, as
 // Close does: the connection's read loop may be logging as the handshake
@@ -53,7 +28,8 @@ func TestNoLogAfterFailedConnect(t *testing.T) {
 				_ = c.Notify(ctx, "notifications/message", map[string]any{"level": "info", "data": big})
 			}
 		}), nil)
-		h := &heldRecords{returned: make(chan struct{}), done: make(chan struct{}, 4)}
+		h := &afterClose{returned: make(chan struct{}), done: make(chan struct{}, 4)}
+		h.closing.Store(true) // every record is held until Connect returns
 		ctx, cancel := context.WithTimeout(context.Background(), holdLimit/4)
 		_, err := client.Connect(ctx, b, &client.Options{Logger: slog.New(h), MaxResultMemory: 4 << 10})
 		close(h.returned)
@@ -68,7 +44,7 @@ func TestNoLogAfterFailedConnect(t *testing.T) {
 		}
 		srvConn.Close()
 		if n := h.late.Load(); n > 0 {
-			t.Fatalf("run %d: %d records written after Connect returned", i, n)
+			t.Fatalf("run %d: %d records written after Connect returned, the last %q", i, n, h.last.Load())
 		}
 	}
 }

@@ -20,7 +20,8 @@ type afterClose struct {
 	closing  atomic.Bool
 	returned chan struct{}
 	late     atomic.Int32
-	last     atomic.Value // the message of the last late record
+	last     atomic.Value  // the message of the last late record
+	done     chan struct{} // if set, told of each record held, once written
 }
 
 // holdLimit bounds how long a record is held. A Close that waits for the
@@ -32,6 +33,9 @@ func (h *afterClose) Enabled(context.Context, slog.Level) bool { return true }
 func (h *afterClose) Handle(_ context.Context, r slog.Record) error {
 	if !h.closing.Load() {
 		return nil
+	}
+	if h.done != nil {
+		defer func() { h.done <- struct{}{} }()
 	}
 	t := time.NewTimer(holdLimit)
 	defer t.Stop()
