@@ -393,6 +393,14 @@ func (p *configParser) stdio(path string, m map[string]any, sc *ServerConfig) {
 			}
 		}
 	}
+	if _, ok := m["envFile"]; ok {
+		// VS Code's: a file of more variables for the server. Ignored
+		// as another host's field, the server would run without them,
+		// and the user would see only its own refusal (no API key); read,
+		// its usual path ("${workspaceFolder}/.env") means a workspace
+		// this package does not have.
+		p.Fail(member(path, "envFile"), "environment files are not read; put the variables in \"env\"")
+	}
 	if raw, ok := m["args"]; ok {
 		arr, _ := p.Array(member(path, "args"), raw)
 		bad := 0

@@ -37,3 +37,18 @@ func TestParseConfigVSCodeServers(t *testing.T) {
 		t.Errorf("empty document: %v", err)
 	}
 }
+
+// VS Code's envFile is refused, naming the field and what to do: ignored
+// as another host's field, the server ran without the variables it names
+// (typically its API key) and failed with its own message.
+func TestParseConfigEnvFileRefused(t *testing.T) {
+	for _, doc := range []string{
+		`{"servers":{"gh":{"type":"stdio","command":"npx","args":["-y","pkg"],"envFile":"${workspaceFolder}/.env"}}}`,
+		`{"mcpServers":{"gh":{"command":"npx","envFile":"/srv/gh.env","env":{"A":"1"}}}}`,
+	} {
+		_, err := client.ParseConfig([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), ".gh.envFile: environment files are not read; put the variables in \"env\"") {
+			t.Errorf("%s: error %v, want envFile refused", doc, err)
+		}
+	}
+}
