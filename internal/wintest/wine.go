@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,21 +118,8 @@ func NeedWine(t testing.TB) *Wine {
 			_ = srv.Wait()
 			close(serverDone)
 		}()
-		// wineboot leaves services running that inherit its stdio, so
-		// its output goes to a file: a pipe would never reach EOF.
-		logPath := filepath.Join(work, "wineboot.log")
-		logf, err := os.Create(logPath)
-		if err != nil {
+		if err := w.boot(ctx, work); err != nil {
 			wineErr = err
-			return
-		}
-		boot := w.Command(ctx, "wineboot", "-i")
-		boot.Stdout, boot.Stderr = logf, logf
-		err = boot.Run()
-		logf.Close()
-		if err != nil {
-			b, _ := os.ReadFile(logPath)
-			wineErr = fmt.Errorf("wineboot -i: %v\n%s", err, b)
 			return
 		}
 		if err := installBcryptStub(cc, work, w.Prefix); err != nil {
@@ -147,6 +135,38 @@ func NeedWine(t testing.TB) *Wine {
 		t.Fatal(wineErr)
 	}
 	return wineVal
+}
+
+// bootRetry is what wine says when it found its directory under /tmp in
+// a state it repaired, and the command did not run: the packages of one
+// go test run set up their prefixes at once, beside the wineserver each
+// has just started, and they share that directory.
+const bootRetry = "please try running the same command again"
+
+// boot runs wineboot -i in the prefix, again (up to three times in all)
+// when wine asks for that.
+func (w *Wine) boot(ctx context.Context, work string) error {
+	// wineboot leaves services running that inherit its stdio, so its
+	// output goes to a file: a pipe would never reach EOF.
+	logPath := filepath.Join(work, "wineboot.log")
+	for attempt := 1; ; attempt++ {
+		logf, err := os.Create(logPath)
+		if err != nil {
+			return err
+		}
+		boot := w.Command(ctx, "wineboot", "-i")
+		boot.Stdout, boot.Stderr = logf, logf
+		err = boot.Run()
+		logf.Close()
+		if err == nil {
+			return nil
+		}
+		b, _ := os.ReadFile(logPath)
+		if attempt < 3 && ctx.Err() == nil && strings.Contains(string(b), bootRetry) {
+			continue
+		}
+		return fmt.Errorf("wineboot -i (attempt %d): %v\n%s", attempt, err, b)
+	}
 }
 
 // shutdownWine kills the prefix's wineserver and every wine process in it.
