@@ -12,11 +12,11 @@ import (
 func TestBudgetWakesWaiter(t *testing.T) {
 	var b budget
 	b.init(100)
-	if !b.tryAcquire(80, 0) {
+	if !b.tryAcquire(80, 0, nil) {
 		t.Fatal("tryAcquire on an empty budget failed")
 	}
 	got := make(chan bool)
-	go func() { got <- b.acquire(context.Background(), 50, 0, nil) }()
+	go func() { got <- b.acquire(context.Background(), 50, 0, nil, nil) }()
 	for { // wait until the acquire waits: it counts itself under mu
 		b.mu.Lock()
 		w := b.waiters
@@ -35,7 +35,7 @@ func TestBudgetWakesWaiter(t *testing.T) {
 	}
 	before := b.changed
 	if allocs := testing.AllocsPerRun(100, func() {
-		b.tryAcquire(10, 0)
+		b.tryAcquire(10, 0, nil)
 		b.release(10)
 	}); allocs != 0 {
 		t.Fatalf("tryAcquire and release with no waiter: %v allocations", allocs)
@@ -50,18 +50,75 @@ func TestBudgetWakesWaiter(t *testing.T) {
 func TestBudgetWaiterGivesUp(t *testing.T) {
 	var b budget
 	b.init(10)
-	b.tryAcquire(10, 0)
+	b.tryAcquire(10, 0, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if b.acquire(ctx, 5, 0, nil) {
+	if b.acquire(ctx, 5, 0, nil, nil) {
 		t.Fatal("acquire with an ended context and no room succeeded")
 	}
 	expire := make(chan time.Time, 1)
 	expire <- time.Time{}
-	if b.acquire(context.Background(), 5, 0, expire) {
+	if b.acquire(context.Background(), 5, 0, expire, nil) {
 		t.Fatal("acquire past its wait succeeded")
 	}
 	if b.waiters != 0 {
 		t.Fatalf("%d waiters left", b.waiters)
+	}
+}
+
+// TestBudgetConnBodies: over HTTP/2 a body does not wait for room while
+// another body of its connection holds some (their shared flow-control
+// window would stall that one); one waiting for room held elsewhere
+// waits, and is refused once a body of its connection takes room.
+func TestBudgetConnBodies(t *testing.T) {
+	var b budget
+	b.init(100)
+	other, k := b.enter("other"), b.enter("k")
+	holder := b.enter("k")
+	if !b.tryAcquire(60, 0, holder) {
+		t.Fatal("tryAcquire on an empty budget failed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if b.acquire(ctx, 50, 0, nil, k) || ctx.Err() != nil {
+		t.Fatal("a body waited for room while another of its connection held some")
+	}
+	// The room is held on another connection: the body waits.
+	b.leave(holder, 60)
+	b.release(60)
+	if !b.tryAcquire(60, 0, other) {
+		t.Fatal("tryAcquire on an empty budget failed")
+	}
+	got := make(chan bool)
+	go func() { got <- b.acquire(context.Background(), 50, 0, nil, k) }()
+	for { // wait until the acquire waits: it counts itself under mu
+		b.mu.Lock()
+		w := k.waiting
+		b.mu.Unlock()
+		if w == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	// A body of its connection takes room: the waiter is refused.
+	late := b.enter("k")
+	if !b.tryAcquire(10, 0, late) {
+		t.Fatal("tryAcquire within the budget failed")
+	}
+	select {
+	case ok := <-got:
+		if ok {
+			t.Fatal("the waiter acquired room over the budget")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter still waits while a body of its connection holds room")
+	}
+	b.leave(late, 10)
+	b.release(10)
+	b.leave(other, 60)
+	b.release(60)
+	b.leave(k, 0)
+	if len(b.conns) != 0 || b.inUse() != 0 || b.waiters != 0 {
+		t.Fatalf("left: %d connections, %d bytes, %d waiters", len(b.conns), b.inUse(), b.waiters)
 	}
 }

@@ -70,7 +70,11 @@ type HandlerOptions struct {
 	// Content-Length), so that a declared length nobody sends holds
 	// nothing; one that finds no room within BodyWait gets 503 with
 	// Retry-After. A body is always admitted when no other is being
-	// read. Zero means DefaultMaxBodyMemory (64 MiB).
+	// read. Over HTTP/2 a body that finds no room while another body of
+	// its connection holds some is refused at once: waiting, its unread
+	// bytes would hold the connection's flow-control window, and that
+	// other body could not arrive. Zero means DefaultMaxBodyMemory
+	// (64 MiB).
 	MaxBodyMemory int64
 	// BodyWait is how long a POST waits for room under MaxBodyMemory, in
 	// all, counted from the first time its body has to wait (a body

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -145,21 +146,23 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 	// most bodies never do, and need no timer.
 	var wait *time.Timer
 	var reserved int64
+	conn := h.bodies.enter(connOf(r))
 	defer func() {
 		if wait != nil {
 			wait.Stop()
 		}
+		h.bodies.leave(conn, reserved)
 		h.bodies.release(reserved)
 	}()
 	reserve := func(n int64) *httpError {
-		if h.bodies.tryAcquire(n, reserved) {
+		if h.bodies.tryAcquire(n, reserved, conn) {
 			reserved += n
 			return nil
 		}
 		if wait == nil {
 			wait = time.NewTimer(h.opts.BodyWait)
 		}
-		if !h.bodies.acquire(r.Context(), n, reserved, wait.C) {
+		if !h.bodies.acquire(r.Context(), n, reserved, wait.C, conn) {
 			e := httpErr(http.StatusServiceUnavailable, mcp.CodeInternalError, "server busy: too many request bodies are being read at once; retry")
 			e.retryAfter, e.close = time.Second, closes(r)
 			return e
@@ -204,6 +207,21 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *htt
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
 	return buf, nil
+}
+
+// connOf names the HTTP/2 connection r came over, whose bodies share
+// its flow-control window (connBodies), or is "" for HTTP/1.x, where a
+// connection reads one body at a time. The peer's address and the
+// local one name the connection among those open.
+func connOf(r *http.Request) string {
+	if r.ProtoMajor < 2 {
+		return ""
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		return r.RemoteAddr
+	}
+	return r.RemoteAddr + " " + local.String()
 }
 
 func (h *Handler) tooLarge() *httpError {
