@@ -17,15 +17,7 @@ func TestBudgetWakesWaiter(t *testing.T) {
 	}
 	got := make(chan bool)
 	go func() { got <- b.acquire(context.Background(), 50, 0, nil, nil) }()
-	for { // wait until the acquire waits: it counts itself under mu
-		b.mu.Lock()
-		w := b.waiters
-		b.mu.Unlock()
-		if w == 1 {
-			break
-		}
-		runtime.Gosched()
-	}
+	untilLocked(&b, func() bool { return b.waiters == 1 }) // the acquire waits
 	b.release(80)
 	if !<-got {
 		t.Fatal("acquire failed after room was released")
@@ -91,15 +83,7 @@ func TestBudgetConnBodies(t *testing.T) {
 	}
 	got := make(chan bool)
 	go func() { got <- b.acquire(context.Background(), 50, 0, nil, k) }()
-	for { // wait until the acquire waits: it counts itself under mu
-		b.mu.Lock()
-		w := k.waiting
-		b.mu.Unlock()
-		if w == 1 {
-			break
-		}
-		runtime.Gosched()
-	}
+	untilLocked(&b, func() bool { return k.waiting == 1 }) // the acquire waits
 	// A body of its connection takes room: the waiter is refused.
 	late := b.enter("k")
 	if !b.tryAcquire(10, 0, late) {
@@ -120,5 +104,19 @@ func TestBudgetConnBodies(t *testing.T) {
 	b.leave(k, 0)
 	if len(b.conns) != 0 || b.inUse() != 0 || b.waiters != 0 {
 		t.Fatalf("left: %d connections, %d bytes, %d waiters", len(b.conns), b.inUse(), b.waiters)
+	}
+}
+
+// untilLocked waits until cond, read under b.mu, holds: an acquire
+// counts itself as waiting under mu.
+func untilLocked(b *budget, cond func() bool) {
+	for {
+		b.mu.Lock()
+		ok := cond()
+		b.mu.Unlock()
+		if ok {
+			return
+		}
+		runtime.Gosched()
 	}
 }

@@ -56,15 +56,7 @@ func TestHTTP2Calls(t *testing.T) {
 	url, hc := serveH2(t, httpTestServer(), &mcphttp.HandlerOptions{WriteTimeout: 5 * time.Second, BodyTimeout: 5 * time.Second}, nil)
 	for _, v := range []string{mcp.Version20251125, mcp.Version20260728} {
 		t.Run(v, func(t *testing.T) {
-			stream, err := mcphttp.NewStream(context.Background(), url, &mcphttp.ClientOptions{Client: hc, Logger: quietLog})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.Connect(context.Background(), stream, &client.Options{ProtocolVersion: v, Logger: quietLog})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, _ := dialHTTPWith(t, url, &mcphttp.ClientOptions{Client: hc}, &client.Options{ProtocolVersion: v})
 			for i := range 20 {
 				res, err := c.CallTool(context.Background(), "sum", map[string]float64{"a": float64(i), "b": 1})
 				if err != nil {

@@ -34,17 +34,9 @@ func TestHTTP2ListenStreamIdlesPastWriteTimeout(t *testing.T) {
 				})
 			}
 			url, hc := serveH2(t, srv, &mcphttp.HandlerOptions{WriteTimeout: writeTimeout, KeepAlive: -1}, wrap)
-			stream, err := mcphttp.NewStream(context.Background(), url, &mcphttp.ClientOptions{Client: hc, Logger: quietLog, RetryDelay: 10 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
 			changed := make(chan struct{}, 8)
-			c, err := client.Connect(context.Background(), stream, &client.Options{ProtocolVersion: v, Logger: quietLog,
-				OnToolsChanged: func() { changed <- struct{}{} }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			dialHTTPWith(t, url, &mcphttp.ClientOptions{Client: hc},
+				&client.Options{ProtocolVersion: v, OnToolsChanged: func() { changed <- struct{}{} }})
 			await(t, open, "the listening stream to open")
 			// Let the stream idle well past WriteTimeout.
 			time.Sleep(5 * writeTimeout)
@@ -66,15 +58,7 @@ func TestHTTP2ConcurrentCalls(t *testing.T) {
 	url, hc := serveH2(t, httpTestServer(), &mcphttp.HandlerOptions{WriteTimeout: 5 * time.Second, BodyTimeout: 5 * time.Second}, nil)
 	for _, v := range []string{mcp.Version20251125, mcp.Version20260728} {
 		t.Run(v, func(t *testing.T) {
-			stream, err := mcphttp.NewStream(context.Background(), url, &mcphttp.ClientOptions{Client: hc, Logger: quietLog})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.Connect(context.Background(), stream, &client.Options{ProtocolVersion: v, Logger: quietLog})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, _ := dialHTTPWith(t, url, &mcphttp.ClientOptions{Client: hc}, &client.Options{ProtocolVersion: v})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			var wg sync.WaitGroup

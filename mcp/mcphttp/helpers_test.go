@@ -112,8 +112,24 @@ func startTestServer(t testing.TB, srv *mcp.Server, opts *mcphttp.HandlerOptions
 // dialHTTP connects our client over HTTP and returns it with its framer.
 func dialHTTP(t testing.TB, url string, opts *client.Options) (*client.Client, *mcphttp.Framer) {
 	t.Helper()
+	return dialHTTPWith(t, url, nil, opts)
+}
+
+// dialHTTPWith is dialHTTP with the transport's options (quiet, and
+// retrying after 10 ms, unless they say otherwise).
+func dialHTTPWith(t testing.TB, url string, copts *mcphttp.ClientOptions, opts *client.Options) (*client.Client, *mcphttp.Framer) {
+	t.Helper()
 	ctx := context.Background()
-	f, err := mcphttp.NewFramer(ctx, url, &mcphttp.ClientOptions{Logger: quietLog, RetryDelay: 10 * time.Millisecond})
+	if copts == nil {
+		copts = &mcphttp.ClientOptions{}
+	}
+	if copts.Logger == nil {
+		copts.Logger = quietLog
+	}
+	if copts.RetryDelay == 0 {
+		copts.RetryDelay = 10 * time.Millisecond
+	}
+	f, err := mcphttp.NewFramer(ctx, url, copts)
 	if err != nil {
 		t.Fatal(err)
 	}
