@@ -53,6 +53,8 @@ var (
 	wineMiss string
 	// serverDone is closed when the wineserver NeedWine started exits.
 	serverDone chan struct{}
+	// serverProc is that wineserver.
+	serverProc *os.Process
 )
 
 // lookWine finds the wine loader: wine, then wine64 on PATH, then the
@@ -113,17 +115,19 @@ func NeedWine(t testing.TB) *Wine {
 			wineErr = fmt.Errorf("wineserver: %v", err)
 			return
 		}
-		serverDone = make(chan struct{})
+		serverDone, serverProc = make(chan struct{}), srv.Process
 		go func() {
 			_ = srv.Wait()
 			close(serverDone)
 		}()
 		if err := w.boot(ctx, work); err != nil {
 			wineErr = err
+			w.shutdown() // Cleanup stops only a prefix that came up
 			return
 		}
 		if err := installBcryptStub(cc, work, w.Prefix); err != nil {
 			wineErr = err
+			w.shutdown()
 			return
 		}
 		wineVal = w
@@ -171,16 +175,26 @@ func (w *Wine) boot(ctx context.Context, work string) error {
 
 // shutdownWine kills the prefix's wineserver and every wine process in it.
 func shutdownWine() {
-	if wineVal == nil {
+	if wineVal != nil {
+		wineVal.shutdown()
+	}
+}
+
+// shutdown kills w's wineserver and every wine process in its prefix,
+// and waits for the server NeedWine started to exit, killing it after
+// 30 s. A prefix whose wineboot failed is stopped so too: its server
+// outlived the tests, its directory removed.
+func (w *Wine) shutdown() {
+	cmd := exec.Command(w.Server, "-k")
+	cmd.Env = append(os.Environ(), w.Env()...)
+	_ = cmd.Run()
+	if serverDone == nil {
 		return
 	}
-	cmd := exec.Command(wineVal.Server, "-k")
-	cmd.Env = append(os.Environ(), wineVal.Env()...)
-	_ = cmd.Run()
-	if serverDone != nil {
-		select {
-		case <-serverDone:
-		case <-time.After(30 * time.Second):
-		}
+	select {
+	case <-serverDone:
+	case <-time.After(30 * time.Second):
+		_ = serverProc.Kill()
+		<-serverDone
 	}
 }
