@@ -86,11 +86,12 @@ type HandlerOptions struct {
 	// gets 408 and its connection is closed (over HTTP/2, its stream).
 	// A POST's body waits in one queue the handler keeps for all of
 	// them, which sets the connection's read deadline in the past
-	// (through http.ResponseController) if the body is late; other requests, a
-	// body left unread, and a POST under an http.Server ReadTimeout get
-	// the read deadline itself, lifted once the body is read so that SSE
-	// streams and long calls are not cut. Writers that do not support
-	// deadlines are served without. Zero means DefaultBodyTimeout (30 s).
+	// (through http.ResponseController) if the body is late; other
+	// requests, a body left unread, and a POST under an http.Server
+	// ReadTimeout get the read deadline itself, lifted once the body is
+	// read so that SSE streams and long calls are not cut. Writers that
+	// do not support deadlines are served without. Zero means
+	// DefaultBodyTimeout (30 s).
 	BodyTimeout time.Duration
 	// WriteTimeout bounds each write to a client (an SSE event, a
 	// keep-alive, a JSON answer, the header of an answer without a body
